@@ -1,0 +1,39 @@
+"""The rulesets this server offers, by id.
+
+Games register themselves by module; the service looks them up here and knows
+nothing else about them.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import cast
+
+from service.engine.ruleset import Ruleset
+
+# Ruleset id -> module implementing the contract in service.engine.ruleset.
+_MODULES = {
+    "ttr-europe": "service.games.ttr_europe",
+    "bang": "service.games.bang",
+}
+_LOADED: dict[str, Ruleset] = {}
+
+
+def get(ruleset_id: str) -> Ruleset | None:
+    """The ruleset with this id, or None when it is not offered."""
+    if ruleset_id not in _LOADED:
+        module = _MODULES.get(ruleset_id)
+        if module is None:
+            return None
+        try:
+            _LOADED[ruleset_id] = cast(Ruleset, importlib.import_module(module))
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+            return None
+    return _LOADED[ruleset_id]
+
+
+def all_rulesets() -> list[Ruleset]:
+    """Every ruleset that is built, in a stable order."""
+    return [r for r in (get(rid) for rid in _MODULES) if r is not None]

@@ -1,0 +1,95 @@
+"""The ruleset contract: what a game provides so the service can host it.
+
+Read this once; games do not repeat it (DESIGN 2, after OpenSpiel's ``spiel.h``).
+
+A ruleset is a module-level object with the attributes and functions below. States,
+actions and events are plain JSON data (dicts, lists, str, int, bool, None): the
+service stores them in Redis as JSON, so they survive any replica, and pending
+decisions are data, never closures. Every function is pure and deterministic; all
+randomness comes from ``service.engine.rng.Rng`` over the state's seed.
+
+- ``INFO``: a :class:`RulesetInfo` (id, seats, options, rules version, proto field).
+- ``setup(options, seat_count, seed) -> State``: the dealt game (chance resolved).
+- ``to_act(state) -> list[int]``: seats whose decision is awaited now (several while
+  choices are simultaneous; empty once the game is over).
+- ``legal_actions(state, seat) -> list[Action]``: every action ``seat`` may take;
+  built from the same ``check_*`` predicates ``apply`` uses.
+- ``apply(state, seat, action) -> list[Event]``: checks everything first and raises
+  :class:`~service.engine.errors.RuleError` before any write, then mutates ``state``
+  in place and returns what happened (unprojected). Turn order is the ruleset's to
+  enforce (``EngineReason.NOT_YOUR_TURN``).
+- ``is_over(state) -> bool``.
+- ``view(state, seat | None) -> proto message``: the game's view message as ``seat``
+  (or a spectator) may see it. The only way state leaves the ruleset.
+- ``project(event, seat | None) -> Event | None``: the event as ``seat`` may see it,
+  or ``None`` when it must not see it at all.
+- Codec between the contract and the rules: ``decode_options(pb | None) -> dict``
+  (defaults filled; raises ``MalformedAction`` with reason ``INVALID_OPTION``),
+  ``encode_options(dict) -> pb``, ``decode_action(pb) -> Action`` (raises
+  ``MalformedAction``), ``encode_action(Action) -> pb``, ``encode_event(Event) -> pb``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from google.protobuf.message import Message
+
+State = dict[str, Any]
+Action = dict[str, Any]
+Event = dict[str, Any]
+Options = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class OptionInfo:
+    """One option of a ruleset, as listed by ListRulesets."""
+
+    name: str
+    description: str
+    default: str
+    allowed_values: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RulesetInfo:
+    """What a ruleset is: data, no behaviour."""
+
+    id: str
+    display_name: str
+    min_seats: int
+    max_seats: int
+    rules_version: str
+    proto_field: str
+    options: tuple[OptionInfo, ...] = ()
+
+
+class Ruleset(Protocol):
+    """The functions every game module provides (see the module docstring)."""
+
+    INFO: RulesetInfo
+
+    def setup(self, options: Options, seat_count: int, seed: int) -> State: ...
+
+    def to_act(self, state: State) -> list[int]: ...
+
+    def legal_actions(self, state: State, seat: int) -> list[Action]: ...
+
+    def apply(self, state: State, seat: int, action: Action) -> list[Event]: ...
+
+    def is_over(self, state: State) -> bool: ...
+
+    def view(self, state: State, seat: int | None) -> Message: ...
+
+    def project(self, event: Event, seat: int | None) -> Event | None: ...
+
+    def decode_options(self, options: Message | None) -> Options: ...
+
+    def encode_options(self, options: Options) -> Message: ...
+
+    def decode_action(self, action: Message) -> Action: ...
+
+    def encode_action(self, action: Action) -> Message: ...
+
+    def encode_event(self, event: Event) -> Message: ...
