@@ -5,6 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-.venv/bin/python}
+export PATH="$(dirname "$PY"):$PATH"
 OUT=clients/python/src/tabletop/v1
 rm -f "$OUT"/*_pb2*.py "$OUT"/*_pb2*.pyi
 "$PY" -m grpc_tools.protoc -I protos -I third_party/protos \

@@ -412,37 +412,37 @@ Global___WatchGameRequest: _TypeAlias = WatchGameRequest  # noqa: Y015
 
 @_typing.final
 class WatchGameResponse(_message.Message):
-    """One message of a WatchGame stream."""
+    """One message of a WatchGame stream: everything that happened at one version."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     VERSION_FIELD_NUMBER: _builtins.int
-    EVENT_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     SNAPSHOT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
-    """The version this message brings the watcher to."""
+    """The version this message brings the watcher to; resume from it."""
     @_builtins.property
-    def event(self) -> _game_pb2.Event:
-        """One event, projected for the caller."""
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
+        """The events of this version, projected for the caller (empty with a snapshot)."""
 
     @_builtins.property
     def snapshot(self) -> _game_pb2.Snapshot:
-        """The whole view, sent instead of a long run of events."""
+        """The whole view, sent first when the watcher is too far behind (or asked from version 0
+        of a long game); later messages carry events again.
+        """
 
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
-        event: _game_pb2.Event | None = ...,
+        events: _abc.Iterable[_game_pb2.Event] | None = ...,
         snapshot: _game_pb2.Snapshot | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "snapshot", b"snapshot", "update", b"update"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["snapshot", b"snapshot"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "snapshot", b"snapshot", "update", b"update", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "snapshot", b"snapshot", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_update: _TypeAlias = _typing.Literal["event", "snapshot"]  # noqa: Y015
-    _WhichOneofArgType_update: _TypeAlias = _typing.Literal["update", b"update"]  # noqa: Y015
-    def WhichOneof(self, oneof_group: _WhichOneofArgType_update) -> _WhichOneofReturnType_update | None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___WatchGameResponse: _TypeAlias = WatchGameResponse  # noqa: Y015
 
