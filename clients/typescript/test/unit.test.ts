@@ -1,0 +1,96 @@
+// Offline checks of the helpers in src/index.ts: target parsing, the bearer
+// interceptor and rich-error decoding. They need no server, so a broken helper
+// is reported even where the integration test cannot run.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { create } from "@bufbuild/protobuf";
+import type { UnaryRequest, UnaryResponse } from "@connectrpc/connect";
+
+import {
+  asSeat,
+  BadRequestSchema,
+  bearerToken,
+  Code,
+  ConnectError,
+  ErrorInfoSchema,
+  GameService,
+  grpcBaseUrl,
+  PreconditionFailureSchema,
+  tabletopErrorDetails,
+  tokenHeaders,
+} from "../src/index.js";
+
+test("grpcBaseUrl turns a host:port target into an h2c URL and keeps URLs", () => {
+  assert.equal(grpcBaseUrl("127.0.0.1:50051"), "http://127.0.0.1:50051");
+  assert.equal(grpcBaseUrl(" https://games.example:443 "), "https://games.example:443");
+  assert.throws(() => grpcBaseUrl("  "), /empty gRPC target/);
+});
+
+test("bearerToken sets the authorization header unless the call set one", async () => {
+  const seen: (string | null)[] = [];
+  const next = async (req: UnaryRequest): Promise<UnaryResponse> => {
+    seen.push(req.header.get("authorization"));
+    return {} as UnaryResponse;
+  };
+  const call = bearerToken("tok-1")(next as never);
+  await call({ header: new Headers() } as UnaryRequest);
+  await call({ header: new Headers(tokenHeaders("tok-2")) } as UnaryRequest);
+  assert.deepEqual(seen, ["Bearer tok-1", "Bearer tok-2"]);
+});
+
+test("asSeat merges the seat's token into existing call headers", () => {
+  const options = asSeat("tok", { headers: [["x-request-id", "r1"]], timeoutMs: 50 });
+  assert.deepEqual(options.headers, { "x-request-id": "r1", authorization: "Bearer tok" });
+  assert.equal(options.timeoutMs, 50);
+});
+
+test("tabletopErrorDetails picks ErrorInfo, PreconditionFailure and BadRequest", () => {
+  const err = new ConnectError("Game moved on; reload and retry", Code.Aborted, undefined, [
+    {
+      desc: ErrorInfoSchema,
+      value: { reason: "STALE_VERSION", domain: "tabletop.dev", metadata: { current_version: "5" } },
+    },
+    {
+      desc: PreconditionFailureSchema,
+      value: { violations: [{ type: "STALE", subject: "version", description: "5" }] },
+    },
+    { desc: BadRequestSchema, value: create(BadRequestSchema, { fieldViolations: [{ field: "action" }] }) },
+  ]);
+  const details = tabletopErrorDetails(err);
+  assert.equal(details.code, Code.Aborted);
+  assert.equal(details.codeName, "Aborted");
+  assert.equal(details.reason, "STALE_VERSION");
+  assert.equal(details.domain, "tabletop.dev");
+  assert.deepEqual(details.metadata, { current_version: "5" });
+  assert.equal(details.message, "Game moved on; reload and retry");
+  assert.deepEqual(
+    details.preconditionViolations.map((v) => [v.subject, v.description]),
+    [["version", "5"]],
+  );
+  assert.deepEqual(details.fieldViolations.map((v) => v.field), ["action"]);
+});
+
+test("tabletopErrorDetails of a non-server error has no reason", () => {
+  const details = tabletopErrorDetails(new Error("socket hang up"));
+  assert.equal(details.code, Code.Unknown);
+  assert.equal(details.reason, "");
+});
+
+test("the generated service names every RPC of the contract", () => {
+  assert.equal(GameService.typeName, "tabletop.v1.GameService");
+  assert.deepEqual(
+    GameService.methods.map((m) => m.name),
+    [
+      "ListRulesets",
+      "CreateGame",
+      "JoinGame",
+      "GetGame",
+      "ListLegalActions",
+      "SubmitAction",
+      "WatchGame",
+      "GetGameLog",
+    ],
+  );
+});
