@@ -1,0 +1,261 @@
+"""A small typed client for the Tabletop game service, over the generated tabletop.v1 stubs.
+
+The generated stub is complete but raw: every call needs the bearer-token metadata that
+selects the caller's seat, every action must be wrapped in the ``Action`` oneof, and a
+failure arrives as a ``grpc.RpcError`` whose useful part (the ``google.rpc.ErrorInfo``
+reason, the current version of a stale write) is buried in binary trailing metadata.
+``TabletopClient`` does those three things once, so a bot or a test reads like the
+rulebook: create, look, list what is legal, act, watch.
+
+It depends only on grpcio, protobuf and googleapis-common-protos (the rich status is
+decoded here rather than through grpcio-status, to keep the client's dependencies to
+those three).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import TracebackType
+from typing import Self, TypeAlias, TypeVar
+
+import grpc
+from google.protobuf import any_pb2
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2, status_pb2
+
+from tabletop.v1 import bang_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc, ttr_europe_pb2
+
+__all__ = ["ActionLike", "OptionsLike", "TabletopClient", "TabletopError", "game_name"]
+
+ActionLike: TypeAlias = game_pb2.Action | ttr_europe_pb2.TtrEuropeAction | bang_pb2.BangAction
+"""An action, either wrapped in the ``Action`` oneof or as the ruleset's own message."""
+
+OptionsLike: TypeAlias = game_pb2.GameOptions | ttr_europe_pb2.TtrEuropeOptions | bang_pb2.BangOptions
+"""Game options, either wrapped in the ``GameOptions`` oneof or as the ruleset's own message."""
+
+_Req = TypeVar("_Req", bound=Message)
+_Resp = TypeVar("_Resp", bound=Message)
+
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+# The google.rpc detail types a client may meet; anything else stays a packed Any.
+_DETAIL_TYPES: tuple[type[Message], ...] = (
+    error_details_pb2.ErrorInfo,
+    error_details_pb2.PreconditionFailure,
+    error_details_pb2.BadRequest,
+    error_details_pb2.RetryInfo,
+    error_details_pb2.ResourceInfo,
+    error_details_pb2.QuotaFailure,
+    error_details_pb2.RequestInfo,
+    error_details_pb2.DebugInfo,
+    error_details_pb2.Help,
+    error_details_pb2.LocalizedMessage,
+)
+
+
+class TabletopError(Exception):
+    """A failed call, with the server's rich status decoded.
+
+    Callers branch on ``reason`` (a stable UPPER_SNAKE code such as ``NOT_YOUR_TURN``)
+    rather than on ``code`` or the message: several reasons share a gRPC code, and the
+    message is prose meant for people.
+    """
+
+    def __init__(self, code: grpc.StatusCode, message: str, reason: str = "", domain: str = "",
+                 metadata: Mapping[str, str] | None = None, details: Sequence[Message] = ()) -> None:
+        super().__init__(f"{code.name} {reason or '-'}: {message}")
+        self.code = code
+        self.message = message
+        self.reason = reason
+        self.domain = domain
+        self.metadata: dict[str, str] = dict(metadata or {})
+        self.details: tuple[Message, ...] = tuple(details)
+
+    @classmethod
+    def from_rpc_error(cls, error: grpc.RpcError) -> TabletopError:
+        """Decodes ``grpc-status-details-bin``; a plain status (no details) keeps an empty reason."""
+        code: grpc.StatusCode = error.code() if isinstance(error, grpc.Call) else grpc.StatusCode.UNKNOWN
+        message: str = (error.details() or "") if isinstance(error, grpc.Call) else str(error)
+        trailers = error.trailing_metadata() if isinstance(error, grpc.Call) else None
+        raw = _status_bytes(trailers)
+        if raw is None:
+            return cls(code, message)
+        status = status_pb2.Status.FromString(raw)
+        details = [_unpack(packed) for packed in status.details]
+        info = next((d for d in details if isinstance(d, error_details_pb2.ErrorInfo)), None)
+        return cls(code, status.message or message,
+                   reason=info.reason if info else "", domain=info.domain if info else "",
+                   metadata=dict(info.metadata) if info else {}, details=details)
+
+    @property
+    def precondition_failure(self) -> error_details_pb2.PreconditionFailure | None:
+        """The PreconditionFailure detail (a stale version), if any."""
+        return next((d for d in self.details if isinstance(d, error_details_pb2.PreconditionFailure)), None)
+
+    @property
+    def bad_request(self) -> error_details_pb2.BadRequest | None:
+        """The BadRequest detail (malformed fields), if any."""
+        return next((d for d in self.details if isinstance(d, error_details_pb2.BadRequest)), None)
+
+    @property
+    def current_version(self) -> int | None:
+        """The game's version when a write was stale, so the caller can reload and retry."""
+        value = self.metadata.get("current_version")
+        return int(value) if value is not None and value.lstrip("-").isdigit() else None
+
+
+class TabletopClient:
+    """One connection to the service, acting as one seat (or as a spectator without a token).
+
+    ``with_token`` gives a client for another seat over the same channel, so a test or a
+    bot can play every seat of a game over a single HTTP/2 connection. Use it as a
+    context manager to close the channel it opened.
+    """
+
+    def __init__(self, target: str, token: str | None = None, *, timeout: float | None = 30.0,
+                 credentials: grpc.ChannelCredentials | None = None,
+                 channel: grpc.Channel | None = None) -> None:
+        self.target = target
+        self.token = token
+        self.timeout = timeout
+        self._owns_channel = channel is None
+        if channel is None:
+            channel = (grpc.secure_channel(target, credentials) if credentials is not None
+                       else grpc.insecure_channel(target))
+        self._channel = channel
+        self._stub = game_service_pb2_grpc.GameServiceStub(channel)
+
+    def with_token(self, token: str | None) -> TabletopClient:
+        """A client for another seat sharing this channel; closing it leaves the channel open."""
+        return TabletopClient(self.target, token, timeout=self.timeout, channel=self._channel)
+
+    def close(self) -> None:
+        """Closes the channel if this client opened it."""
+        if self._owns_channel:
+            self._channel.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # Calls
+
+    def list_rulesets(self) -> list[game_pb2.Ruleset]:
+        """The games the server offers."""
+        response = self._unary(self._stub.ListRulesets, game_service_pb2.ListRulesetsRequest())
+        return list(response.rulesets)
+
+    def create_game(self, ruleset: str, seat_count: int, display_names: Iterable[str] = (),
+                    seed: int | None = None,
+                    options: OptionsLike | None = None) -> game_service_pb2.CreateGameResponse:
+        """Creates a game; its ``credentials`` hold one token per named seat (use ``with_token``)."""
+        request = game_service_pb2.CreateGameRequest(ruleset=ruleset, seat_count=seat_count,
+                                                     display_names=list(display_names))
+        if seed is not None:
+            request.seed = seed
+        if options is not None:
+            request.options.CopyFrom(_wrap_options(options))
+        return self._unary(self._stub.CreateGame, request)
+
+    def join_game(self, name: str, display_name: str,
+                  seat: int | None = None) -> game_service_pb2.JoinGameResponse:
+        """Takes an open seat (the lowest one when ``seat`` is None)."""
+        request = game_service_pb2.JoinGameRequest(name=game_name(name), display_name=display_name)
+        if seat is not None:
+            request.seat = seat
+        return self._unary(self._stub.JoinGame, request)
+
+    def get_game(self, name: str) -> game_service_pb2.GetGameResponse:
+        """The game and this seat's view of it."""
+        return self._unary(self._stub.GetGame, game_service_pb2.GetGameRequest(name=game_name(name)))
+
+    def legal_actions(self, name: str) -> game_service_pb2.ListLegalActionsResponse:
+        """This seat's legal actions and the version they hold at (pass it as ``expected_version``)."""
+        request = game_service_pb2.ListLegalActionsRequest(name=game_name(name))
+        return self._unary(self._stub.ListLegalActions, request)
+
+    def submit_action(self, name: str, action: ActionLike, expected_version: int | None = None,
+                      request_id: str | None = None) -> game_service_pb2.SubmitActionResponse:
+        """Applies one action for this seat.
+
+        Without ``request_id`` a fresh one is sent, so the call is never mistaken for a
+        repeat of another; pass your own id to retry a call whose answer was lost, and the
+        server returns the first answer instead of acting twice.
+        """
+        request = game_service_pb2.SubmitActionRequest(name=game_name(name), action=_wrap_action(action),
+                                                       request_id=request_id or uuid.uuid4().hex)
+        if expected_version is not None:
+            request.expected_version = expected_version
+        return self._unary(self._stub.SubmitAction, request)
+
+    def watch(self, name: str, from_version: int = 0,
+              timeout: float | None = None) -> Iterator[game_service_pb2.WatchGameResponse]:
+        """Every version after ``from_version`` as it happens; the stream stays open while the game runs.
+
+        No deadline by default, since a watcher waits for other players. Closing the
+        iterator (``break`` out of the loop, or ``close()``) cancels the call on the server.
+        """
+        request = game_service_pb2.WatchGameRequest(name=game_name(name), from_version=from_version)
+        call = self._stub.WatchGame(request, metadata=self._metadata(), timeout=timeout)
+        try:
+            yield from call
+        except grpc.RpcError as error:
+            raise TabletopError.from_rpc_error(error) from None
+        finally:
+            call.cancel()
+
+    def game_log(self, name: str) -> game_service_pb2.GetGameLogResponse:
+        """The action log as this seat may see it (complete, with the seed, once finished)."""
+        return self._unary(self._stub.GetGameLog, game_service_pb2.GetGameLogRequest(name=game_name(name)))
+
+    # Helpers
+
+    def _metadata(self) -> tuple[tuple[str, str | bytes], ...]:
+        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+
+    def _unary(self, method: grpc.UnaryUnaryMultiCallable[_Req, _Resp], request: _Req) -> _Resp:
+        try:
+            return method(request, metadata=self._metadata(), timeout=self.timeout)
+        except grpc.RpcError as error:
+            raise TabletopError.from_rpc_error(error) from None
+
+
+def game_name(name: str) -> str:
+    """``games/<id>`` from either the resource name or the bare id."""
+    return name if name.startswith("games/") else f"games/{name}"
+
+
+def _wrap_action(action: ActionLike) -> game_pb2.Action:
+    if isinstance(action, game_pb2.Action):
+        return action
+    if isinstance(action, ttr_europe_pb2.TtrEuropeAction):
+        return game_pb2.Action(ttr_europe=action)
+    return game_pb2.Action(bang=action)
+
+
+def _wrap_options(options: OptionsLike) -> game_pb2.GameOptions:
+    if isinstance(options, game_pb2.GameOptions):
+        return options
+    if isinstance(options, ttr_europe_pb2.TtrEuropeOptions):
+        return game_pb2.GameOptions(ttr_europe=options)
+    return game_pb2.GameOptions(bang=options)
+
+
+def _status_bytes(trailers: Sequence[tuple[str, str | bytes]] | None) -> bytes | None:
+    for key, value in trailers or ():
+        if key == STATUS_DETAILS_KEY:
+            return value if isinstance(value, bytes) else value.encode("latin-1")
+    return None
+
+
+def _unpack(packed: any_pb2.Any) -> Message:
+    for cls in _DETAIL_TYPES:
+        if packed.TypeName() == cls.DESCRIPTOR.full_name:
+            detail = cls()
+            packed.Unpack(detail)
+            return detail
+    return packed
