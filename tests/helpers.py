@@ -21,3 +21,41 @@ def error_info(err: grpc.RpcError) -> error_details_pb2.ErrorInfo:
     info = error_details_pb2.ErrorInfo()
     infos[0].Unpack(info)
     return info
+
+
+def create_game(stub, ruleset: str = "ttr-europe", seats: int = 3, seed: int | None = 7, **kw):  # type: ignore[no-untyped-def]
+    """Create a game with every seat named; returns (game, {seat: token})."""
+    from tabletop.v1 import game_service_pb2 as svc
+
+    request = svc.CreateGameRequest(ruleset=ruleset, seat_count=seats,
+                                    display_names=[f"p{i}" for i in range(seats)], **kw)
+    if seed is not None:
+        request.seed = seed
+    response = stub.CreateGame(request)
+    return response.game, {c.seat: c.player_token for c in response.credentials}
+
+
+def deciding_seat(stub, name: str, tokens: dict[int, str]):  # type: ignore[no-untyped-def]
+    """The first seat with legal actions and those actions, or (None, [])."""
+    from tabletop.v1 import game_service_pb2 as svc
+
+    for seat, token in tokens.items():
+        actions = stub.ListLegalActions(svc.ListLegalActionsRequest(name=name), metadata=bearer(token)).actions
+        if actions:
+            return seat, list(actions)
+    return None, []
+
+
+def play(stub, name: str, tokens: dict[int, str], steps: int, rng) -> int:  # type: ignore[no-untyped-def]
+    """Submit up to ``steps`` random legal actions; returns how many were applied."""
+    from tabletop.v1 import game_service_pb2 as svc
+
+    done = 0
+    for _ in range(steps):
+        seat, actions = deciding_seat(stub, name, tokens)
+        if seat is None:
+            break
+        stub.SubmitAction(svc.SubmitActionRequest(name=name, action=rng.choice(actions)),
+                          metadata=bearer(tokens[seat]))
+        done += 1
+    return done

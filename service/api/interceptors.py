@@ -1,7 +1,9 @@
 """Server interceptors: the cross-cutting work every RPC shares (DESIGN 11).
 
-``ErrorInterceptor`` turns any exception a handler raises into the rich status of
-``errors.to_status`` (the one mapping table), for unary and streaming methods alike.
+``ErrorInterceptor`` decodes requests itself (so garbage bytes, unknown fields and
+oversized bodies become INVALID_ARGUMENT / RESOURCE_EXHAUSTED with an ErrorInfo
+instead of gRPC's bare INTERNAL) and turns any exception a handler raises into the
+rich status of ``errors.to_status`` (the one mapping table), unary and streaming alike.
 """
 
 from __future__ import annotations
@@ -10,50 +12,93 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
+from google.protobuf.message import DecodeError, Message
+from google.protobuf.unknown_fields import UnknownFieldSet
 from grpc_status import rpc_status
 
-from service.api.errors import to_status
+from service.api.errors import InvalidArgument, ResourceExhausted, to_status
 
 
 class ErrorInterceptor(grpc.ServerInterceptor):
-    """Maps exceptions to ``google.rpc.Status`` with one ErrorInfo."""
+    """Decodes requests strictly and maps exceptions to ``google.rpc.Status``."""
+
+    def __init__(self, max_request_bytes: int) -> None:
+        self.max_request_bytes = max_request_bytes
 
     def intercept_service(self, continuation: Callable[[Any], Any], handler_call_details: Any) -> Any:
         handler = continuation(handler_call_details)
-        if handler is None:
-            return None
+        if handler is None or not (handler.unary_unary or handler.unary_stream):
+            return handler
+        decode = _decoder(handler.request_deserializer, self.max_request_bytes)
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
-                _unary(handler.unary_unary), handler.request_deserializer, handler.response_serializer)
-        if handler.unary_stream:
-            return grpc.unary_stream_rpc_method_handler(
-                _stream(handler.unary_stream), handler.request_deserializer, handler.response_serializer)
-        return handler
+                _unary(handler.unary_unary, decode), None, handler.response_serializer)
+        return grpc.unary_stream_rpc_method_handler(
+            _stream(handler.unary_stream, decode), None, handler.response_serializer)
 
 
 # Helpers
+
+def _decoder(parse: Callable[[bytes], Message], limit: int) -> Callable[[bytes], Message]:
+    def decode(raw: bytes) -> Message:
+        if len(raw) > limit:
+            raise ResourceExhausted("REQUEST_TOO_LARGE", f"Requests are limited to {limit} bytes.",
+                                    limit=limit, size=len(raw))
+        try:
+            message = parse(raw)
+        except (DecodeError, ValueError, RuntimeError) as exc:
+            raise InvalidArgument("MALFORMED_REQUEST", f"The request is not a valid protobuf message: {exc}") from exc
+        path = _unknown_field(message, "")
+        if path is not None:
+            raise InvalidArgument("UNKNOWN_FIELD", f"The request has a field this server does not know at "
+                                  f"'{path or '(top level)'}'; update the server or drop the field.", field=path)
+        return message
+    return decode
+
+
+def _unknown_field(message: Message, path: str) -> str | None:
+    """The path of the first message holding unknown fields, or None."""
+    if len(UnknownFieldSet(message)):
+        return path
+    for field, value in message.ListFields():
+        if field.message_type is None or field.message_type.GetOptions().map_entry:
+            continue
+        items = value if field.is_repeated else [value]
+        for i, item in enumerate(items):
+            found = _unknown_field(item, f"{path}.{field.name}".lstrip(".") + (f"[{i}]" if field.is_repeated else ""))
+            if found is not None:
+                return found
+    return None
+
 
 def _abort(context: grpc.ServicerContext, exc: BaseException) -> None:
     context.abort_with_status(rpc_status.to_status(to_status(exc)))
 
 
-def _unary(fn: Callable[[Any, grpc.ServicerContext], Any]) -> Callable[[Any, grpc.ServicerContext], Any]:
-    def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
+def _passthrough(exc: BaseException) -> bool:
+    """Aborts already carry their status (context.abort raises a private exception)."""
+    return isinstance(exc, grpc.RpcError) or type(exc).__name__ == "_AbortError"
+
+
+def _unary(fn: Callable[[Any, grpc.ServicerContext], Any],
+           decode: Callable[[bytes], Message]) -> Callable[[bytes, grpc.ServicerContext], Any]:
+    def wrapper(raw: bytes, context: grpc.ServicerContext) -> Any:
         try:
-            return fn(request, context)
+            return fn(decode(raw), context)
         except Exception as exc:  # noqa: BLE001 - every error leaves through the mapping table
-            if isinstance(exc, grpc.RpcError) or type(exc).__name__ == "_AbortError":
+            if _passthrough(exc):
                 raise
             _abort(context, exc)
     return wrapper
 
 
-def _stream(fn: Callable[[Any, grpc.ServicerContext], Iterator[Any]]) -> Callable[[Any, grpc.ServicerContext], Any]:
-    def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+def _stream(fn: Callable[[Any, grpc.ServicerContext], Iterator[Any]],
+            decode: Callable[[bytes], Message]) -> Callable[[bytes, grpc.ServicerContext], Iterator[Any]]:
+    def wrapper(raw: bytes, context: grpc.ServicerContext) -> Iterator[Any]:
         try:
-            yield from fn(request, context)
+            yield from fn(decode(raw), context)
         except Exception as exc:  # noqa: BLE001
-            if isinstance(exc, grpc.RpcError) or type(exc).__name__ == "_AbortError":
+            if _passthrough(exc):
                 raise
             _abort(context, exc)
     return wrapper

@@ -51,8 +51,8 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
     store = GameStore(client if client is not None else connect(config.redis_url))
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.grpc_workers, thread_name_prefix="grpc"),
-        interceptors=[ErrorInterceptor()],
-        options=[("grpc.max_receive_message_length", config.max_request_bytes),
+        interceptors=[ErrorInterceptor(config.max_request_bytes)],
+        options=[("grpc.max_receive_message_length", 4 * config.max_request_bytes + 1024),
                  ("grpc.so_reuseport", 0)])
     game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(GameHost(store, config)), server)
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
