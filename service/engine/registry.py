@@ -26,11 +26,14 @@ def get(ruleset_id: str) -> Ruleset | None:
         if module is None:
             return None
         try:
-            _LOADED[ruleset_id] = cast(Ruleset, importlib.import_module(module))
+            loaded = importlib.import_module(module)
         except ModuleNotFoundError as exc:
             if exc.name != module:
                 raise
             return None
+        if not hasattr(loaded, "INFO"):  # a package still being written is not offered
+            return None
+        _LOADED[ruleset_id] = cast(Ruleset, loaded)
     return _LOADED[ruleset_id]
 
 
