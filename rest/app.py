@@ -1,0 +1,261 @@
+"""The Flask REST facade: ``create_app(grpc_target)`` and a waitress ``serve`` helper.
+
+A thin gRPC client (DESIGN 1 and 11). Its routes come from the contract
+(``rest.routes``); each request is decoded once (``rest.transcode``), sent over the
+app's one channel with the caller's ``authorization``, ``x-api-key`` and
+``x-request-id`` as metadata and a deadline, and the response printed once. Rules,
+authorization and errors live in the gRPC service; the facade maps its status codes
+generically (``rest.errors``). The server-streaming WatchGame is served as
+Server-Sent Events (``rest.sse``).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+import waitress
+from flask import Flask, Response, request
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from werkzeug.exceptions import HTTPException
+from werkzeug.routing import BaseConverter
+
+from rest.errors import HTTP_STATUS, ApiError, from_rpc_error, local_error
+from rest.openapi import build_openapi
+from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route, field_path_value
+from rest.sse import EventStream
+from rest.transcode import apply_headers, decode_request, encode_response, parse_etag
+
+FORWARDED_HEADERS = (
+    ("Authorization", "authorization"),
+    ("X-Api-Key", "x-api-key"),
+    ("X-Request-Id", "x-request-id"),
+)
+JSON = "application/json"
+OPENAPI_JSON = json.dumps(build_openapi(ROUTES), separators=(",", ":")).encode()
+
+
+def create_app(
+    grpc_target: str,
+    *,
+    max_body_bytes: int = 65536,
+    deadline_seconds: float = 10.0,
+    heartbeat_seconds: float = 15.0,
+    watch_open_seconds: float = 1.0,
+    health_service: str = "",
+    channel: grpc.Channel | None = None,
+) -> Flask:
+    """The REST app for the gRPC service at ``grpc_target`` (one channel, reused)."""
+    app = Flask("tabletop.rest", static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    channel = channel or grpc.insecure_channel(grpc_target)
+    app.extensions["tabletop.channel"] = channel
+    app.url_map.converters["segment"] = _SegmentConverter
+    for route in ROUTES:
+        call = channel.unary_stream if route.streaming else channel.unary_unary
+        rpc = call(
+            f"/{SERVICE.full_name}/{route.name}",
+            request_serializer=route.request_class.SerializeToString,
+            response_deserializer=route.response_class.FromString,
+        )
+        if route.streaming:
+            view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds)
+        else:
+            view = _unary_view(route, rpc, deadline_seconds)
+        app.add_url_rule(route.rule, endpoint=route.name, view_func=view, methods=[route.verb])
+    _add_operational_routes(app, health_pb2_grpc.HealthStub(channel), health_service)
+    app.register_error_handler(ApiError, _api_error_response)
+    app.register_error_handler(grpc.RpcError, lambda e: _api_error_response(from_rpc_error(e)))
+    app.register_error_handler(HTTPException, _http_error_response)
+    app.after_request(_echo_request_id)
+    return app
+
+
+class RestServer:
+    """A waitress server running ``app`` in a background thread (for tests and tools)."""
+
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 16) -> None:
+        self._server: Any = waitress.create_server(
+            app, host=host, port=port, threads=threads, ident="tabletop"
+        )
+        self._thread = threading.Thread(target=self._server.run, name="rest-server", daemon=True)
+        self._thread.start()
+
+    @property
+    def port(self) -> int:
+        """The bound port (useful with port 0)."""
+        return int(self._server.effective_port)
+
+    @property
+    def url(self) -> str:
+        """``http://host:port``."""
+        return f"http://{self._server.effective_host}:{self.port}"
+
+    def close(self) -> None:
+        """Close every connection and the listener, then stop the worker threads."""
+        closed = threading.Event()
+
+        def shutdown() -> None:
+            for channel in list(self._server._map.values()):
+                if channel is not self._server.trigger:
+                    channel.close()
+            closed.set()
+
+        self._server.trigger.pull_trigger(shutdown)
+        closed.wait(2)
+        self._server.trigger.close()
+        self._server.task_dispatcher.shutdown(timeout=2)
+        self._thread.join(2)
+
+
+def serve(app: Flask, host: str, port: int, threads: int = 16) -> RestServer:
+    """Serve ``app`` with waitress in a background thread; ``.close()`` stops it."""
+    return RestServer(app, host, port, threads)
+
+
+# Helpers
+
+
+class _SegmentConverter(BaseConverter):
+    """One resource-id path segment: no "/" and no ":" (see ``rest.routes``)."""
+
+    regex = SEGMENT_PATTERN
+
+
+def _metadata() -> list[tuple[str, str]]:
+    metadata = []
+    headers = request.headers
+    for header, key in FORWARDED_HEADERS:
+        value = headers.get(header)
+        if value is not None:
+            if not value.isascii() or not value.isprintable():
+                raise local_error(
+                    400, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_HEADER", f"{header} must be ASCII"
+                )
+            metadata.append((key, value))
+    return metadata
+
+
+def _unary_view(route: Route, rpc: Any, deadline: float) -> Callable[..., Response]:
+    def view(**path_params: str) -> Response:
+        headers = request.headers
+        message = decode_request(route, path_params, request.args, request.get_data(), request.content_type)
+        idempotency_key, if_match = headers.get("Idempotency-Key"), headers.get("If-Match")
+        if idempotency_key is not None or if_match is not None:
+            apply_headers(route, message, idempotency_key, if_match)
+        reply = rpc(message, timeout=deadline, metadata=_metadata())
+        response_headers = {}
+        if route.etag_path is not None:
+            etag = f'"{field_path_value(reply, route.etag_path)}"'
+            response_headers["ETag"] = etag
+            response_headers["Vary"] = "Authorization"
+            if route.verb == "GET" and _matches(headers.get("If-None-Match"), etag):
+                return Response(status=304, headers=response_headers)
+        return Response(encode_response(reply), 200, response_headers, content_type=JSON)
+
+    view.__name__ = route.name
+    return view
+
+
+def _watch_view(route: Route, rpc: Any, heartbeat: float, open_wait: float) -> Callable[..., Response]:
+    def view(**path_params: str) -> Response:
+        message = decode_request(route, path_params, request.args, request.get_data(), request.content_type)
+        last_event_id = request.headers.get("Last-Event-ID")
+        if last_event_id:
+            message.from_version = parse_etag(last_event_id)  # type: ignore[attr-defined]
+        stream = EventStream(rpc(message, metadata=_metadata()), "version", heartbeat)
+        first = stream.first(open_wait)
+        opening = (
+            f"watching {getattr(message, 'name', '')} after version {getattr(message, 'from_version', 0)}"
+        )
+        headers = {
+            "Cache-Control": "no-cache",
+            "X-Accel-Buffering": "no",
+        }
+        return Response(stream.body(first, opening), 200, headers, content_type="text/event-stream")
+
+    view.__name__ = route.name
+    return view
+
+
+def _add_operational_routes(app: Flask, health: Any, service: str) -> None:
+    @app.get("/healthz")
+    def healthz() -> Response:
+        return Response(b'{"status":"ok"}', 200, content_type=JSON)
+
+    @app.get("/readyz")
+    def readyz() -> Response:
+        try:
+            reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=1.0)
+        except grpc.RpcError as error:
+            raise (
+                from_rpc_error(error)
+                if error.code() != grpc.StatusCode.DEADLINE_EXCEEDED
+                else _not_ready("the gRPC health check timed out")
+            ) from None
+        status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+        if reply.status != health_pb2.HealthCheckResponse.SERVING:
+            raise _not_ready(f"the gRPC service is {status}")
+        return Response(json.dumps({"status": status}).encode(), 200, content_type=JSON)
+
+    @app.get("/openapi.json")
+    def openapi() -> Response:
+        return Response(OPENAPI_JSON, 200, content_type=JSON)
+
+
+def _not_ready(message: str) -> ApiError:
+    return local_error(503, grpc.StatusCode.UNAVAILABLE, "NOT_SERVING", message)
+
+
+def _echo_request_id(response: Response) -> Response:
+    request_id = request.headers.get("X-Request-Id")
+    if request_id:
+        response.headers["X-Request-Id"] = request_id
+    return response
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    if not if_none_match:
+        return False
+    candidates = [c.strip().removeprefix("W/") for c in if_none_match.split(",")]
+    return "*" in candidates or etag in candidates
+
+
+def _api_error_response(error: ApiError) -> Response:
+    headers = {
+        **error.headers,
+    }
+    if error.http_status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
+    if error.http_status == 503 and error.code == grpc.StatusCode.UNAVAILABLE:
+        headers.setdefault("Retry-After", "1")
+    return Response(error.body(), error.http_status, headers, content_type=JSON)
+
+
+def _http_error_response(error: HTTPException) -> Response:
+    """Werkzeug's own errors (unknown route, wrong method, body too large) in the JSON shape."""
+    status = error.code or 500
+    code, reason = _HTTP_ERRORS.get(status, (_CODE_BY_HTTP.get(status, grpc.StatusCode.UNKNOWN), error.name))
+    message = error.description or error.name
+    if status == 413:
+        message = f"the body is larger than the limit of {request.max_content_length} bytes"
+    api_error = local_error(status, code, reason.upper().replace(" ", "_"), message)
+    response = _api_error_response(api_error)
+    if "Allow" in (allow := dict(error.get_headers())):
+        response.headers["Allow"] = allow["Allow"]
+    return response
+
+
+_HTTP_ERRORS: dict[int, tuple[grpc.StatusCode, str]] = {
+    404: (grpc.StatusCode.NOT_FOUND, "ROUTE_NOT_FOUND"),
+    405: (grpc.StatusCode.UNIMPLEMENTED, "METHOD_NOT_ALLOWED"),
+    413: (grpc.StatusCode.INVALID_ARGUMENT, "BODY_TOO_LARGE"),
+    415: (grpc.StatusCode.INVALID_ARGUMENT, "UNSUPPORTED_MEDIA_TYPE"),
+}
+_CODE_BY_HTTP: dict[int, grpc.StatusCode] = {}
+for _code, _status in HTTP_STATUS.items():
+    _CODE_BY_HTTP.setdefault(_status, _code)

@@ -1,0 +1,165 @@
+"""HTTP request -> gRPC request message, and gRPC response message -> JSON.
+
+Follows the google.api.http transcoding rules (AIP-127, as grpc-gateway does): path
+variables set the fields they are bound to, a ``body: "*"`` route reads every other
+field from the JSON body, a GET route reads top-level scalar fields from the query
+string (JSON or proto field names). JSON is the proto3 JSON mapping
+(``google.protobuf.json_format``) with unknown fields rejected, so a typo is a 400
+naming the field rather than an ignored input. Each request is parsed once and each
+response printed once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from werkzeug.datastructures import MultiDict
+
+from rest.errors import bad_request, local_error
+from rest.routes import Route
+
+JSON_TYPES = ("application/json",)
+
+
+def decode_request(
+    route: Route,
+    path_params: Mapping[str, str],
+    query: MultiDict[str, str],
+    body: bytes,
+    content_type: str | None,
+) -> Message:
+    """The request message for one HTTP request (raises ``ApiError`` on bad input)."""
+    document: dict[str, Any] = {}
+    if route.body == "*":
+        document = _body_document(body, content_type)
+    elif body.strip():
+        raise bad_request("UNEXPECTED_BODY", f"{route.verb} {route.openapi_path} takes no request body")
+    if query:
+        _merge_query(route, query, document)
+    path_values = {var.field: var.template.format(**path_params) for var in route.path_variables}
+    for name, value in path_values.items():
+        sent = document.pop(name, None)
+        json_name = route.method.input_type.fields_by_name[name].json_name
+        sent = document.pop(json_name, sent)
+        if sent is not None and sent != value:
+            raise bad_request("CONFLICTING_FIELD", f"{name!r} is {value!r} from the path, not {sent!r}", name)
+    message = route.request_class()
+    try:
+        json_format.ParseDict(document, message)
+    except json_format.ParseError as error:
+        raise _parse_error(route, error) from None
+    for name, value in path_values.items():
+        setattr(message, name, value)
+    return message
+
+
+def apply_headers(route: Route, message: Message, idempotency_key: str | None, if_match: str | None) -> None:
+    """Bind ``Idempotency-Key`` to ``request_id`` and ``If-Match`` to ``expected_version``."""
+    if idempotency_key is not None:
+        _bind(message, route.idempotency_field, idempotency_key, "Idempotency-Key")
+    if if_match is not None and if_match.strip() != "*":
+        _bind(message, route.if_match_field, parse_etag(if_match), "If-Match")
+
+
+def parse_etag(header: str) -> int:
+    """The version in an ETag header value: ``"12"``, ``W/"12"`` or ``12``."""
+    match = _ETAG.fullmatch(header.strip())
+    if match is None:
+        raise bad_request("INVALID_HEADER", f'expected one version ETag such as "12", got {header!r}')
+    return int(match.group(1))
+
+
+def encode_response(message: Message) -> bytes:
+    """The proto3 JSON of ``message`` (defaults omitted, lowerCamelCase names)."""
+    return json.dumps(json_format.MessageToDict(message), ensure_ascii=False, separators=(",", ":")).encode()
+
+
+# Helpers
+
+_ETAG = re.compile(r'(?:W/)?"?(-?[0-9]{1,19})"?')
+_AT_PATH = re.compile(r'at "?([A-Za-z0-9_.\[\]]+?)"?\.?$', re.MULTILINE)
+_NO_FIELD = re.compile(r'has no field named "([^"]+)" at "([^"]+)"')
+
+
+def _body_document(body: bytes, content_type: str | None) -> dict[str, Any]:
+    if not body.strip():
+        return {}
+    mime = (content_type or "").split(";", 1)[0].strip().lower()
+    if mime not in JSON_TYPES and not mime.endswith("+json"):
+        raise _unsupported(mime)
+    try:
+        document = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as error:
+        raise bad_request("MALFORMED_JSON", f"the body is not valid JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise bad_request("MALFORMED_JSON", f"the body must be a JSON object, not {type(document).__name__}")
+    return document
+
+
+def _unsupported(mime: str) -> Exception:
+    return local_error(
+        415,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "UNSUPPORTED_MEDIA_TYPE",
+        f"send the body as application/json, not {mime or 'no content type'}",
+    )
+
+
+def _merge_query(route: Route, query: MultiDict[str, str], document: dict[str, Any]) -> None:
+    for key in query:
+        param = route.query.get(key)
+        if param is None:
+            known = sorted({p.field.json_name for p in route.query.values()})
+            raise bad_request(
+                "UNKNOWN_QUERY_PARAMETER", f"unknown query parameter {key!r}; known: {known or 'none'}", key
+            )
+        values = query.getlist(key)
+        try:
+            converted = [param.convert(value) for value in values]
+        except ValueError as error:
+            raise bad_request("INVALID_FIELD", f"query parameter {key!r}: {error}", key) from None
+        if not param.repeated and len(converted) > 1:
+            raise bad_request("INVALID_FIELD", f"query parameter {key!r} given more than once", key)
+        document[param.field.json_name] = converted if param.repeated else converted[0]
+
+
+def _parse_error(route: Route, error: json_format.ParseError) -> Exception:
+    """A 400 naming the offending field path (e.g. ``options.ttrEurope.bar``)."""
+    text = str(error)
+    root = route.request_class.DESCRIPTOR.name
+    unknown = _NO_FIELD.search(text)
+    if unknown is not None:
+        name, at = unknown.groups()
+        path = ".".join([*at.split(".")[1:], name]) if at.startswith(root) else name
+        first_line = text.splitlines()[0]
+        return bad_request("UNKNOWN_FIELD", f"unknown field {path!r}: {first_line}", path)
+    located = _AT_PATH.search(text)
+    if located is not None and located.group(1).startswith(root + "."):
+        path = located.group(1)[len(root) + 1 :]
+    else:
+        head = re.match(r"Failed to parse (\S+) field", text)
+        path = head.group(1) if head else ""
+    return bad_request("INVALID_FIELD", f"invalid value for {path or 'the body'}: {text}", path or None)
+
+
+def _bind(message: Message, field: str | None, value: Any, header: str) -> None:
+    if field is None:
+        raise bad_request("UNSUPPORTED_HEADER", f"{header} is not supported on this route", header)
+    already_set = message.HasField(field) if _has_presence(message, field) else bool(getattr(message, field))
+    if already_set and getattr(message, field) != value:
+        raise bad_request(
+            "CONFLICTING_FIELD",
+            f"{header} says {value!r} but the body's {field} is {getattr(message, field)!r}",
+            field,
+        )
+    setattr(message, field, value)
+
+
+def _has_presence(message: Message, field: str) -> bool:
+    return bool(message.DESCRIPTOR.fields_by_name[field].has_presence)
