@@ -24,21 +24,57 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16tabletop/v1/bang.proto\x12\x0btabletop.v1\"Y\n\x0b\x42\x61ngOptions\x12.\n\nexpansions\x18\x01 \x03(\x0e\x32\x1a.tabletop.v1.BangExpansion\x12\x1a\n\x12sheriff_extra_card\x18\x02 \x01(\x08\"\x0c\n\nBangAction\"\n\n\x08\x42\x61ngView\"\x0b\n\tBangEvent*v\n\rBangExpansion\x12\x1e\n\x1a\x42\x41NG_EXPANSION_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x42\x41NG_EXPANSION_DODGE_CITY\x10\x01\x12&\n\"BANG_EXPANSION_ARMED_AND_DANGEROUS\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16tabletop/v1/bang.proto\x12\x0btabletop.v1\"Y\n\x0b\x42\x61ngOptions\x12.\n\nexpansions\x18\x01 \x03(\x0e\x32\x1a.tabletop.v1.BangExpansion\x12\x1a\n\x12sheriff_extra_card\x18\x02 \x01(\x08\"W\n\x08\x42\x61ngCard\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12#\n\x04suit\x18\x03 \x01(\x0e\x32\x15.tabletop.v1.BangSuit\x12\x0c\n\x04rank\x18\x04 \x01(\t\"\xa2\x03\n\nBangAction\x12)\n\x04play\x18\x01 \x01(\x0b\x32\x19.tabletop.v1.BangPlayCardH\x00\x12+\n\x07respond\x18\x02 \x01(\x0b\x32\x18.tabletop.v1.BangRespondH\x00\x12,\n\x06\x62\x61rrel\x18\x03 \x01(\x0b\x32\x1a.tabletop.v1.BangUseBarrelH\x00\x12%\n\x04pass\x18\x04 \x01(\x0b\x32\x15.tabletop.v1.BangPassH\x00\x12)\n\x06\x63hoose\x18\x05 \x01(\x0b\x32\x17.tabletop.v1.BangChooseH\x00\x12)\n\x04\x64raw\x18\x06 \x01(\x0b\x32\x19.tabletop.v1.BangDrawFromH\x00\x12+\n\x07\x64iscard\x18\x07 \x01(\x0b\x32\x18.tabletop.v1.BangDiscardH\x00\x12.\n\x07\x61\x62ility\x18\x08 \x01(\x0b\x32\x1b.tabletop.v1.BangUseAbilityH\x00\x12,\n\x08\x65nd_turn\x18\t \x01(\x0b\x32\x18.tabletop.v1.BangEndTurnH\x00\x42\x06\n\x04kind\"T\n\x0c\x42\x61ngPlayCard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\x12\x18\n\x0btarget_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04pick\x18\x03 \x01(\tB\x0e\n\x0c_target_seat\"\x1b\n\x0b\x42\x61ngRespond\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"\x1d\n\rBangUseBarrel\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"\n\n\x08\x42\x61ngPass\"\x1a\n\nBangChoose\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"e\n\x0c\x42\x61ngDrawFrom\x12+\n\x06source\x18\x01 \x01(\x0e\x32\x1b.tabletop.v1.BangDrawSource\x12\x18\n\x0btarget_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x0e\n\x0c_target_seat\"\x1b\n\x0b\x42\x61ngDiscard\x12\x0c\n\x04\x63\x61rd\x18\x01 \x01(\t\"\x1f\n\x0e\x42\x61ngUseAbility\x12\r\n\x05\x63\x61rds\x18\x01 \x03(\t\"\r\n\x0b\x42\x61ngEndTurn\"\xd0\x02\n\x0b\x42\x61ngRequest\x12*\n\x04kind\x18\x01 \x01(\x0e\x32\x1c.tabletop.v1.BangRequestKind\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x18\n\x0bsource_seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12*\n\x0bsource_card\x18\x04 \x01(\x0b\x32\x15.tabletop.v1.BangCard\x12$\n\x05\x63\x61rds\x18\x05 \x03(\x0b\x32\x15.tabletop.v1.BangCard\x12\x15\n\rmissed_needed\x18\x06 \x01(\x05\x12\x15\n\rmissed_played\x18\x07 \x01(\x05\x12\x14\n\x0c\x62\x61rrels_used\x18\x08 \x03(\t\x12\x1a\n\ropponent_seat\x18\t \x01(\x05H\x01\x88\x01\x01\x12\x19\n\x11hidden_card_count\x18\n \x01(\x05\x42\x0e\n\x0c_source_seatB\x10\n\x0e_opponent_seat\"\xbd\x01\n\nBangPlayer\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x11\n\tcharacter\x18\x02 \x01(\t\x12#\n\x04role\x18\x03 \x01(\x0e\x32\x15.tabletop.v1.BangRole\x12\x0c\n\x04life\x18\x04 \x01(\x05\x12\x10\n\x08max_life\x18\x05 \x01(\x05\x12\x12\n\nhand_count\x18\x06 \x01(\x05\x12&\n\x07in_play\x18\x07 \x03(\x0b\x32\x15.tabletop.v1.BangCard\x12\r\n\x05\x61live\x18\x08 \x01(\x08\"\x8b\x03\n\x08\x42\x61ngView\x12\x18\n\x0bviewer_seat\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\x11\n\tturn_seat\x18\x02 \x01(\x05\x12%\n\x05phase\x18\x03 \x01(\x0e\x32\x16.tabletop.v1.BangPhase\x12\x13\n\x0bturn_number\x18\x04 \x01(\x05\x12(\n\x07players\x18\x05 \x03(\x0b\x32\x17.tabletop.v1.BangPlayer\x12#\n\x04hand\x18\x06 \x03(\x0b\x32\x15.tabletop.v1.BangCard\x12\x12\n\ndeck_count\x18\x07 \x01(\x05\x12\x15\n\rdiscard_count\x18\x08 \x01(\x05\x12*\n\x0b\x64iscard_top\x18\t \x01(\x0b\x32\x15.tabletop.v1.BangCard\x12)\n\x07pending\x18\n \x03(\x0b\x32\x18.tabletop.v1.BangRequest\x12\x0f\n\x07winners\x18\x0b \x03(\x05\x12\x14\n\x0c\x62\x61ngs_played\x18\x0c \x01(\x05\x12\x0e\n\x06to_act\x18\r \x03(\x05\x42\x0e\n\x0c_viewer_seat\"\xb9\x02\n\tBangEvent\x12(\n\x04kind\x18\x01 \x01(\x0e\x32\x1a.tabletop.v1.BangEventKind\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x17\n\nother_seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12$\n\x05\x63\x61rds\x18\x04 \x03(\x0b\x32\x15.tabletop.v1.BangCard\x12\r\n\x05\x63ount\x18\x05 \x01(\x05\x12\x0e\n\x06\x61mount\x18\x06 \x01(\x05\x12\x0c\n\x04life\x18\x07 \x01(\x05\x12\x0e\n\x06reason\x18\x08 \x01(\t\x12#\n\x04role\x18\t \x01(\x0e\x32\x15.tabletop.v1.BangRole\x12\r\n\x05seats\x18\n \x03(\x05\x12\x0f\n\x07success\x18\x0b \x01(\x08\x12$\n\x05roles\x18\x0c \x03(\x0e\x32\x15.tabletop.v1.BangRoleB\r\n\x0b_other_seat*v\n\rBangExpansion\x12\x1e\n\x1a\x42\x41NG_EXPANSION_UNSPECIFIED\x10\x00\x12\x1d\n\x19\x42\x41NG_EXPANSION_DODGE_CITY\x10\x01\x12&\n\"BANG_EXPANSION_ARMED_AND_DANGEROUS\x10\x02*~\n\x08\x42\x61ngSuit\x12\x19\n\x15\x42\x41NG_SUIT_UNSPECIFIED\x10\x00\x12\x14\n\x10\x42\x41NG_SUIT_HEARTS\x10\x01\x12\x16\n\x12\x42\x41NG_SUIT_DIAMONDS\x10\x02\x12\x13\n\x0f\x42\x41NG_SUIT_CLUBS\x10\x03\x12\x14\n\x10\x42\x41NG_SUIT_SPADES\x10\x04*\x80\x01\n\x08\x42\x61ngRole\x12\x19\n\x15\x42\x41NG_ROLE_UNSPECIFIED\x10\x00\x12\x15\n\x11\x42\x41NG_ROLE_SHERIFF\x10\x01\x12\x14\n\x10\x42\x41NG_ROLE_DEPUTY\x10\x02\x12\x14\n\x10\x42\x41NG_ROLE_OUTLAW\x10\x03\x12\x16\n\x12\x42\x41NG_ROLE_RENEGADE\x10\x04*\x92\x01\n\tBangPhase\x12\x1a\n\x16\x42\x41NG_PHASE_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x42\x41NG_PHASE_DRAW\x10\x01\x12\x13\n\x0f\x42\x41NG_PHASE_PLAY\x10\x02\x12\x16\n\x12\x42\x41NG_PHASE_DISCARD\x10\x03\x12\x12\n\x0e\x42\x41NG_PHASE_END\x10\x04\x12\x13\n\x0f\x42\x41NG_PHASE_OVER\x10\x05*\x88\x01\n\x0e\x42\x61ngDrawSource\x12 \n\x1c\x42\x41NG_DRAW_SOURCE_UNSPECIFIED\x10\x00\x12\x19\n\x15\x42\x41NG_DRAW_SOURCE_DECK\x10\x01\x12\x1c\n\x18\x42\x41NG_DRAW_SOURCE_DISCARD\x10\x02\x12\x1b\n\x17\x42\x41NG_DRAW_SOURCE_PLAYER\x10\x03*\xbf\x02\n\x0f\x42\x61ngRequestKind\x12!\n\x1d\x42\x41NG_REQUEST_KIND_UNSPECIFIED\x10\x00\x12\x1a\n\x16\x42\x41NG_REQUEST_KIND_BANG\x10\x01\x12\x1d\n\x19\x42\x41NG_REQUEST_KIND_INDIANS\x10\x02\x12\x1a\n\x16\x42\x41NG_REQUEST_KIND_DUEL\x10\x03\x12\x1b\n\x17\x42\x41NG_REQUEST_KIND_DYING\x10\x04\x12\x1b\n\x17\x42\x41NG_REQUEST_KIND_STORE\x10\x05\x12\x1d\n\x19\x42\x41NG_REQUEST_KIND_DISCARD\x10\x06\x12\x1a\n\x16\x42\x41NG_REQUEST_KIND_DRAW\x10\x07\x12!\n\x1d\x42\x41NG_REQUEST_KIND_KIT_CARLSON\x10\x08\x12\x1a\n\x16\x42\x41NG_REQUEST_KIND_PICK\x10\t*\xb9\x05\n\rBangEventKind\x12\x1f\n\x1b\x42\x41NG_EVENT_KIND_UNSPECIFIED\x10\x00\x12 \n\x1c\x42\x41NG_EVENT_KIND_TURN_STARTED\x10\x01\x12\x18\n\x14\x42\x41NG_EVENT_KIND_DRAW\x10\x02\x12\x19\n\x15\x42\x41NG_EVENT_KIND_CHECK\x10\x03\x12\x18\n\x14\x42\x41NG_EVENT_KIND_PLAY\x10\x04\x12\x1b\n\x17\x42\x41NG_EVENT_KIND_RESPOND\x10\x05\x12\x18\n\x14\x42\x41NG_EVENT_KIND_PASS\x10\x06\x12\x1b\n\x17\x42\x41NG_EVENT_KIND_DISCARD\x10\x07\x12\x18\n\x14\x42\x41NG_EVENT_KIND_TAKE\x10\x08\x12\x1a\n\x16\x42\x41NG_EVENT_KIND_DAMAGE\x10\t\x12\x18\n\x14\x42\x41NG_EVENT_KIND_HEAL\x10\n\x12\x19\n\x15\x42\x41NG_EVENT_KIND_EQUIP\x10\x0b\x12\x18\n\x14\x42\x41NG_EVENT_KIND_MOVE\x10\x0c\x12\x1b\n\x17\x42\x41NG_EVENT_KIND_EXPLODE\x10\r\x12\x18\n\x14\x42\x41NG_EVENT_KIND_JAIL\x10\x0e\x12\x1a\n\x16\x42\x41NG_EVENT_KIND_BARREL\x10\x0f\x12\x1a\n\x16\x42\x41NG_EVENT_KIND_REVEAL\x10\x10\x12\x18\n\x14\x42\x41NG_EVENT_KIND_LOOK\x10\x11\x12\x1c\n\x18\x42\x41NG_EVENT_KIND_PUT_BACK\x10\x12\x12\x1a\n\x16\x42\x41NG_EVENT_KIND_CHOOSE\x10\x13\x12\x1e\n\x1a\x42\x41NG_EVENT_KIND_ELIMINATED\x10\x14\x12\x1d\n\x19\x42\x41NG_EVENT_KIND_GAME_OVER\x10\x15\x12\x1d\n\x19\x42\x41NG_EVENT_KIND_RESHUFFLE\x10\x16\x12\x1c\n\x18\x42\x41NG_EVENT_KIND_END_TURN\x10\x17\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tabletop.v1.bang_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_BANGEXPANSION']._serialized_start=169
-  _globals['_BANGEXPANSION']._serialized_end=287
+  _globals['_BANGEXPANSION']._serialized_start=2251
+  _globals['_BANGEXPANSION']._serialized_end=2369
+  _globals['_BANGSUIT']._serialized_start=2371
+  _globals['_BANGSUIT']._serialized_end=2497
+  _globals['_BANGROLE']._serialized_start=2500
+  _globals['_BANGROLE']._serialized_end=2628
+  _globals['_BANGPHASE']._serialized_start=2631
+  _globals['_BANGPHASE']._serialized_end=2777
+  _globals['_BANGDRAWSOURCE']._serialized_start=2780
+  _globals['_BANGDRAWSOURCE']._serialized_end=2916
+  _globals['_BANGREQUESTKIND']._serialized_start=2919
+  _globals['_BANGREQUESTKIND']._serialized_end=3238
+  _globals['_BANGEVENTKIND']._serialized_start=3241
+  _globals['_BANGEVENTKIND']._serialized_end=3938
   _globals['_BANGOPTIONS']._serialized_start=39
   _globals['_BANGOPTIONS']._serialized_end=128
-  _globals['_BANGACTION']._serialized_start=130
-  _globals['_BANGACTION']._serialized_end=142
-  _globals['_BANGVIEW']._serialized_start=144
-  _globals['_BANGVIEW']._serialized_end=154
-  _globals['_BANGEVENT']._serialized_start=156
-  _globals['_BANGEVENT']._serialized_end=167
+  _globals['_BANGCARD']._serialized_start=130
+  _globals['_BANGCARD']._serialized_end=217
+  _globals['_BANGACTION']._serialized_start=220
+  _globals['_BANGACTION']._serialized_end=638
+  _globals['_BANGPLAYCARD']._serialized_start=640
+  _globals['_BANGPLAYCARD']._serialized_end=724
+  _globals['_BANGRESPOND']._serialized_start=726
+  _globals['_BANGRESPOND']._serialized_end=753
+  _globals['_BANGUSEBARREL']._serialized_start=755
+  _globals['_BANGUSEBARREL']._serialized_end=784
+  _globals['_BANGPASS']._serialized_start=786
+  _globals['_BANGPASS']._serialized_end=796
+  _globals['_BANGCHOOSE']._serialized_start=798
+  _globals['_BANGCHOOSE']._serialized_end=824
+  _globals['_BANGDRAWFROM']._serialized_start=826
+  _globals['_BANGDRAWFROM']._serialized_end=927
+  _globals['_BANGDISCARD']._serialized_start=929
+  _globals['_BANGDISCARD']._serialized_end=956
+  _globals['_BANGUSEABILITY']._serialized_start=958
+  _globals['_BANGUSEABILITY']._serialized_end=989
+  _globals['_BANGENDTURN']._serialized_start=991
+  _globals['_BANGENDTURN']._serialized_end=1004
+  _globals['_BANGREQUEST']._serialized_start=1007
+  _globals['_BANGREQUEST']._serialized_end=1343
+  _globals['_BANGPLAYER']._serialized_start=1346
+  _globals['_BANGPLAYER']._serialized_end=1535
+  _globals['_BANGVIEW']._serialized_start=1538
+  _globals['_BANGVIEW']._serialized_end=1933
+  _globals['_BANGEVENT']._serialized_start=1936
+  _globals['_BANGEVENT']._serialized_end=2249
 # @@protoc_insertion_point(module_scope)

@@ -43,6 +43,294 @@ BANG_EXPANSION_ARMED_AND_DANGEROUS: BangExpansion.ValueType  # 2
 """Armed & Dangerous."""
 Global___BangExpansion: _TypeAlias = BangExpansion  # noqa: Y015
 
+class _BangSuit:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BangSuitEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangSuit.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BANG_SUIT_UNSPECIFIED: _BangSuit.ValueType  # 0
+    """Not set (a hidden card)."""
+    BANG_SUIT_HEARTS: _BangSuit.ValueType  # 1
+    """Hearts."""
+    BANG_SUIT_DIAMONDS: _BangSuit.ValueType  # 2
+    """Diamonds."""
+    BANG_SUIT_CLUBS: _BangSuit.ValueType  # 3
+    """Clubs."""
+    BANG_SUIT_SPADES: _BangSuit.ValueType  # 4
+    """Spades."""
+
+class BangSuit(_BangSuit, metaclass=_BangSuitEnumTypeWrapper):
+    """A card suit."""
+
+BANG_SUIT_UNSPECIFIED: BangSuit.ValueType  # 0
+"""Not set (a hidden card)."""
+BANG_SUIT_HEARTS: BangSuit.ValueType  # 1
+"""Hearts."""
+BANG_SUIT_DIAMONDS: BangSuit.ValueType  # 2
+"""Diamonds."""
+BANG_SUIT_CLUBS: BangSuit.ValueType  # 3
+"""Clubs."""
+BANG_SUIT_SPADES: BangSuit.ValueType  # 4
+"""Spades."""
+Global___BangSuit: _TypeAlias = BangSuit  # noqa: Y015
+
+class _BangRole:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BangRoleEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangRole.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BANG_ROLE_UNSPECIFIED: _BangRole.ValueType  # 0
+    """Hidden from the viewer."""
+    BANG_ROLE_SHERIFF: _BangRole.ValueType  # 1
+    """The Sheriff (always public)."""
+    BANG_ROLE_DEPUTY: _BangRole.ValueType  # 2
+    """A Deputy."""
+    BANG_ROLE_OUTLAW: _BangRole.ValueType  # 3
+    """An Outlaw."""
+    BANG_ROLE_RENEGADE: _BangRole.ValueType  # 4
+    """The Renegade."""
+
+class BangRole(_BangRole, metaclass=_BangRoleEnumTypeWrapper):
+    """A role card."""
+
+BANG_ROLE_UNSPECIFIED: BangRole.ValueType  # 0
+"""Hidden from the viewer."""
+BANG_ROLE_SHERIFF: BangRole.ValueType  # 1
+"""The Sheriff (always public)."""
+BANG_ROLE_DEPUTY: BangRole.ValueType  # 2
+"""A Deputy."""
+BANG_ROLE_OUTLAW: BangRole.ValueType  # 3
+"""An Outlaw."""
+BANG_ROLE_RENEGADE: BangRole.ValueType  # 4
+"""The Renegade."""
+Global___BangRole: _TypeAlias = BangRole  # noqa: Y015
+
+class _BangPhase:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BangPhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangPhase.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BANG_PHASE_UNSPECIFIED: _BangPhase.ValueType  # 0
+    """Not set."""
+    BANG_PHASE_DRAW: _BangPhase.ValueType  # 1
+    """Start-of-turn checks and phase 1 (drawing)."""
+    BANG_PHASE_PLAY: _BangPhase.ValueType  # 2
+    """Phase 2: playing cards."""
+    BANG_PHASE_DISCARD: _BangPhase.ValueType  # 3
+    """Phase 3: discarding down to current life."""
+    BANG_PHASE_END: _BangPhase.ValueType  # 4
+    """The turn is over (passing to the next player)."""
+    BANG_PHASE_OVER: _BangPhase.ValueType  # 5
+    """The game is over."""
+
+class BangPhase(_BangPhase, metaclass=_BangPhaseEnumTypeWrapper):
+    """Where the turn is."""
+
+BANG_PHASE_UNSPECIFIED: BangPhase.ValueType  # 0
+"""Not set."""
+BANG_PHASE_DRAW: BangPhase.ValueType  # 1
+"""Start-of-turn checks and phase 1 (drawing)."""
+BANG_PHASE_PLAY: BangPhase.ValueType  # 2
+"""Phase 2: playing cards."""
+BANG_PHASE_DISCARD: BangPhase.ValueType  # 3
+"""Phase 3: discarding down to current life."""
+BANG_PHASE_END: BangPhase.ValueType  # 4
+"""The turn is over (passing to the next player)."""
+BANG_PHASE_OVER: BangPhase.ValueType  # 5
+"""The game is over."""
+Global___BangPhase: _TypeAlias = BangPhase  # noqa: Y015
+
+class _BangDrawSource:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BangDrawSourceEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangDrawSource.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BANG_DRAW_SOURCE_UNSPECIFIED: _BangDrawSource.ValueType  # 0
+    """Not set."""
+    BANG_DRAW_SOURCE_DECK: _BangDrawSource.ValueType  # 1
+    """The deck."""
+    BANG_DRAW_SOURCE_DISCARD: _BangDrawSource.ValueType  # 2
+    """The top of the discard pile (Pedro Ramirez)."""
+    BANG_DRAW_SOURCE_PLAYER: _BangDrawSource.ValueType  # 3
+    """A random card of a player's hand (Jesse Jones)."""
+
+class BangDrawSource(_BangDrawSource, metaclass=_BangDrawSourceEnumTypeWrapper):
+    """Where a phase 1 card comes from."""
+
+BANG_DRAW_SOURCE_UNSPECIFIED: BangDrawSource.ValueType  # 0
+"""Not set."""
+BANG_DRAW_SOURCE_DECK: BangDrawSource.ValueType  # 1
+"""The deck."""
+BANG_DRAW_SOURCE_DISCARD: BangDrawSource.ValueType  # 2
+"""The top of the discard pile (Pedro Ramirez)."""
+BANG_DRAW_SOURCE_PLAYER: BangDrawSource.ValueType  # 3
+"""A random card of a player's hand (Jesse Jones)."""
+Global___BangDrawSource: _TypeAlias = BangDrawSource  # noqa: Y015
+
+class _BangRequestKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BangRequestKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangRequestKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BANG_REQUEST_KIND_UNSPECIFIED: _BangRequestKind.ValueType  # 0
+    """Not set."""
+    BANG_REQUEST_KIND_BANG: _BangRequestKind.ValueType  # 1
+    """Answer a BANG! effect."""
+    BANG_REQUEST_KIND_INDIANS: _BangRequestKind.ValueType  # 2
+    """Answer Indians!."""
+    BANG_REQUEST_KIND_DUEL: _BangRequestKind.ValueType  # 3
+    """Your step of a Duel."""
+    BANG_REQUEST_KIND_DYING: _BangRequestKind.ValueType  # 4
+    """The dying window."""
+    BANG_REQUEST_KIND_STORE: _BangRequestKind.ValueType  # 5
+    """Take a General Store card."""
+    BANG_REQUEST_KIND_DISCARD: _BangRequestKind.ValueType  # 6
+    """Phase 3 discards."""
+    BANG_REQUEST_KIND_DRAW: _BangRequestKind.ValueType  # 7
+    """Phase 1 choice."""
+    BANG_REQUEST_KIND_KIT_CARLSON: _BangRequestKind.ValueType  # 8
+    """Kit Carlson: the card to put back."""
+    BANG_REQUEST_KIND_PICK: _BangRequestKind.ValueType  # 9
+    """Lucky Duke: the draw! card that counts."""
+
+class BangRequestKind(_BangRequestKind, metaclass=_BangRequestKindEnumTypeWrapper):
+    """A kind of pending request."""
+
+BANG_REQUEST_KIND_UNSPECIFIED: BangRequestKind.ValueType  # 0
+"""Not set."""
+BANG_REQUEST_KIND_BANG: BangRequestKind.ValueType  # 1
+"""Answer a BANG! effect."""
+BANG_REQUEST_KIND_INDIANS: BangRequestKind.ValueType  # 2
+"""Answer Indians!."""
+BANG_REQUEST_KIND_DUEL: BangRequestKind.ValueType  # 3
+"""Your step of a Duel."""
+BANG_REQUEST_KIND_DYING: BangRequestKind.ValueType  # 4
+"""The dying window."""
+BANG_REQUEST_KIND_STORE: BangRequestKind.ValueType  # 5
+"""Take a General Store card."""
+BANG_REQUEST_KIND_DISCARD: BangRequestKind.ValueType  # 6
+"""Phase 3 discards."""
+BANG_REQUEST_KIND_DRAW: BangRequestKind.ValueType  # 7
+"""Phase 1 choice."""
+BANG_REQUEST_KIND_KIT_CARLSON: BangRequestKind.ValueType  # 8
+"""Kit Carlson: the card to put back."""
+BANG_REQUEST_KIND_PICK: BangRequestKind.ValueType  # 9
+"""Lucky Duke: the draw! card that counts."""
+Global___BangRequestKind: _TypeAlias = BangRequestKind  # noqa: Y015
+
+class _BangEventKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BangEventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangEventKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BANG_EVENT_KIND_UNSPECIFIED: _BangEventKind.ValueType  # 0
+    """Not set."""
+    BANG_EVENT_KIND_TURN_STARTED: _BangEventKind.ValueType  # 1
+    """A turn started."""
+    BANG_EVENT_KIND_DRAW: _BangEventKind.ValueType  # 2
+    """Cards drawn (ids only for the drawer unless revealed)."""
+    BANG_EVENT_KIND_CHECK: _BangEventKind.ValueType  # 3
+    """A draw! check."""
+    BANG_EVENT_KIND_PLAY: _BangEventKind.ValueType  # 4
+    """A card played."""
+    BANG_EVENT_KIND_RESPOND: _BangEventKind.ValueType  # 5
+    """A card played in answer."""
+    BANG_EVENT_KIND_PASS: _BangEventKind.ValueType  # 6
+    """A request declined."""
+    BANG_EVENT_KIND_DISCARD: _BangEventKind.ValueType  # 7
+    """Cards discarded."""
+    BANG_EVENT_KIND_TAKE: _BangEventKind.ValueType  # 8
+    """Cards taken from a player or the General Store."""
+    BANG_EVENT_KIND_DAMAGE: _BangEventKind.ValueType  # 9
+    """Life lost."""
+    BANG_EVENT_KIND_HEAL: _BangEventKind.ValueType  # 10
+    """Life regained."""
+    BANG_EVENT_KIND_EQUIP: _BangEventKind.ValueType  # 11
+    """A card put in play."""
+    BANG_EVENT_KIND_MOVE: _BangEventKind.ValueType  # 12
+    """A card moved between players' tables (Dynamite)."""
+    BANG_EVENT_KIND_EXPLODE: _BangEventKind.ValueType  # 13
+    """Dynamite exploded."""
+    BANG_EVENT_KIND_JAIL: _BangEventKind.ValueType  # 14
+    """A Jail check."""
+    BANG_EVENT_KIND_BARREL: _BangEventKind.ValueType  # 15
+    """A Barrel check."""
+    BANG_EVENT_KIND_REVEAL: _BangEventKind.ValueType  # 16
+    """Cards revealed (General Store)."""
+    BANG_EVENT_KIND_LOOK: _BangEventKind.ValueType  # 17
+    """Cards looked at (Kit Carlson; ids only to him)."""
+    BANG_EVENT_KIND_PUT_BACK: _BangEventKind.ValueType  # 18
+    """A card put back on the deck."""
+    BANG_EVENT_KIND_CHOOSE: _BangEventKind.ValueType  # 19
+    """A card chosen (Lucky Duke)."""
+    BANG_EVENT_KIND_ELIMINATED: _BangEventKind.ValueType  # 20
+    """A player eliminated; his role is public."""
+    BANG_EVENT_KIND_GAME_OVER: _BangEventKind.ValueType  # 21
+    """The game is over."""
+    BANG_EVENT_KIND_RESHUFFLE: _BangEventKind.ValueType  # 22
+    """The discard pile became the deck."""
+    BANG_EVENT_KIND_END_TURN: _BangEventKind.ValueType  # 23
+    """Phase 2 ended."""
+
+class BangEventKind(_BangEventKind, metaclass=_BangEventKindEnumTypeWrapper):
+    """What happened."""
+
+BANG_EVENT_KIND_UNSPECIFIED: BangEventKind.ValueType  # 0
+"""Not set."""
+BANG_EVENT_KIND_TURN_STARTED: BangEventKind.ValueType  # 1
+"""A turn started."""
+BANG_EVENT_KIND_DRAW: BangEventKind.ValueType  # 2
+"""Cards drawn (ids only for the drawer unless revealed)."""
+BANG_EVENT_KIND_CHECK: BangEventKind.ValueType  # 3
+"""A draw! check."""
+BANG_EVENT_KIND_PLAY: BangEventKind.ValueType  # 4
+"""A card played."""
+BANG_EVENT_KIND_RESPOND: BangEventKind.ValueType  # 5
+"""A card played in answer."""
+BANG_EVENT_KIND_PASS: BangEventKind.ValueType  # 6
+"""A request declined."""
+BANG_EVENT_KIND_DISCARD: BangEventKind.ValueType  # 7
+"""Cards discarded."""
+BANG_EVENT_KIND_TAKE: BangEventKind.ValueType  # 8
+"""Cards taken from a player or the General Store."""
+BANG_EVENT_KIND_DAMAGE: BangEventKind.ValueType  # 9
+"""Life lost."""
+BANG_EVENT_KIND_HEAL: BangEventKind.ValueType  # 10
+"""Life regained."""
+BANG_EVENT_KIND_EQUIP: BangEventKind.ValueType  # 11
+"""A card put in play."""
+BANG_EVENT_KIND_MOVE: BangEventKind.ValueType  # 12
+"""A card moved between players' tables (Dynamite)."""
+BANG_EVENT_KIND_EXPLODE: BangEventKind.ValueType  # 13
+"""Dynamite exploded."""
+BANG_EVENT_KIND_JAIL: BangEventKind.ValueType  # 14
+"""A Jail check."""
+BANG_EVENT_KIND_BARREL: BangEventKind.ValueType  # 15
+"""A Barrel check."""
+BANG_EVENT_KIND_REVEAL: BangEventKind.ValueType  # 16
+"""Cards revealed (General Store)."""
+BANG_EVENT_KIND_LOOK: BangEventKind.ValueType  # 17
+"""Cards looked at (Kit Carlson; ids only to him)."""
+BANG_EVENT_KIND_PUT_BACK: BangEventKind.ValueType  # 18
+"""A card put back on the deck."""
+BANG_EVENT_KIND_CHOOSE: BangEventKind.ValueType  # 19
+"""A card chosen (Lucky Duke)."""
+BANG_EVENT_KIND_ELIMINATED: BangEventKind.ValueType  # 20
+"""A player eliminated; his role is public."""
+BANG_EVENT_KIND_GAME_OVER: BangEventKind.ValueType  # 21
+"""The game is over."""
+BANG_EVENT_KIND_RESHUFFLE: BangEventKind.ValueType  # 22
+"""The discard pile became the deck."""
+BANG_EVENT_KIND_END_TURN: BangEventKind.ValueType  # 23
+"""Phase 2 ended."""
+Global___BangEventKind: _TypeAlias = BangEventKind  # noqa: Y015
+
 @_typing.final
 class BangOptions(_message.Message):
     """Options of a BANG! game."""
@@ -72,8 +360,187 @@ class BangOptions(_message.Message):
 Global___BangOptions: _TypeAlias = BangOptions  # noqa: Y015
 
 @_typing.final
+class BangCard(_message.Message):
+    """A physical card."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    SUIT_FIELD_NUMBER: _builtins.int
+    RANK_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """Stable id, for example "base.bang.2c"."""
+    name: _builtins.str
+    """Card name key, for example "bang", "missed", "mustang"."""
+    suit: Global___BangSuit.ValueType
+    """Printed suit."""
+    rank: _builtins.str
+    """Printed rank: 2..10, J, Q, K, A."""
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        suit: Global___BangSuit.ValueType = ...,
+        rank: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["id", b"id", "name", b"name", "rank", b"rank", "suit", b"suit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangCard: _TypeAlias = BangCard  # noqa: Y015
+
+@_typing.final
 class BangAction(_message.Message):
     """A BANG! action."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLAY_FIELD_NUMBER: _builtins.int
+    RESPOND_FIELD_NUMBER: _builtins.int
+    BARREL_FIELD_NUMBER: _builtins.int
+    PASS_FIELD_NUMBER: _builtins.int
+    CHOOSE_FIELD_NUMBER: _builtins.int
+    DRAW_FIELD_NUMBER: _builtins.int
+    DISCARD_FIELD_NUMBER: _builtins.int
+    ABILITY_FIELD_NUMBER: _builtins.int
+    END_TURN_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def play(self) -> Global___BangPlayCard:
+        """Play a card in phase 2."""
+
+    @_builtins.property
+    def respond(self) -> Global___BangRespond:
+        """Answer the pending request with a card from hand."""
+
+    @_builtins.property
+    def barrel(self) -> Global___BangUseBarrel:
+        """Draw! for a Barrel."""
+
+    @_builtins.property
+    def choose(self) -> Global___BangChoose:
+        """Pick a card offered by the pending request."""
+
+    @_builtins.property
+    def draw(self) -> Global___BangDrawFrom:
+        """A phase 1 choice (Jesse Jones, Pedro Ramirez)."""
+
+    @_builtins.property
+    def discard(self) -> Global___BangDiscard:
+        """Phase 3: discard one card."""
+
+    @_builtins.property
+    def ability(self) -> Global___BangUseAbility:
+        """An activated ability (Sid Ketchum)."""
+
+    @_builtins.property
+    def end_turn(self) -> Global___BangEndTurn:
+        """End phase 2."""
+
+    def __init__(
+        self,
+        *,
+        play: Global___BangPlayCard | None = ...,
+        respond: Global___BangRespond | None = ...,
+        barrel: Global___BangUseBarrel | None = ...,
+        choose: Global___BangChoose | None = ...,
+        draw: Global___BangDrawFrom | None = ...,
+        discard: Global___BangDiscard | None = ...,
+        ability: Global___BangUseAbility | None = ...,
+        end_turn: Global___BangEndTurn | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___BangAction: _TypeAlias = BangAction  # noqa: Y015
+
+@_typing.final
+class BangPlayCard(_message.Message):
+    """Play a card from hand."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    TARGET_SEAT_FIELD_NUMBER: _builtins.int
+    PICK_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """Card id."""
+    target_seat: _builtins.int
+    """Target seat, for targeted cards."""
+    pick: _builtins.str
+    """Panic! and Cat Balou: "hand" (a random card) or the id of a card the target has in play."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+        target_seat: _builtins.int | None = ...,
+        pick: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "target_seat", b"target_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "card", b"card", "pick", b"pick", "target_seat", b"target_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__target_seat: _TypeAlias = _typing.Literal["target_seat"]  # noqa: Y015
+    _WhichOneofArgType__target_seat: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__target_seat) -> _WhichOneofReturnType__target_seat | None: ...
+
+Global___BangPlayCard: _TypeAlias = BangPlayCard  # noqa: Y015
+
+@_typing.final
+class BangRespond(_message.Message):
+    """Answer with a card from hand (Missed!, Beer, BANG!)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """Card id."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangRespond: _TypeAlias = BangRespond  # noqa: Y015
+
+@_typing.final
+class BangUseBarrel(_message.Message):
+    """Draw! for a Barrel."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """The Barrel in play; empty for Jourdonnais' own Barrel."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangUseBarrel: _TypeAlias = BangUseBarrel  # noqa: Y015
+
+@_typing.final
+class BangPass(_message.Message):
+    """Decline: take the hit."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -86,7 +553,243 @@ class BangAction(_message.Message):
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___BangAction: _TypeAlias = BangAction  # noqa: Y015
+Global___BangPass: _TypeAlias = BangPass  # noqa: Y015
+
+@_typing.final
+class BangChoose(_message.Message):
+    """Pick an offered card."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """Card id."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangChoose: _TypeAlias = BangChoose  # noqa: Y015
+
+@_typing.final
+class BangDrawFrom(_message.Message):
+    """A phase 1 choice."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SOURCE_FIELD_NUMBER: _builtins.int
+    TARGET_SEAT_FIELD_NUMBER: _builtins.int
+    source: Global___BangDrawSource.ValueType
+    """Source of the first card."""
+    target_seat: _builtins.int
+    """The player to draw from, with BANG_DRAW_SOURCE_PLAYER."""
+    def __init__(
+        self,
+        *,
+        source: Global___BangDrawSource.ValueType = ...,
+        target_seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "target_seat", b"target_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "source", b"source", "target_seat", b"target_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__target_seat: _TypeAlias = _typing.Literal["target_seat"]  # noqa: Y015
+    _WhichOneofArgType__target_seat: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__target_seat) -> _WhichOneofReturnType__target_seat | None: ...
+
+Global___BangDrawFrom: _TypeAlias = BangDrawFrom  # noqa: Y015
+
+@_typing.final
+class BangDiscard(_message.Message):
+    """Discard one card in phase 3."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """Card id."""
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangDiscard: _TypeAlias = BangDiscard  # noqa: Y015
+
+@_typing.final
+class BangUseAbility(_message.Message):
+    """Use an activated ability."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Cards discarded to pay for it."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangUseAbility: _TypeAlias = BangUseAbility  # noqa: Y015
+
+@_typing.final
+class BangEndTurn(_message.Message):
+    """End phase 2."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangEndTurn: _TypeAlias = BangEndTurn  # noqa: Y015
+
+@_typing.final
+class BangRequest(_message.Message):
+    """A decision the game waits for."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SOURCE_SEAT_FIELD_NUMBER: _builtins.int
+    SOURCE_CARD_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    MISSED_NEEDED_FIELD_NUMBER: _builtins.int
+    MISSED_PLAYED_FIELD_NUMBER: _builtins.int
+    BARRELS_USED_FIELD_NUMBER: _builtins.int
+    OPPONENT_SEAT_FIELD_NUMBER: _builtins.int
+    HIDDEN_CARD_COUNT_FIELD_NUMBER: _builtins.int
+    kind: Global___BangRequestKind.ValueType
+    """What is asked."""
+    seat: _builtins.int
+    """Who must answer."""
+    source_seat: _builtins.int
+    """Who caused it."""
+    missed_needed: _builtins.int
+    """Missed! effects needed to cancel the shot."""
+    missed_played: _builtins.int
+    """Missed! effects played so far."""
+    opponent_seat: _builtins.int
+    """The other duellist."""
+    hidden_card_count: _builtins.int
+    """Cards offered but hidden from the viewer."""
+    @_builtins.property
+    def source_card(self) -> Global___BangCard:
+        """The card that caused it."""
+
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCard]:
+        """Cards offered (General Store, Lucky Duke; Kit Carlson's only to him)."""
+
+    @_builtins.property
+    def barrels_used(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Barrels already drawn for this shot (card ids; "character" for Jourdonnais)."""
+
+    def __init__(
+        self,
+        *,
+        kind: Global___BangRequestKind.ValueType = ...,
+        seat: _builtins.int = ...,
+        source_seat: _builtins.int | None = ...,
+        source_card: Global___BangCard | None = ...,
+        cards: _abc.Iterable[Global___BangCard] | None = ...,
+        missed_needed: _builtins.int = ...,
+        missed_played: _builtins.int = ...,
+        barrels_used: _abc.Iterable[_builtins.str] | None = ...,
+        opponent_seat: _builtins.int | None = ...,
+        hidden_card_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "opponent_seat", b"opponent_seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "barrels_used", b"barrels_used", "cards", b"cards", "hidden_card_count", b"hidden_card_count", "kind", b"kind", "missed_needed", b"missed_needed", "missed_played", b"missed_played", "opponent_seat", b"opponent_seat", "seat", b"seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__opponent_seat: _TypeAlias = _typing.Literal["opponent_seat"]  # noqa: Y015
+    _WhichOneofArgType__opponent_seat: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat"]  # noqa: Y015
+    _WhichOneofReturnType__source_seat: _TypeAlias = _typing.Literal["source_seat"]  # noqa: Y015
+    _WhichOneofArgType__source_seat: _TypeAlias = _typing.Literal["_source_seat", b"_source_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__opponent_seat) -> _WhichOneofReturnType__opponent_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__source_seat) -> _WhichOneofReturnType__source_seat | None: ...
+
+Global___BangRequest: _TypeAlias = BangRequest  # noqa: Y015
+
+@_typing.final
+class BangPlayer(_message.Message):
+    """A player at the table, as the viewer may see him."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CHARACTER_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    LIFE_FIELD_NUMBER: _builtins.int
+    MAX_LIFE_FIELD_NUMBER: _builtins.int
+    HAND_COUNT_FIELD_NUMBER: _builtins.int
+    IN_PLAY_FIELD_NUMBER: _builtins.int
+    ALIVE_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """Seat index."""
+    character: _builtins.str
+    """Character key."""
+    role: Global___BangRole.ValueType
+    """Role, when the viewer may see it."""
+    life: _builtins.int
+    """Current life."""
+    max_life: _builtins.int
+    """Maximum life."""
+    hand_count: _builtins.int
+    """Cards in hand."""
+    alive: _builtins.bool
+    """False once eliminated."""
+    @_builtins.property
+    def in_play(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCard]:
+        """Cards in play in front of him."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        character: _builtins.str = ...,
+        role: Global___BangRole.ValueType = ...,
+        life: _builtins.int = ...,
+        max_life: _builtins.int = ...,
+        hand_count: _builtins.int = ...,
+        in_play: _abc.Iterable[Global___BangCard] | None = ...,
+        alive: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "character", b"character", "hand_count", b"hand_count", "in_play", b"in_play", "life", b"life", "max_life", b"max_life", "role", b"role", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangPlayer: _TypeAlias = BangPlayer  # noqa: Y015
 
 @_typing.final
 class BangView(_message.Message):
@@ -94,14 +797,81 @@ class BangView(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    VIEWER_SEAT_FIELD_NUMBER: _builtins.int
+    TURN_SEAT_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    TURN_NUMBER_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    HAND_FIELD_NUMBER: _builtins.int
+    DECK_COUNT_FIELD_NUMBER: _builtins.int
+    DISCARD_COUNT_FIELD_NUMBER: _builtins.int
+    DISCARD_TOP_FIELD_NUMBER: _builtins.int
+    PENDING_FIELD_NUMBER: _builtins.int
+    WINNERS_FIELD_NUMBER: _builtins.int
+    BANGS_PLAYED_FIELD_NUMBER: _builtins.int
+    TO_ACT_FIELD_NUMBER: _builtins.int
+    viewer_seat: _builtins.int
+    """The viewing seat; unset for a spectator."""
+    turn_seat: _builtins.int
+    """Whose turn it is."""
+    phase: Global___BangPhase.ValueType
+    """Phase of the turn."""
+    turn_number: _builtins.int
+    """Turns started so far."""
+    deck_count: _builtins.int
+    """Cards left in the deck (its order is never sent)."""
+    discard_count: _builtins.int
+    """Cards in the discard pile."""
+    bangs_played: _builtins.int
+    """BANG! cards played this turn."""
+    @_builtins.property
+    def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangPlayer]:
+        """Every player."""
+
+    @_builtins.property
+    def hand(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCard]:
+        """The viewer's hand."""
+
+    @_builtins.property
+    def discard_top(self) -> Global___BangCard:
+        """The top of the discard pile."""
+
+    @_builtins.property
+    def pending(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangRequest]:
+        """Pending requests, the one to answer first last."""
+
+    @_builtins.property
+    def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Winners, once the game is over."""
+
+    @_builtins.property
+    def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Seats whose decision is awaited."""
+
     def __init__(
         self,
+        *,
+        viewer_seat: _builtins.int | None = ...,
+        turn_seat: _builtins.int = ...,
+        phase: Global___BangPhase.ValueType = ...,
+        turn_number: _builtins.int = ...,
+        players: _abc.Iterable[Global___BangPlayer] | None = ...,
+        hand: _abc.Iterable[Global___BangCard] | None = ...,
+        deck_count: _builtins.int = ...,
+        discard_count: _builtins.int = ...,
+        discard_top: Global___BangCard | None = ...,
+        pending: _abc.Iterable[Global___BangRequest] | None = ...,
+        winners: _abc.Iterable[_builtins.int] | None = ...,
+        bangs_played: _builtins.int = ...,
+        to_act: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "discard_top", b"discard_top", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "bangs_played", b"bangs_played", "deck_count", b"deck_count", "discard_count", b"discard_count", "discard_top", b"discard_top", "hand", b"hand", "pending", b"pending", "phase", b"phase", "players", b"players", "to_act", b"to_act", "turn_number", b"turn_number", "turn_seat", b"turn_seat", "viewer_seat", b"viewer_seat", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
+    _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__viewer_seat) -> _WhichOneofReturnType__viewer_seat | None: ...
 
 Global___BangView: _TypeAlias = BangView  # noqa: Y015
 
@@ -111,13 +881,70 @@ class BangEvent(_message.Message):
 
     DESCRIPTOR: _descriptor.Descriptor
 
+    KIND_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    OTHER_SEAT_FIELD_NUMBER: _builtins.int
+    CARDS_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    AMOUNT_FIELD_NUMBER: _builtins.int
+    LIFE_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    SUCCESS_FIELD_NUMBER: _builtins.int
+    ROLES_FIELD_NUMBER: _builtins.int
+    kind: Global___BangEventKind.ValueType
+    """What happened."""
+    seat: _builtins.int
+    """The acting or affected seat."""
+    other_seat: _builtins.int
+    """The other seat involved (target, source, taker's victim)."""
+    count: _builtins.int
+    """How many cards were involved (also when hidden)."""
+    amount: _builtins.int
+    """Life lost or regained."""
+    life: _builtins.int
+    """Life after the change."""
+    reason: _builtins.str
+    """Why: the card, ability or check behind it ("beer", "jail", "reward", "hand", ...)."""
+    role: Global___BangRole.ValueType
+    """The role revealed at elimination."""
+    success: _builtins.bool
+    """Outcome of a check."""
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCard]:
+        """Cards involved, when the receiving seat may see them."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Winners (game over)."""
+
+    @_builtins.property
+    def roles(self) -> _containers.RepeatedScalarFieldContainer[Global___BangRole.ValueType]:
+        """Every role by seat (game over)."""
+
     def __init__(
         self,
+        *,
+        kind: Global___BangEventKind.ValueType = ...,
+        seat: _builtins.int = ...,
+        other_seat: _builtins.int | None = ...,
+        cards: _abc.Iterable[Global___BangCard] | None = ...,
+        count: _builtins.int = ...,
+        amount: _builtins.int = ...,
+        life: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        role: Global___BangRole.ValueType = ...,
+        seats: _abc.Iterable[_builtins.int] | None = ...,
+        success: _builtins.bool = ...,
+        roles: _abc.Iterable[Global___BangRole.ValueType] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_other_seat", b"_other_seat", "other_seat", b"other_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_other_seat", b"_other_seat", "amount", b"amount", "cards", b"cards", "count", b"count", "kind", b"kind", "life", b"life", "other_seat", b"other_seat", "reason", b"reason", "role", b"role", "roles", b"roles", "seat", b"seat", "seats", b"seats", "success", b"success"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__other_seat: _TypeAlias = _typing.Literal["other_seat"]  # noqa: Y015
+    _WhichOneofArgType__other_seat: _TypeAlias = _typing.Literal["_other_seat", b"_other_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__other_seat) -> _WhichOneofReturnType__other_seat | None: ...
 
 Global___BangEvent: _TypeAlias = BangEvent  # noqa: Y015

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/bang.proto.
  */
 export const file_tabletop_v1_bang: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSJZCgtCYW5nT3B0aW9ucxIuCgpleHBhbnNpb25zGAEgAygOMhoudGFibGV0b3AudjEuQmFuZ0V4cGFuc2lvbhIaChJzaGVyaWZmX2V4dHJhX2NhcmQYAiABKAgiDAoKQmFuZ0FjdGlvbiIKCghCYW5nVmlldyILCglCYW5nRXZlbnQqdgoNQmFuZ0V4cGFuc2lvbhIeChpCQU5HX0VYUEFOU0lPTl9VTlNQRUNJRklFRBAAEh0KGUJBTkdfRVhQQU5TSU9OX0RPREdFX0NJVFkQARImCiJCQU5HX0VYUEFOU0lPTl9BUk1FRF9BTkRfREFOR0VST1VTEAJiBnByb3RvMw");
+  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSJZCgtCYW5nT3B0aW9ucxIuCgpleHBhbnNpb25zGAEgAygOMhoudGFibGV0b3AudjEuQmFuZ0V4cGFuc2lvbhIaChJzaGVyaWZmX2V4dHJhX2NhcmQYAiABKAgiVwoIQmFuZ0NhcmQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIjCgRzdWl0GAMgASgOMhUudGFibGV0b3AudjEuQmFuZ1N1aXQSDAoEcmFuaxgEIAEoCSKiAwoKQmFuZ0FjdGlvbhIpCgRwbGF5GAEgASgLMhkudGFibGV0b3AudjEuQmFuZ1BsYXlDYXJkSAASKwoHcmVzcG9uZBgCIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdSZXNwb25kSAASLAoGYmFycmVsGAMgASgLMhoudGFibGV0b3AudjEuQmFuZ1VzZUJhcnJlbEgAEiUKBHBhc3MYBCABKAsyFS50YWJsZXRvcC52MS5CYW5nUGFzc0gAEikKBmNob29zZRgFIAEoCzIXLnRhYmxldG9wLnYxLkJhbmdDaG9vc2VIABIpCgRkcmF3GAYgASgLMhkudGFibGV0b3AudjEuQmFuZ0RyYXdGcm9tSAASKwoHZGlzY2FyZBgHIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdEaXNjYXJkSAASLgoHYWJpbGl0eRgIIAEoCzIbLnRhYmxldG9wLnYxLkJhbmdVc2VBYmlsaXR5SAASLAoIZW5kX3R1cm4YCSABKAsyGC50YWJsZXRvcC52MS5CYW5nRW5kVHVybkgAQgYKBGtpbmQiVAoMQmFuZ1BsYXlDYXJkEgwKBGNhcmQYASABKAkSGAoLdGFyZ2V0X3NlYXQYAiABKAVIAIgBARIMCgRwaWNrGAMgASgJQg4KDF90YXJnZXRfc2VhdCIbCgtCYW5nUmVzcG9uZBIMCgRjYXJkGAEgASgJIh0KDUJhbmdVc2VCYXJyZWwSDAoEY2FyZBgBIAEoCSIKCghCYW5nUGFzcyIaCgpCYW5nQ2hvb3NlEgwKBGNhcmQYASABKAkiZQoMQmFuZ0RyYXdGcm9tEisKBnNvdXJjZRgBIAEoDjIbLnRhYmxldG9wLnYxLkJhbmdEcmF3U291cmNlEhgKC3RhcmdldF9zZWF0GAIgASgFSACIAQFCDgoMX3RhcmdldF9zZWF0IhsKC0JhbmdEaXNjYXJkEgwKBGNhcmQYASABKAkiHwoOQmFuZ1VzZUFiaWxpdHkSDQoFY2FyZHMYASADKAkiDQoLQmFuZ0VuZFR1cm4i0AIKC0JhbmdSZXF1ZXN0EioKBGtpbmQYASABKA4yHC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdEtpbmQSDAoEc2VhdBgCIAEoBRIYCgtzb3VyY2Vfc2VhdBgDIAEoBUgAiAEBEioKC3NvdXJjZV9jYXJkGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSJAoFY2FyZHMYBSADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBIVCg1taXNzZWRfbmVlZGVkGAYgASgFEhUKDW1pc3NlZF9wbGF5ZWQYByABKAUSFAoMYmFycmVsc191c2VkGAggAygJEhoKDW9wcG9uZW50X3NlYXQYCSABKAVIAYgBARIZChFoaWRkZW5fY2FyZF9jb3VudBgKIAEoBUIOCgxfc291cmNlX3NlYXRCEAoOX29wcG9uZW50X3NlYXQivQEKCkJhbmdQbGF5ZXISDAoEc2VhdBgBIAEoBRIRCgljaGFyYWN0ZXIYAiABKAkSIwoEcm9sZRgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEgwKBGxpZmUYBCABKAUSEAoIbWF4X2xpZmUYBSABKAUSEgoKaGFuZF9jb3VudBgGIAEoBRImCgdpbl9wbGF5GAcgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSDQoFYWxpdmUYCCABKAgiiwMKCEJhbmdWaWV3EhgKC3ZpZXdlcl9zZWF0GAEgASgFSACIAQESEQoJdHVybl9zZWF0GAIgASgFEiUKBXBoYXNlGAMgASgOMhYudGFibGV0b3AudjEuQmFuZ1BoYXNlEhMKC3R1cm5fbnVtYmVyGAQgASgFEigKB3BsYXllcnMYBSADKAsyFy50YWJsZXRvcC52MS5CYW5nUGxheWVyEiMKBGhhbmQYBiADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBISCgpkZWNrX2NvdW50GAcgASgFEhUKDWRpc2NhcmRfY291bnQYCCABKAUSKgoLZGlzY2FyZF90b3AYCSABKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBIpCgdwZW5kaW5nGAogAygLMhgudGFibGV0b3AudjEuQmFuZ1JlcXVlc3QSDwoHd2lubmVycxgLIAMoBRIUCgxiYW5nc19wbGF5ZWQYDCABKAUSDgoGdG9fYWN0GA0gAygFQg4KDF92aWV3ZXJfc2VhdCK5AgoJQmFuZ0V2ZW50EigKBGtpbmQYASABKA4yGi50YWJsZXRvcC52MS5CYW5nRXZlbnRLaW5kEgwKBHNlYXQYAiABKAUSFwoKb3RoZXJfc2VhdBgDIAEoBUgAiAEBEiQKBWNhcmRzGAQgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSDQoFY291bnQYBSABKAUSDgoGYW1vdW50GAYgASgFEgwKBGxpZmUYByABKAUSDgoGcmVhc29uGAggASgJEiMKBHJvbGUYCSABKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZRINCgVzZWF0cxgKIAMoBRIPCgdzdWNjZXNzGAsgASgIEiQKBXJvbGVzGAwgAygOMhUudGFibGV0b3AudjEuQmFuZ1JvbGVCDQoLX290aGVyX3NlYXQqdgoNQmFuZ0V4cGFuc2lvbhIeChpCQU5HX0VYUEFOU0lPTl9VTlNQRUNJRklFRBAAEh0KGUJBTkdfRVhQQU5TSU9OX0RPREdFX0NJVFkQARImCiJCQU5HX0VYUEFOU0lPTl9BUk1FRF9BTkRfREFOR0VST1VTEAIqfgoIQmFuZ1N1aXQSGQoVQkFOR19TVUlUX1VOU1BFQ0lGSUVEEAASFAoQQkFOR19TVUlUX0hFQVJUUxABEhYKEkJBTkdfU1VJVF9ESUFNT05EUxACEhMKD0JBTkdfU1VJVF9DTFVCUxADEhQKEEJBTkdfU1VJVF9TUEFERVMQBCqAAQoIQmFuZ1JvbGUSGQoVQkFOR19ST0xFX1VOU1BFQ0lGSUVEEAASFQoRQkFOR19ST0xFX1NIRVJJRkYQARIUChBCQU5HX1JPTEVfREVQVVRZEAISFAoQQkFOR19ST0xFX09VVExBVxADEhYKEkJBTkdfUk9MRV9SRU5FR0FERRAEKpIBCglCYW5nUGhhc2USGgoWQkFOR19QSEFTRV9VTlNQRUNJRklFRBAAEhMKD0JBTkdfUEhBU0VfRFJBVxABEhMKD0JBTkdfUEhBU0VfUExBWRACEhYKEkJBTkdfUEhBU0VfRElTQ0FSRBADEhIKDkJBTkdfUEhBU0VfRU5EEAQSEwoPQkFOR19QSEFTRV9PVkVSEAUqiAEKDkJhbmdEcmF3U291cmNlEiAKHEJBTkdfRFJBV19TT1VSQ0VfVU5TUEVDSUZJRUQQABIZChVCQU5HX0RSQVdfU09VUkNFX0RFQ0sQARIcChhCQU5HX0RSQVdfU09VUkNFX0RJU0NBUkQQAhIbChdCQU5HX0RSQVdfU09VUkNFX1BMQVlFUhADKr8CCg9CYW5nUmVxdWVzdEtpbmQSIQodQkFOR19SRVFVRVNUX0tJTkRfVU5TUEVDSUZJRUQQABIaChZCQU5HX1JFUVVFU1RfS0lORF9CQU5HEAESHQoZQkFOR19SRVFVRVNUX0tJTkRfSU5ESUFOUxACEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0RVRUwQAxIbChdCQU5HX1JFUVVFU1RfS0lORF9EWUlORxAEEhsKF0JBTkdfUkVRVUVTVF9LSU5EX1NUT1JFEAUSHQoZQkFOR19SRVFVRVNUX0tJTkRfRElTQ0FSRBAGEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0RSQVcQBxIhCh1CQU5HX1JFUVVFU1RfS0lORF9LSVRfQ0FSTFNPThAIEhoKFkJBTkdfUkVRVUVTVF9LSU5EX1BJQ0sQCSq5BQoNQmFuZ0V2ZW50S2luZBIfChtCQU5HX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIgChxCQU5HX0VWRU5UX0tJTkRfVFVSTl9TVEFSVEVEEAESGAoUQkFOR19FVkVOVF9LSU5EX0RSQVcQAhIZChVCQU5HX0VWRU5UX0tJTkRfQ0hFQ0sQAxIYChRCQU5HX0VWRU5UX0tJTkRfUExBWRAEEhsKF0JBTkdfRVZFTlRfS0lORF9SRVNQT05EEAUSGAoUQkFOR19FVkVOVF9LSU5EX1BBU1MQBhIbChdCQU5HX0VWRU5UX0tJTkRfRElTQ0FSRBAHEhgKFEJBTkdfRVZFTlRfS0lORF9UQUtFEAgSGgoWQkFOR19FVkVOVF9LSU5EX0RBTUFHRRAJEhgKFEJBTkdfRVZFTlRfS0lORF9IRUFMEAoSGQoVQkFOR19FVkVOVF9LSU5EX0VRVUlQEAsSGAoUQkFOR19FVkVOVF9LSU5EX01PVkUQDBIbChdCQU5HX0VWRU5UX0tJTkRfRVhQTE9ERRANEhgKFEJBTkdfRVZFTlRfS0lORF9KQUlMEA4SGgoWQkFOR19FVkVOVF9LSU5EX0JBUlJFTBAPEhoKFkJBTkdfRVZFTlRfS0lORF9SRVZFQUwQEBIYChRCQU5HX0VWRU5UX0tJTkRfTE9PSxAREhwKGEJBTkdfRVZFTlRfS0lORF9QVVRfQkFDSxASEhoKFkJBTkdfRVZFTlRfS0lORF9DSE9PU0UQExIeChpCQU5HX0VWRU5UX0tJTkRfRUxJTUlOQVRFRBAUEh0KGUJBTkdfRVZFTlRfS0lORF9HQU1FX09WRVIQFRIdChlCQU5HX0VWRU5UX0tJTkRfUkVTSFVGRkxFEBYSHAoYQkFOR19FVkVOVF9LSU5EX0VORF9UVVJOEBdiBnByb3RvMw");
 
 /**
  * Options of a BANG! game.
@@ -43,11 +43,131 @@ export const BangOptionsSchema: GenMessage<BangOptions> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_bang, 0);
 
 /**
+ * A physical card.
+ *
+ * @generated from message tabletop.v1.BangCard
+ */
+export type BangCard = Message<"tabletop.v1.BangCard"> & {
+  /**
+   * Stable id, for example "base.bang.2c".
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Card name key, for example "bang", "missed", "mustang".
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Printed suit.
+   *
+   * @generated from field: tabletop.v1.BangSuit suit = 3;
+   */
+  suit: BangSuit;
+
+  /**
+   * Printed rank: 2..10, J, Q, K, A.
+   *
+   * @generated from field: string rank = 4;
+   */
+  rank: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BangCard.
+ * Use `create(BangCardSchema)` to create a new message.
+ */
+export const BangCardSchema: GenMessage<BangCard> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 1);
+
+/**
  * A BANG! action.
  *
  * @generated from message tabletop.v1.BangAction
  */
 export type BangAction = Message<"tabletop.v1.BangAction"> & {
+  /**
+   * What the seat does.
+   *
+   * @generated from oneof tabletop.v1.BangAction.kind
+   */
+  kind: {
+    /**
+     * Play a card in phase 2.
+     *
+     * @generated from field: tabletop.v1.BangPlayCard play = 1;
+     */
+    value: BangPlayCard;
+    case: "play";
+  } | {
+    /**
+     * Answer the pending request with a card from hand.
+     *
+     * @generated from field: tabletop.v1.BangRespond respond = 2;
+     */
+    value: BangRespond;
+    case: "respond";
+  } | {
+    /**
+     * Draw! for a Barrel.
+     *
+     * @generated from field: tabletop.v1.BangUseBarrel barrel = 3;
+     */
+    value: BangUseBarrel;
+    case: "barrel";
+  } | {
+    /**
+     * Take the hit, lose the Duel, or give up in the dying window.
+     *
+     * @generated from field: tabletop.v1.BangPass pass = 4;
+     */
+    value: BangPass;
+    case: "pass";
+  } | {
+    /**
+     * Pick a card offered by the pending request.
+     *
+     * @generated from field: tabletop.v1.BangChoose choose = 5;
+     */
+    value: BangChoose;
+    case: "choose";
+  } | {
+    /**
+     * A phase 1 choice (Jesse Jones, Pedro Ramirez).
+     *
+     * @generated from field: tabletop.v1.BangDrawFrom draw = 6;
+     */
+    value: BangDrawFrom;
+    case: "draw";
+  } | {
+    /**
+     * Phase 3: discard one card.
+     *
+     * @generated from field: tabletop.v1.BangDiscard discard = 7;
+     */
+    value: BangDiscard;
+    case: "discard";
+  } | {
+    /**
+     * An activated ability (Sid Ketchum).
+     *
+     * @generated from field: tabletop.v1.BangUseAbility ability = 8;
+     */
+    value: BangUseAbility;
+    case: "ability";
+  } | {
+    /**
+     * End phase 2.
+     *
+     * @generated from field: tabletop.v1.BangEndTurn end_turn = 9;
+     */
+    value: BangEndTurn;
+    case: "endTurn";
+  } | { case: undefined; value?: undefined };
 };
 
 /**
@@ -55,7 +175,359 @@ export type BangAction = Message<"tabletop.v1.BangAction"> & {
  * Use `create(BangActionSchema)` to create a new message.
  */
 export const BangActionSchema: GenMessage<BangAction> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 1);
+  messageDesc(file_tabletop_v1_bang, 2);
+
+/**
+ * Play a card from hand.
+ *
+ * @generated from message tabletop.v1.BangPlayCard
+ */
+export type BangPlayCard = Message<"tabletop.v1.BangPlayCard"> & {
+  /**
+   * Card id.
+   *
+   * @generated from field: string card = 1;
+   */
+  card: string;
+
+  /**
+   * Target seat, for targeted cards.
+   *
+   * @generated from field: optional int32 target_seat = 2;
+   */
+  targetSeat?: number | undefined;
+
+  /**
+   * Panic! and Cat Balou: "hand" (a random card) or the id of a card the target has in play.
+   *
+   * @generated from field: string pick = 3;
+   */
+  pick: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BangPlayCard.
+ * Use `create(BangPlayCardSchema)` to create a new message.
+ */
+export const BangPlayCardSchema: GenMessage<BangPlayCard> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 3);
+
+/**
+ * Answer with a card from hand (Missed!, Beer, BANG!).
+ *
+ * @generated from message tabletop.v1.BangRespond
+ */
+export type BangRespond = Message<"tabletop.v1.BangRespond"> & {
+  /**
+   * Card id.
+   *
+   * @generated from field: string card = 1;
+   */
+  card: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BangRespond.
+ * Use `create(BangRespondSchema)` to create a new message.
+ */
+export const BangRespondSchema: GenMessage<BangRespond> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 4);
+
+/**
+ * Draw! for a Barrel.
+ *
+ * @generated from message tabletop.v1.BangUseBarrel
+ */
+export type BangUseBarrel = Message<"tabletop.v1.BangUseBarrel"> & {
+  /**
+   * The Barrel in play; empty for Jourdonnais' own Barrel.
+   *
+   * @generated from field: string card = 1;
+   */
+  card: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BangUseBarrel.
+ * Use `create(BangUseBarrelSchema)` to create a new message.
+ */
+export const BangUseBarrelSchema: GenMessage<BangUseBarrel> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 5);
+
+/**
+ * Decline: take the hit.
+ *
+ * @generated from message tabletop.v1.BangPass
+ */
+export type BangPass = Message<"tabletop.v1.BangPass"> & {
+};
+
+/**
+ * Describes the message tabletop.v1.BangPass.
+ * Use `create(BangPassSchema)` to create a new message.
+ */
+export const BangPassSchema: GenMessage<BangPass> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 6);
+
+/**
+ * Pick an offered card.
+ *
+ * @generated from message tabletop.v1.BangChoose
+ */
+export type BangChoose = Message<"tabletop.v1.BangChoose"> & {
+  /**
+   * Card id.
+   *
+   * @generated from field: string card = 1;
+   */
+  card: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BangChoose.
+ * Use `create(BangChooseSchema)` to create a new message.
+ */
+export const BangChooseSchema: GenMessage<BangChoose> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 7);
+
+/**
+ * A phase 1 choice.
+ *
+ * @generated from message tabletop.v1.BangDrawFrom
+ */
+export type BangDrawFrom = Message<"tabletop.v1.BangDrawFrom"> & {
+  /**
+   * Source of the first card.
+   *
+   * @generated from field: tabletop.v1.BangDrawSource source = 1;
+   */
+  source: BangDrawSource;
+
+  /**
+   * The player to draw from, with BANG_DRAW_SOURCE_PLAYER.
+   *
+   * @generated from field: optional int32 target_seat = 2;
+   */
+  targetSeat?: number | undefined;
+};
+
+/**
+ * Describes the message tabletop.v1.BangDrawFrom.
+ * Use `create(BangDrawFromSchema)` to create a new message.
+ */
+export const BangDrawFromSchema: GenMessage<BangDrawFrom> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 8);
+
+/**
+ * Discard one card in phase 3.
+ *
+ * @generated from message tabletop.v1.BangDiscard
+ */
+export type BangDiscard = Message<"tabletop.v1.BangDiscard"> & {
+  /**
+   * Card id.
+   *
+   * @generated from field: string card = 1;
+   */
+  card: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BangDiscard.
+ * Use `create(BangDiscardSchema)` to create a new message.
+ */
+export const BangDiscardSchema: GenMessage<BangDiscard> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 9);
+
+/**
+ * Use an activated ability.
+ *
+ * @generated from message tabletop.v1.BangUseAbility
+ */
+export type BangUseAbility = Message<"tabletop.v1.BangUseAbility"> & {
+  /**
+   * Cards discarded to pay for it.
+   *
+   * @generated from field: repeated string cards = 1;
+   */
+  cards: string[];
+};
+
+/**
+ * Describes the message tabletop.v1.BangUseAbility.
+ * Use `create(BangUseAbilitySchema)` to create a new message.
+ */
+export const BangUseAbilitySchema: GenMessage<BangUseAbility> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 10);
+
+/**
+ * End phase 2.
+ *
+ * @generated from message tabletop.v1.BangEndTurn
+ */
+export type BangEndTurn = Message<"tabletop.v1.BangEndTurn"> & {
+};
+
+/**
+ * Describes the message tabletop.v1.BangEndTurn.
+ * Use `create(BangEndTurnSchema)` to create a new message.
+ */
+export const BangEndTurnSchema: GenMessage<BangEndTurn> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 11);
+
+/**
+ * A decision the game waits for.
+ *
+ * @generated from message tabletop.v1.BangRequest
+ */
+export type BangRequest = Message<"tabletop.v1.BangRequest"> & {
+  /**
+   * What is asked.
+   *
+   * @generated from field: tabletop.v1.BangRequestKind kind = 1;
+   */
+  kind: BangRequestKind;
+
+  /**
+   * Who must answer.
+   *
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * Who caused it.
+   *
+   * @generated from field: optional int32 source_seat = 3;
+   */
+  sourceSeat?: number | undefined;
+
+  /**
+   * The card that caused it.
+   *
+   * @generated from field: tabletop.v1.BangCard source_card = 4;
+   */
+  sourceCard?: BangCard | undefined;
+
+  /**
+   * Cards offered (General Store, Lucky Duke; Kit Carlson's only to him).
+   *
+   * @generated from field: repeated tabletop.v1.BangCard cards = 5;
+   */
+  cards: BangCard[];
+
+  /**
+   * Missed! effects needed to cancel the shot.
+   *
+   * @generated from field: int32 missed_needed = 6;
+   */
+  missedNeeded: number;
+
+  /**
+   * Missed! effects played so far.
+   *
+   * @generated from field: int32 missed_played = 7;
+   */
+  missedPlayed: number;
+
+  /**
+   * Barrels already drawn for this shot (card ids; "character" for Jourdonnais).
+   *
+   * @generated from field: repeated string barrels_used = 8;
+   */
+  barrelsUsed: string[];
+
+  /**
+   * The other duellist.
+   *
+   * @generated from field: optional int32 opponent_seat = 9;
+   */
+  opponentSeat?: number | undefined;
+
+  /**
+   * Cards offered but hidden from the viewer.
+   *
+   * @generated from field: int32 hidden_card_count = 10;
+   */
+  hiddenCardCount: number;
+};
+
+/**
+ * Describes the message tabletop.v1.BangRequest.
+ * Use `create(BangRequestSchema)` to create a new message.
+ */
+export const BangRequestSchema: GenMessage<BangRequest> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 12);
+
+/**
+ * A player at the table, as the viewer may see him.
+ *
+ * @generated from message tabletop.v1.BangPlayer
+ */
+export type BangPlayer = Message<"tabletop.v1.BangPlayer"> & {
+  /**
+   * Seat index.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Character key.
+   *
+   * @generated from field: string character = 2;
+   */
+  character: string;
+
+  /**
+   * Role, when the viewer may see it.
+   *
+   * @generated from field: tabletop.v1.BangRole role = 3;
+   */
+  role: BangRole;
+
+  /**
+   * Current life.
+   *
+   * @generated from field: int32 life = 4;
+   */
+  life: number;
+
+  /**
+   * Maximum life.
+   *
+   * @generated from field: int32 max_life = 5;
+   */
+  maxLife: number;
+
+  /**
+   * Cards in hand.
+   *
+   * @generated from field: int32 hand_count = 6;
+   */
+  handCount: number;
+
+  /**
+   * Cards in play in front of him.
+   *
+   * @generated from field: repeated tabletop.v1.BangCard in_play = 7;
+   */
+  inPlay: BangCard[];
+
+  /**
+   * False once eliminated.
+   *
+   * @generated from field: bool alive = 8;
+   */
+  alive: boolean;
+};
+
+/**
+ * Describes the message tabletop.v1.BangPlayer.
+ * Use `create(BangPlayerSchema)` to create a new message.
+ */
+export const BangPlayerSchema: GenMessage<BangPlayer> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 13);
 
 /**
  * A seat's (or a spectator's) view of a BANG! game.
@@ -63,6 +535,96 @@ export const BangActionSchema: GenMessage<BangAction> = /*@__PURE__*/
  * @generated from message tabletop.v1.BangView
  */
 export type BangView = Message<"tabletop.v1.BangView"> & {
+  /**
+   * The viewing seat; unset for a spectator.
+   *
+   * @generated from field: optional int32 viewer_seat = 1;
+   */
+  viewerSeat?: number | undefined;
+
+  /**
+   * Whose turn it is.
+   *
+   * @generated from field: int32 turn_seat = 2;
+   */
+  turnSeat: number;
+
+  /**
+   * Phase of the turn.
+   *
+   * @generated from field: tabletop.v1.BangPhase phase = 3;
+   */
+  phase: BangPhase;
+
+  /**
+   * Turns started so far.
+   *
+   * @generated from field: int32 turn_number = 4;
+   */
+  turnNumber: number;
+
+  /**
+   * Every player.
+   *
+   * @generated from field: repeated tabletop.v1.BangPlayer players = 5;
+   */
+  players: BangPlayer[];
+
+  /**
+   * The viewer's hand.
+   *
+   * @generated from field: repeated tabletop.v1.BangCard hand = 6;
+   */
+  hand: BangCard[];
+
+  /**
+   * Cards left in the deck (its order is never sent).
+   *
+   * @generated from field: int32 deck_count = 7;
+   */
+  deckCount: number;
+
+  /**
+   * Cards in the discard pile.
+   *
+   * @generated from field: int32 discard_count = 8;
+   */
+  discardCount: number;
+
+  /**
+   * The top of the discard pile.
+   *
+   * @generated from field: tabletop.v1.BangCard discard_top = 9;
+   */
+  discardTop?: BangCard | undefined;
+
+  /**
+   * Pending requests, the one to answer first last.
+   *
+   * @generated from field: repeated tabletop.v1.BangRequest pending = 10;
+   */
+  pending: BangRequest[];
+
+  /**
+   * Winners, once the game is over.
+   *
+   * @generated from field: repeated int32 winners = 11;
+   */
+  winners: number[];
+
+  /**
+   * BANG! cards played this turn.
+   *
+   * @generated from field: int32 bangs_played = 12;
+   */
+  bangsPlayed: number;
+
+  /**
+   * Seats whose decision is awaited.
+   *
+   * @generated from field: repeated int32 to_act = 13;
+   */
+  toAct: number[];
 };
 
 /**
@@ -70,7 +632,7 @@ export type BangView = Message<"tabletop.v1.BangView"> & {
  * Use `create(BangViewSchema)` to create a new message.
  */
 export const BangViewSchema: GenMessage<BangView> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 2);
+  messageDesc(file_tabletop_v1_bang, 14);
 
 /**
  * A BANG! event.
@@ -78,6 +640,89 @@ export const BangViewSchema: GenMessage<BangView> = /*@__PURE__*/
  * @generated from message tabletop.v1.BangEvent
  */
 export type BangEvent = Message<"tabletop.v1.BangEvent"> & {
+  /**
+   * What happened.
+   *
+   * @generated from field: tabletop.v1.BangEventKind kind = 1;
+   */
+  kind: BangEventKind;
+
+  /**
+   * The acting or affected seat.
+   *
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The other seat involved (target, source, taker's victim).
+   *
+   * @generated from field: optional int32 other_seat = 3;
+   */
+  otherSeat?: number | undefined;
+
+  /**
+   * Cards involved, when the receiving seat may see them.
+   *
+   * @generated from field: repeated tabletop.v1.BangCard cards = 4;
+   */
+  cards: BangCard[];
+
+  /**
+   * How many cards were involved (also when hidden).
+   *
+   * @generated from field: int32 count = 5;
+   */
+  count: number;
+
+  /**
+   * Life lost or regained.
+   *
+   * @generated from field: int32 amount = 6;
+   */
+  amount: number;
+
+  /**
+   * Life after the change.
+   *
+   * @generated from field: int32 life = 7;
+   */
+  life: number;
+
+  /**
+   * Why: the card, ability or check behind it ("beer", "jail", "reward", "hand", ...).
+   *
+   * @generated from field: string reason = 8;
+   */
+  reason: string;
+
+  /**
+   * The role revealed at elimination.
+   *
+   * @generated from field: tabletop.v1.BangRole role = 9;
+   */
+  role: BangRole;
+
+  /**
+   * Winners (game over).
+   *
+   * @generated from field: repeated int32 seats = 10;
+   */
+  seats: number[];
+
+  /**
+   * Outcome of a check.
+   *
+   * @generated from field: bool success = 11;
+   */
+  success: boolean;
+
+  /**
+   * Every role by seat (game over).
+   *
+   * @generated from field: repeated tabletop.v1.BangRole roles = 12;
+   */
+  roles: BangRole[];
 };
 
 /**
@@ -85,7 +730,7 @@ export type BangEvent = Message<"tabletop.v1.BangEvent"> & {
  * Use `create(BangEventSchema)` to create a new message.
  */
 export const BangEventSchema: GenMessage<BangEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 3);
+  messageDesc(file_tabletop_v1_bang, 15);
 
 /**
  * An expansion of BANG!.
@@ -120,4 +765,460 @@ export enum BangExpansion {
  */
 export const BangExpansionSchema: GenEnum<BangExpansion> = /*@__PURE__*/
   enumDesc(file_tabletop_v1_bang, 0);
+
+/**
+ * A card suit.
+ *
+ * @generated from enum tabletop.v1.BangSuit
+ */
+export enum BangSuit {
+  /**
+   * Not set (a hidden card).
+   *
+   * @generated from enum value: BANG_SUIT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Hearts.
+   *
+   * @generated from enum value: BANG_SUIT_HEARTS = 1;
+   */
+  HEARTS = 1,
+
+  /**
+   * Diamonds.
+   *
+   * @generated from enum value: BANG_SUIT_DIAMONDS = 2;
+   */
+  DIAMONDS = 2,
+
+  /**
+   * Clubs.
+   *
+   * @generated from enum value: BANG_SUIT_CLUBS = 3;
+   */
+  CLUBS = 3,
+
+  /**
+   * Spades.
+   *
+   * @generated from enum value: BANG_SUIT_SPADES = 4;
+   */
+  SPADES = 4,
+}
+
+/**
+ * Describes the enum tabletop.v1.BangSuit.
+ */
+export const BangSuitSchema: GenEnum<BangSuit> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_bang, 1);
+
+/**
+ * A role card.
+ *
+ * @generated from enum tabletop.v1.BangRole
+ */
+export enum BangRole {
+  /**
+   * Hidden from the viewer.
+   *
+   * @generated from enum value: BANG_ROLE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The Sheriff (always public).
+   *
+   * @generated from enum value: BANG_ROLE_SHERIFF = 1;
+   */
+  SHERIFF = 1,
+
+  /**
+   * A Deputy.
+   *
+   * @generated from enum value: BANG_ROLE_DEPUTY = 2;
+   */
+  DEPUTY = 2,
+
+  /**
+   * An Outlaw.
+   *
+   * @generated from enum value: BANG_ROLE_OUTLAW = 3;
+   */
+  OUTLAW = 3,
+
+  /**
+   * The Renegade.
+   *
+   * @generated from enum value: BANG_ROLE_RENEGADE = 4;
+   */
+  RENEGADE = 4,
+}
+
+/**
+ * Describes the enum tabletop.v1.BangRole.
+ */
+export const BangRoleSchema: GenEnum<BangRole> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_bang, 2);
+
+/**
+ * Where the turn is.
+ *
+ * @generated from enum tabletop.v1.BangPhase
+ */
+export enum BangPhase {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: BANG_PHASE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Start-of-turn checks and phase 1 (drawing).
+   *
+   * @generated from enum value: BANG_PHASE_DRAW = 1;
+   */
+  DRAW = 1,
+
+  /**
+   * Phase 2: playing cards.
+   *
+   * @generated from enum value: BANG_PHASE_PLAY = 2;
+   */
+  PLAY = 2,
+
+  /**
+   * Phase 3: discarding down to current life.
+   *
+   * @generated from enum value: BANG_PHASE_DISCARD = 3;
+   */
+  DISCARD = 3,
+
+  /**
+   * The turn is over (passing to the next player).
+   *
+   * @generated from enum value: BANG_PHASE_END = 4;
+   */
+  END = 4,
+
+  /**
+   * The game is over.
+   *
+   * @generated from enum value: BANG_PHASE_OVER = 5;
+   */
+  OVER = 5,
+}
+
+/**
+ * Describes the enum tabletop.v1.BangPhase.
+ */
+export const BangPhaseSchema: GenEnum<BangPhase> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_bang, 3);
+
+/**
+ * Where a phase 1 card comes from.
+ *
+ * @generated from enum tabletop.v1.BangDrawSource
+ */
+export enum BangDrawSource {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: BANG_DRAW_SOURCE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The deck.
+   *
+   * @generated from enum value: BANG_DRAW_SOURCE_DECK = 1;
+   */
+  DECK = 1,
+
+  /**
+   * The top of the discard pile (Pedro Ramirez).
+   *
+   * @generated from enum value: BANG_DRAW_SOURCE_DISCARD = 2;
+   */
+  DISCARD = 2,
+
+  /**
+   * A random card of a player's hand (Jesse Jones).
+   *
+   * @generated from enum value: BANG_DRAW_SOURCE_PLAYER = 3;
+   */
+  PLAYER = 3,
+}
+
+/**
+ * Describes the enum tabletop.v1.BangDrawSource.
+ */
+export const BangDrawSourceSchema: GenEnum<BangDrawSource> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_bang, 4);
+
+/**
+ * A kind of pending request.
+ *
+ * @generated from enum tabletop.v1.BangRequestKind
+ */
+export enum BangRequestKind {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Answer a BANG! effect.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_BANG = 1;
+   */
+  BANG = 1,
+
+  /**
+   * Answer Indians!.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_INDIANS = 2;
+   */
+  INDIANS = 2,
+
+  /**
+   * Your step of a Duel.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_DUEL = 3;
+   */
+  DUEL = 3,
+
+  /**
+   * The dying window.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_DYING = 4;
+   */
+  DYING = 4,
+
+  /**
+   * Take a General Store card.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_STORE = 5;
+   */
+  STORE = 5,
+
+  /**
+   * Phase 3 discards.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_DISCARD = 6;
+   */
+  DISCARD = 6,
+
+  /**
+   * Phase 1 choice.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_DRAW = 7;
+   */
+  DRAW = 7,
+
+  /**
+   * Kit Carlson: the card to put back.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_KIT_CARLSON = 8;
+   */
+  KIT_CARLSON = 8,
+
+  /**
+   * Lucky Duke: the draw! card that counts.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_PICK = 9;
+   */
+  PICK = 9,
+}
+
+/**
+ * Describes the enum tabletop.v1.BangRequestKind.
+ */
+export const BangRequestKindSchema: GenEnum<BangRequestKind> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_bang, 5);
+
+/**
+ * What happened.
+ *
+ * @generated from enum tabletop.v1.BangEventKind
+ */
+export enum BangEventKind {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A turn started.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_TURN_STARTED = 1;
+   */
+  TURN_STARTED = 1,
+
+  /**
+   * Cards drawn (ids only for the drawer unless revealed).
+   *
+   * @generated from enum value: BANG_EVENT_KIND_DRAW = 2;
+   */
+  DRAW = 2,
+
+  /**
+   * A draw! check.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_CHECK = 3;
+   */
+  CHECK = 3,
+
+  /**
+   * A card played.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_PLAY = 4;
+   */
+  PLAY = 4,
+
+  /**
+   * A card played in answer.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_RESPOND = 5;
+   */
+  RESPOND = 5,
+
+  /**
+   * A request declined.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_PASS = 6;
+   */
+  PASS = 6,
+
+  /**
+   * Cards discarded.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_DISCARD = 7;
+   */
+  DISCARD = 7,
+
+  /**
+   * Cards taken from a player or the General Store.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_TAKE = 8;
+   */
+  TAKE = 8,
+
+  /**
+   * Life lost.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_DAMAGE = 9;
+   */
+  DAMAGE = 9,
+
+  /**
+   * Life regained.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_HEAL = 10;
+   */
+  HEAL = 10,
+
+  /**
+   * A card put in play.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_EQUIP = 11;
+   */
+  EQUIP = 11,
+
+  /**
+   * A card moved between players' tables (Dynamite).
+   *
+   * @generated from enum value: BANG_EVENT_KIND_MOVE = 12;
+   */
+  MOVE = 12,
+
+  /**
+   * Dynamite exploded.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_EXPLODE = 13;
+   */
+  EXPLODE = 13,
+
+  /**
+   * A Jail check.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_JAIL = 14;
+   */
+  JAIL = 14,
+
+  /**
+   * A Barrel check.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_BARREL = 15;
+   */
+  BARREL = 15,
+
+  /**
+   * Cards revealed (General Store).
+   *
+   * @generated from enum value: BANG_EVENT_KIND_REVEAL = 16;
+   */
+  REVEAL = 16,
+
+  /**
+   * Cards looked at (Kit Carlson; ids only to him).
+   *
+   * @generated from enum value: BANG_EVENT_KIND_LOOK = 17;
+   */
+  LOOK = 17,
+
+  /**
+   * A card put back on the deck.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_PUT_BACK = 18;
+   */
+  PUT_BACK = 18,
+
+  /**
+   * A card chosen (Lucky Duke).
+   *
+   * @generated from enum value: BANG_EVENT_KIND_CHOOSE = 19;
+   */
+  CHOOSE = 19,
+
+  /**
+   * A player eliminated; his role is public.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_ELIMINATED = 20;
+   */
+  ELIMINATED = 20,
+
+  /**
+   * The game is over.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_GAME_OVER = 21;
+   */
+  GAME_OVER = 21,
+
+  /**
+   * The discard pile became the deck.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_RESHUFFLE = 22;
+   */
+  RESHUFFLE = 22,
+
+  /**
+   * Phase 2 ended.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_END_TURN = 23;
+   */
+  END_TURN = 23,
+}
+
+/**
+ * Describes the enum tabletop.v1.BangEventKind.
+ */
+export const BangEventKindSchema: GenEnum<BangEventKind> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_bang, 6);
 

@@ -1,0 +1,61 @@
+"""BANG!: the complete base game (4 to 7 players), hosted through the ruleset contract.
+
+The contract is documented once in :mod:`service.engine.ruleset`. Facts are data rows
+(``data/*.json``), card effects and character abilities are named handlers
+(``effects/``, ``characters/``), pending decisions are data (``pending.py``). Where
+the sources differ, ``shared/reference/RULINGS.md`` decides; see ``docs/bang.md``.
+"""
+
+from __future__ import annotations
+
+from service.engine.ruleset import OptionInfo, Options, RulesetInfo, State
+from service.games.bang import catalog, checks, damage, turn  # noqa: F401  (registers steps and requests)
+from service.games.bang.actions import apply, legal_actions, to_act
+from service.games.bang.characters import ABILITIES
+from service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)
+from service.games.bang.codec import (
+    decode_action,
+    decode_options,
+    encode_action,
+    encode_event,
+    encode_options,
+)
+from service.games.bang.effects import EFFECTS, attacks, draws, equipment, healing  # noqa: F401  (registers effects)
+from service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
+from service.games.bang.setup import RULES_VERSION, start
+from service.games.bang.setup import setup as _deal
+from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, ROLES, TYPES
+from service.games.bang.view import project, view
+
+catalog.validate(TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, EFFECTS, ABILITIES)
+
+INFO = RulesetInfo(
+    id="bang",
+    display_name="BANG!",
+    min_seats=4,
+    max_seats=7,
+    rules_version=RULES_VERSION,
+    proto_field="bang",
+    options=(
+        OptionInfo("expansions", "Expansions in play (none is built yet: asking for one is INVALID_ARGUMENT)",
+                   "[]", ("BANG_EXPANSION_DODGE_CITY", "BANG_EXPANSION_ARMED_AND_DANGEROUS")),
+        OptionInfo("sheriffExtraCard", "House rule (RULINGS BANG-010): the Sheriff starts with one more card "
+                   "than his printed bullets", "false", ("false", "true")),
+    ),
+)
+
+
+def setup(options: Options, seat_count: int, seed: int) -> State:
+    """Deal the game and run the Sheriff's turn up to his first decision."""
+    state = _deal(options, seat_count, seed)
+    start(state)
+    return state
+
+
+def is_over(state: State) -> bool:
+    """Whether the game has ended."""
+    return bool(state["phase"] == "over")
+
+
+__all__ = ["INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_event",
+           "encode_options", "is_over", "legal_actions", "project", "setup", "to_act", "view"]

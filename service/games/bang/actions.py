@@ -1,0 +1,210 @@
+"""Checking, applying and listing actions: one source of legality (DESIGN 4, 5).
+
+An action is ``{"type": ..., ...}``:
+
+- ``play`` ``card`` [``target``] [``pick``]: play a card in your phase 2;
+- ``respond`` ``card``: answer the pending request with a card from your hand;
+- ``barrel`` [``card``]: draw! for a Barrel in play (no card: Jourdonnais' own);
+- ``pass``: take the hit / lose the Duel / give up in the dying window;
+- ``choose`` ``card``: General Store pick, Kit Carlson's card to put back, Lucky Duke's card;
+- ``draw`` ``source`` [``target``]: a phase 1 choice (Jesse Jones, Pedro Ramirez);
+- ``discard`` ``card``: phase 3, one card at a time down to your life;
+- ``ability`` ``cards``: Sid Ketchum discards two cards for one life;
+- ``end_turn``: end phase 2 (phase 3 follows when the hand is over the limit).
+
+``check`` raises before anything is written; ``apply`` then mutates and runs the engine
+until a player must decide. ``legal_actions`` filters candidates through ``check``.
+"""
+
+from __future__ import annotations
+
+from service.engine.errors import EngineReason, MalformedAction, RuleError
+from service.engine.ruleset import Action, Event, State
+from service.games.bang.catalog import CardType
+from service.games.bang.characters import ability_of
+from service.games.bang.effects import EFFECTS
+from service.games.bang.pending import REQUESTS, STEPS
+from service.games.bang.reasons import Reason
+from service.games.bang.state import player, top_request, trait
+from service.games.bang.tables import CARDS, TYPE_OF, TYPES
+from service.games.bang.targeting import candidate_targets, check_target
+from service.games.bang.turn import end_turn, next_turn
+
+ACTION_TYPES = frozenset({"play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn"})
+CARD_FIELDS = {"play": True, "respond": True, "choose": True, "discard": True}
+FREE_PLAY = frozenset({"play", "ability", "end_turn"})
+# Most engine steps one action may trigger; a longer chain is a bug, never a loop (tested).
+MAX_CHAIN = 500
+
+
+def to_act(state: State) -> list[int]:
+    """The one seat whose decision is awaited (none once the game is over)."""
+    if state["phase"] == "over":
+        return []
+    req = top_request(state)
+    return [req["seat"]] if req is not None else [state["turn"]]
+
+
+def play_type(state: State, seat: int, card: str) -> CardType:
+    """How a card plays: Calamity Janet's Missed! plays as a BANG! (BANG-088)."""
+    t = TYPE_OF[card]
+    if t.effect == "missed" and trait(state, seat, "bang_missed_swap"):
+        return TYPES["bang"]
+    return t
+
+
+def check(state: State, seat: int, action: Action) -> None:
+    """Raise RuleError (or MalformedAction) unless ``seat`` may take ``action`` now."""
+    if state["phase"] == "over":
+        raise RuleError(EngineReason.GAME_FINISHED, "The game is over")
+    kind = _check_shape(state, action)
+    req = top_request(state)
+    if req is not None:
+        if seat != req["seat"]:
+            raise RuleError(Reason.NOT_YOUR_DECISION, f"Seat {req['seat']} must answer first",
+                            waiting_for=req["seat"], request=req["kind"])
+        if kind == "ability":
+            ability_of(state, seat).check_activate(state, seat, action)
+            return
+        handler = REQUESTS[req["kind"]]
+        if kind not in handler.answers:
+            raise RuleError(Reason.WRONG_ANSWER, f"Answer the pending {req['kind']} request", request=req["kind"])
+        if kind == "respond":
+            _check_in_hand(state, seat, action["card"])
+        handler.check(state, req, action)
+        return
+    if seat != state["turn"]:
+        raise RuleError(EngineReason.NOT_YOUR_TURN, f"It is seat {state['turn']}'s turn")
+    if kind not in FREE_PLAY:
+        raise RuleError(Reason.WRONG_ANSWER, "Nothing is asked of you: play a card or end your turn")
+    if kind == "play":
+        check_play(state, seat, action)
+    elif kind == "ability":
+        ability_of(state, seat).check_activate(state, seat, action)
+
+
+def check_play(state: State, seat: int, action: Action) -> None:
+    """Check a card played in phase 2: in hand, targeting, then the card's own rules."""
+    card = action["card"]
+    _check_in_hand(state, seat, card)
+    t = play_type(state, seat, card)
+    check_target(state, seat, t, action)
+    EFFECTS[TYPE_OF[card].effect].check(state, seat, card, action)
+
+
+def apply(state: State, seat: int, action: Action) -> list[Event]:
+    """Check, then mutate and run the engine until someone must decide."""
+    check(state, seat, action)
+    events: list[Event] = []
+    req = top_request(state)
+    kind = action["type"]
+    if kind == "ability":
+        ability_of(state, seat).activate(state, seat, action, events)
+    elif req is not None:
+        REQUESTS[req["kind"]].resolve(state, req, action, events)
+    elif kind == "play":
+        EFFECTS[TYPE_OF[action["card"]].effect].play(state, seat, action["card"], action, events)
+    else:
+        events.append({"kind": "end_turn", "seat": seat})
+        end_turn(state, seat, events)
+    advance(state, events)
+    return events
+
+
+def advance(state: State, events: list[Event]) -> None:
+    """Run engine steps and forced answers until a player has a real choice."""
+    for _ in range(MAX_CHAIN):
+        if state["phase"] == "over":
+            state["pending"].clear()
+            return
+        _empty_hands(state, events)
+        req = top_request(state)
+        if req is None:
+            if state["phase"] == "play" and player(state, state["turn"])["alive"]:
+                return
+            next_turn(state, events)
+            continue
+        if req["seat"] is None:
+            state["pending"].pop()
+            STEPS[req["kind"]].run(state, req, events)
+            continue
+        if not player(state, req["seat"])["alive"]:
+            state["pending"].pop()
+            continue
+        if REQUESTS[req["kind"]].settled(state, req):
+            state["pending"].pop()
+            continue
+        only = REQUESTS[req["kind"]].auto(state, req)
+        if only is None:
+            return
+        REQUESTS[req["kind"]].resolve(state, req, only, events)
+    raise RuleError(Reason.CHAIN_LIMIT, f"More than {MAX_CHAIN} engine steps for one action")
+
+
+def legal_actions(state: State, seat: int) -> list[Action]:
+    """Every action ``seat`` may take now."""
+    if seat not in to_act(state):
+        return []
+    req = top_request(state)
+    abilities = ability_of(state, seat).activations(state, seat)
+    if req is not None:
+        return REQUESTS[req["kind"]].legal(state, req) + abilities
+    out: list[Action] = []
+    for card in dict.fromkeys(player(state, seat)["hand"]):
+        out += _card_plays(state, seat, card)
+    return out + abilities + [{"type": "end_turn"}]
+
+
+# Helpers
+
+def _card_plays(state: State, seat: int, card: str) -> list[Action]:
+    t = play_type(state, seat, card)
+    handler = EFFECTS[TYPE_OF[card].effect]
+    out: list[Action] = []
+    for target in candidate_targets(state, seat, t):
+        base: Action = {"type": "play", "card": card}
+        if target is not None:
+            base["target"] = target
+        picks = handler.picks(state, seat, target) if target is not None else []
+        for action in ([{**base, "pick": p} for p in picks] if picks else [base]):
+            try:
+                check_play(state, seat, action)
+            except RuleError:
+                continue
+            out.append(action)
+    return out
+
+
+def _check_shape(state: State, action: Action) -> str:
+    kind = action.get("type") if isinstance(action, dict) else None
+    if kind not in ACTION_TYPES:
+        raise MalformedAction(Reason.UNKNOWN_ACTION, f"Unknown action type {kind!r}", field="type")
+    if kind in CARD_FIELDS and action.get("card") not in CARDS:
+        raise MalformedAction(Reason.UNKNOWN_CARD, f"Unknown card id {action.get('card')!r}", field="card")
+    if kind == "ability":
+        cards = action.get("cards")
+        if not isinstance(cards, list) or any(c not in CARDS for c in cards):
+            raise MalformedAction(Reason.UNKNOWN_CARD, "cards must be card ids", field="cards")
+    if kind == "draw":
+        target = action.get("target")
+        if action.get("source") not in ("deck", "discard", "player"):
+            raise MalformedAction(Reason.UNKNOWN_ACTION, "source must be deck, discard or player", field="source")
+        if target is not None and (not isinstance(target, int) or not 0 <= target < len(state["p"])):
+            raise MalformedAction(Reason.BAD_TARGET, f"No seat {target!r}", field="target")
+    if kind == "barrel" and action.get("card") and action["card"] not in CARDS and action["card"] != "character":
+        raise MalformedAction(Reason.UNKNOWN_CARD, "card must be a Barrel in play or empty", field="card")
+    return str(kind)
+
+
+def _check_in_hand(state: State, seat: int, card: str) -> None:
+    if card not in player(state, seat)["hand"]:
+        raise RuleError(Reason.CARD_NOT_IN_HAND, "That card is not in your hand", card=card)
+
+
+def _empty_hands(state: State, events: list[Event]) -> None:
+    """Suzy Lafayette draws as soon as her hand is empty, but not during a Duel (RULINGS BANG-102)."""
+    if any(r["kind"] == "duel" for r in state["pending"]):
+        return
+    for seat, p in enumerate(state["p"]):
+        if p["alive"] and not p["hand"]:
+            ability_of(state, seat).on_empty_hand(state, seat, events)

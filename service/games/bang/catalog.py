@@ -1,0 +1,165 @@
+"""The facts of BANG!: cards, characters and roles, loaded from ``data/*.json``.
+
+Rows are copied from ``shared/reference/bang`` (DESIGN 6) and become frozen dataclasses
+at import. ``validate`` checks them (duplicate keys, unknown handler names, the totals
+of the base deck: 80 cards, 4 suits x 13 ranks in use, per-name counts) and every error
+names the offending row. An expansion adds rows to these files (with its own
+``expansion`` tag) and handler modules; nothing here changes.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DATA = Path(__file__).parent / "data"
+SUITS = ("hearts", "diamonds", "clubs", "spades")
+RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+RANK_VALUE = {rank: i + 2 for i, rank in enumerate(RANKS)}
+# The printed base deck (BANG-002): name -> copies.
+BASE_COUNTS = {
+    "bang": 25, "missed": 12, "beer": 6, "panic": 4, "cat_balou": 4, "duel": 3, "stagecoach": 2,
+    "general_store": 2, "indians": 2, "gatling": 1, "saloon": 1, "wells_fargo": 1, "jail": 3,
+    "barrel": 2, "mustang": 2, "dynamite": 1, "scope": 1, "schofield": 3, "volcanic": 2,
+    "remington": 1, "rev_carabine": 1, "winchester": 1,
+}
+COLORS = ("brown", "blue")
+TARGETS = ("none", "other", "any")
+RANGES = ("any", "reach", "distance_1")
+
+
+class DataError(ValueError):
+    """A data row is wrong; the message names the file and the row."""
+
+
+@dataclass(frozen=True)
+class CardType:
+    """One card name: its handler, targeting and passive effects while in play."""
+
+    key: str
+    name: str
+    color: str
+    effect: str
+    target: str
+    range: str
+    weapon_range: int = 0
+    bang_card: bool = False
+    missed: bool = False
+    passive: Mapping[str, Any] = field(default_factory=dict)
+    args: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def equipment(self) -> bool:
+        """Blue cards stay in play in front of a player."""
+        return self.color != "brown"
+
+
+@dataclass(frozen=True)
+class Card:
+    """One physical card: a stable id, its name and its sign."""
+
+    id: str
+    key: str
+    suit: str
+    rank: str
+
+
+@dataclass(frozen=True)
+class Character:
+    """One character: printed bullets, the ability handler and passive traits."""
+
+    key: str
+    name: str
+    life: int
+    ability: str
+    text: str
+    traits: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Role:
+    """One role card."""
+
+    key: str
+    name: str
+    goal: str
+    revealed: bool
+
+
+def load() -> tuple[dict[str, CardType], dict[str, Card], dict[str, Character], dict[str, Role],
+                    dict[int, tuple[str, ...]]]:
+    """Read the three data files into tables keyed by id."""
+    types: dict[str, CardType] = {}
+    cards: dict[str, Card] = {}
+    for row in _rows("cards.json", "cards"):
+        key = _key(row, "cards.json", types)
+        types[key] = CardType(
+            key=key, name=row["name"], color=row["color"], effect=row["effect"],
+            target=row.get("target", "none"), range=row.get("range", "any"),
+            weapon_range=int(row.get("weapon_range", 0)), bang_card=bool(row.get("bang_card")),
+            missed=bool(row.get("missed")), passive=dict(row.get("passive", {})), args=dict(row.get("args", {})))
+        for copy in row["copies"]:
+            if copy["id"] in cards:
+                raise DataError(f"cards.json: card {key!r}: duplicate copy id {copy['id']!r}")
+            cards[copy["id"]] = Card(copy["id"], key, copy["suit"], copy["rank"])
+    characters: dict[str, Character] = {}
+    for row in _rows("characters.json", "characters"):
+        key = _key(row, "characters.json", characters)
+        characters[key] = Character(key, row["name"], int(row["life"]), row["ability"], row.get("text", ""),
+                                    dict(row.get("traits", {})))
+    raw = json.loads((DATA / "roles.json").read_text(encoding="utf-8"))
+    roles = {k: Role(k, v["name"], v["goal"], bool(v["revealed"])) for k, v in raw["roles"].items()}
+    counts = {int(n): tuple(v) for n, v in raw["player_counts"].items()}
+    return types, cards, characters, roles, counts
+
+
+def validate(types: Mapping[str, CardType], cards: Mapping[str, Card], characters: Mapping[str, Character],
+             roles: Mapping[str, Role], counts: Mapping[int, tuple[str, ...]],
+             effects: Iterable[str], abilities: Iterable[str]) -> None:
+    """Raise :class:`DataError` naming the first bad row."""
+    effect_names, ability_names = set(effects), set(abilities)
+    for t in types.values():
+        where = f"cards.json: card {t.key!r}"
+        if t.effect not in effect_names:
+            raise DataError(f"{where}: unknown effect handler {t.effect!r}")
+        if t.color not in COLORS or t.target not in TARGETS or t.range not in RANGES:
+            raise DataError(f"{where}: bad color/target/range {t.color!r}/{t.target!r}/{t.range!r}")
+    for c in cards.values():
+        if c.suit not in SUITS or c.rank not in RANKS:
+            raise DataError(f"cards.json: copy {c.id!r}: bad sign {c.rank}{c.suit}")
+    got = Counter(c.key for c in cards.values())
+    if dict(got) != BASE_COUNTS or len(cards) != 80:
+        raise DataError(f"cards.json: base deck totals differ: {dict(got)} ({len(cards)} cards, want 80)")
+    if {c.suit for c in cards.values()} != set(SUITS) or {c.rank for c in cards.values()} != set(RANKS):
+        raise DataError("cards.json: the deck does not use every suit and rank")
+    for ch in characters.values():
+        if ch.ability not in ability_names:
+            raise DataError(f"characters.json: character {ch.key!r}: unknown ability handler {ch.ability!r}")
+        if not 1 <= ch.life <= 5:
+            raise DataError(f"characters.json: character {ch.key!r}: life {ch.life} out of 1..5")
+    for n, pool in counts.items():
+        if len(pool) != n or pool.count("sheriff") != 1 or any(r not in roles for r in pool):
+            raise DataError(f"roles.json: player count {n}: bad role pool {pool}")
+
+
+# Helpers
+
+def _rows(name: str, section: str) -> list[dict[str, Any]]:
+    raw = json.loads((DATA / name).read_text(encoding="utf-8"))
+    rows = raw[section]
+    if not isinstance(rows, list):
+        raise DataError(f"{name}: {section!r} must be a list")
+    return rows
+
+
+def _key(row: Mapping[str, Any], name: str, seen: Mapping[str, object]) -> str:
+    key = row.get("key")
+    if not isinstance(key, str) or not key:
+        raise DataError(f"{name}: row without a key: {dict(row)!r}")
+    if key in seen:
+        raise DataError(f"{name}: duplicate key {key!r}")
+    return key

@@ -1,0 +1,72 @@
+"""Character abilities: named handlers in a registry (DESIGN 7).
+
+A character row names its handler (``"ability": "bart_cassidy"``); passive numbers
+(distance, Barrel, BANG! limit) are ``traits`` in the row, and the handler implements
+the hooks the ability needs. ``characters/base.py`` holds the 16 base characters; an
+expansion adds one module. Registering a name twice raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from service.engine.ruleset import Action, Event, State
+
+A = TypeVar("A", bound=type["Ability"])
+
+
+class Ability:
+    """Hooks a character may implement; the defaults do nothing."""
+
+    def draw_phase(self, state: State, seat: int, events: list[Event]) -> bool:
+        """Phase 1 instead of drawing 2; return False to draw normally."""
+        return False
+
+    def draw_options(self, state: State, seat: int) -> list[Action]:
+        """Phase 1 choices offered by a ``draw`` request (Jesse Jones, Pedro Ramirez)."""
+        return []
+
+    def draw_choice(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
+        """Apply a checked phase 1 choice."""
+
+    def on_hit(self, state: State, seat: int, amount: int, source: int | None, events: list[Event]) -> None:
+        """After a hit that the player survived (after the dying window, NOTES c)."""
+
+    def on_other_eliminated(self, state: State, seat: int, dead: int, events: list[Event]) -> None:
+        """Another character was eliminated (before his cards are discarded)."""
+
+    def on_empty_hand(self, state: State, seat: int, events: list[Event]) -> None:
+        """The player's hand became empty."""
+
+    def activations(self, state: State, seat: int) -> list[Action]:
+        """Legal uses of an activated ability now."""
+        return []
+
+    def check_activate(self, state: State, seat: int, action: Action) -> None:
+        """Raise RuleError unless the ability may be used as ``action`` says."""
+        from service.engine.errors import RuleError
+        from service.games.bang.reasons import Reason
+        raise RuleError(Reason.NO_SUCH_ABILITY, "Your character has no ability to activate")
+
+    def activate(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
+        """Use the activated ability (checked)."""
+
+
+ABILITIES: dict[str, Ability] = {}
+
+
+def ability(name: str) -> Callable[[A], A]:
+    """Register an ability handler class under ``name``."""
+    def deco(cls: A) -> A:
+        if name in ABILITIES:
+            raise ValueError(f"ability {name!r} registered twice")
+        ABILITIES[name] = cls()
+        return cls
+    return deco
+
+
+def ability_of(state: State, seat: int) -> Ability:
+    """The ability handler of the seat's character."""
+    from service.games.bang.tables import CHARACTERS
+    return ABILITIES[CHARACTERS[state["p"][seat]["char"]].ability]

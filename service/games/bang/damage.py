@@ -1,0 +1,167 @@
+"""Damage, the dying window, elimination, rewards and penalties, and the win check.
+
+Follows NOTES (c) "Response windows" and "Game over and elimination bookkeeping":
+damage is applied, the dying window opens when life drops to 0 or below (only Beer
+or Sid Ketchum's ability can close it), on-hit abilities run after it (Bart Cassidy
+and El Gringo get nothing when the hit eliminates them), then elimination reveals the
+role, Vulture Sam takes the cards, rewards and penalties apply, and the winners are
+checked after every single elimination (roles.json ``win_rules_machine``).
+"""
+
+from __future__ import annotations
+
+from service.engine.errors import RuleError
+from service.engine.ruleset import Action, Event, State
+from service.games.bang.characters import ability_of
+from service.games.bang.pending import RequestKind, Step, request, step
+from service.games.bang.reasons import Reason
+from service.games.bang.state import Request, alive_seats, draw, player, push, seats_from
+from service.games.bang.tables import TYPE_OF
+
+BEER_HEAL = 1
+
+
+def damage(state: State, seat: int, amount: int, source: int | None, events: list[Event]) -> None:
+    """Take ``amount`` life from ``seat``; ``source`` is the responsible player (None: Dynamite)."""
+    p = player(state, seat)
+    p["life"] -= amount
+    events.append({"kind": "damage", "seat": seat, "amount": amount, "life": p["life"],
+                   "other": source})
+    # Stack order: the dying window (top) resolves before the on-hit abilities.
+    push(state, "after_hit", None, source, hit=seat, amount=amount)
+    if p["life"] <= 0:
+        push(state, "dying", seat, source, amount=amount)
+
+
+def heal(state: State, seat: int, amount: int, events: list[Event], reason: str) -> None:
+    """Regain life, never above the maximum (BANG-045)."""
+    p = player(state, seat)
+    gained = max(0, min(amount, p["max"] - p["life"]))
+    p["life"] += gained
+    events.append({"kind": "heal", "seat": seat, "amount": gained, "life": p["life"], "reason": reason})
+
+
+def beers_can_save(state: State, seat: int) -> bool:
+    """Whether the Beers (and Sid Ketchum's discards) in hand can bring ``seat`` back to 1 life."""
+    if len(alive_seats(state)) <= 2:
+        return False  # Beer has no effect with two players left (BANG-048).
+    p = player(state, seat)
+    beers = sum(1 for c in p["hand"] if TYPE_OF[c].effect == "beer")
+    extra = (len(p["hand"]) - beers) // 2 if ability_of(state, seat).activations(state, seat) else 0
+    return beers > 0 and beers * BEER_HEAL + extra >= 1 - p["life"]
+
+
+def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) -> None:
+    """Remove a player from the game and settle rewards, penalties and the winners."""
+    p = player(state, seat)
+    p["alive"] = False
+    p["life"] = 0
+    events.append({"kind": "eliminated", "seat": seat, "role": p["role"], "other": killer})
+    for other in seats_from(state, seat, include_self=False):
+        ability_of(state, other).on_other_eliminated(state, other, seat, events)
+    if killer is not None and killer != seat and player(state, killer)["alive"]:
+        if p["role"] == "outlaw":
+            draw(state, killer, 3, events, reason="reward")  # BANG-027
+        elif p["role"] == "deputy" and player(state, killer)["role"] == "sheriff":
+            _discard_everything(state, killer, events, reason="penalty")  # BANG-026
+    _discard_everything(state, seat, events, reason="eliminated")
+    winners = winners_now(state)
+    if winners is not None:
+        state["winners"] = winners
+        state["phase"] = "over"
+        state["pending"].clear()
+        events.append({"kind": "game_over", "seats": winners, "roles": [q["role"] for q in state["p"]]})
+
+
+def winners_now(state: State) -> list[int] | None:
+    """The winning seats if the game is over, else None (checked after every elimination)."""
+    roles = [q["role"] for q in state["p"]]
+    alive = alive_seats(state)
+    sheriff = roles.index("sheriff")
+    if not state["p"][sheriff]["alive"]:
+        if len(alive) == 1 and roles[alive[0]] == "renegade":
+            return alive
+        return [s for s, r in enumerate(roles) if r == "outlaw"]
+    if all(roles[s] in ("sheriff", "deputy") for s in alive):
+        return [s for s, r in enumerate(roles) if r in ("sheriff", "deputy")]
+    return None
+
+
+@request("dying")
+class Dying(RequestKind):
+    """The dying window: Beer (several if needed) or Sid Ketchum, else elimination (BANG-024, 046, 047)."""
+
+    answers = frozenset({"respond", "pass"})
+
+    def legal(self, state: State, req: Request) -> list[Action]:
+        seat = req["seat"]
+        out: list[Action] = [{"type": "pass"}]
+        if beers_can_save(state, seat):
+            seen: set[str] = set()
+            for c in player(state, seat)["hand"]:
+                if TYPE_OF[c].effect == "beer" and c not in seen:
+                    seen.add(c)
+                    out.append({"type": "respond", "card": c})
+        return out
+
+    def check(self, state: State, req: Request, action: Action) -> None:
+        if action["type"] == "pass":
+            return
+        card = action["card"]
+        if TYPE_OF[card].effect != "beer":
+            raise RuleError(Reason.WRONG_ANSWER, "Only a Beer can save you from a lethal hit", card=card)
+        if len(alive_seats(state)) <= 2:
+            raise RuleError(Reason.BEER_WITH_TWO_PLAYERS, "Beer has no effect with two players left")
+        if not beers_can_save(state, req["seat"]):
+            raise RuleError(Reason.BEER_CANNOT_SAVE, "Your Beers cannot bring you back above 0 life")
+
+    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+        seat = req["seat"]
+        if action["type"] == "pass":
+            state["pending"].pop()
+            eliminate(state, seat, req["source"], events)
+            return
+        p = player(state, seat)
+        p["hand"].remove(action["card"])
+        state["discard"].append(action["card"])
+        events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "beer"})
+        heal(state, seat, BEER_HEAL, events, reason="beer")
+        settle_dying(state, req)
+
+    def settled(self, state: State, req: Request) -> bool:
+        return bool(player(state, req["seat"])["life"] >= 1)
+
+    def auto(self, state: State, req: Request) -> Action | None:
+        seat = req["seat"]
+        if beers_can_save(state, seat):
+            return None
+        if ability_of(state, seat).activations(state, seat):
+            return None
+        return {"type": "pass"}
+
+
+def settle_dying(state: State, req: Request) -> None:
+    """Close the dying window once the player is back above 0 life."""
+    if player(state, req["seat"])["life"] >= 1 and state["pending"] and state["pending"][-1] is req:
+        state["pending"].pop()
+
+
+@step("after_hit")
+class AfterHit(Step):
+    """On-hit abilities, after the dying window and only for a survivor (RULINGS BANG-085/091)."""
+
+    def run(self, state: State, req: Request, events: list[Event]) -> None:
+        seat = req["args"]["hit"]
+        if player(state, seat)["alive"]:
+            ability_of(state, seat).on_hit(state, seat, req["args"]["amount"], req["source"], events)
+
+
+# Helpers
+
+def _discard_everything(state: State, seat: int, events: list[Event], reason: str) -> None:
+    p = player(state, seat)
+    cards = p["hand"] + p["table"]
+    if cards:
+        state["discard"].extend(cards)
+        p["hand"], p["table"] = [], []
+        events.append({"kind": "discard", "seat": seat, "cards": cards, "reason": reason})

@@ -1,0 +1,229 @@
+"""Attacks: BANG!, Missed!, Gatling, Indians! and Duel, with their response windows.
+
+NOTES (c) "BANG! card vs BANG! effect" and "Response windows": a BANG! effect opens a
+``bang`` request for its target (Missed! effects, Barrel draws, or take the hit;
+Slab the Killer's BANG! cards need two Missed! effects); Indians! asks each other
+player for a BANG! card; a Duel alternates BANG! discards starting with the challenged
+player. Multi-target cards queue one request per target, clockwise from the left of
+the attacker, and resolve one player at a time.
+"""
+
+from __future__ import annotations
+
+from service.engine.errors import RuleError
+from service.engine.ruleset import Action, Event, State
+from service.games.bang.characters import ability_of
+from service.games.bang.checks import draw_check
+from service.games.bang.damage import damage
+from service.games.bang.effects import Effect, effect
+from service.games.bang.pending import RequestKind, request
+from service.games.bang.reasons import Reason
+from service.games.bang.state import Request, discard_from_hand, passive_sum, player, push, seats_from, trait
+from service.games.bang.tables import TYPE_OF
+
+CHARACTER_BARREL = "character"
+
+
+def counts_as_missed(state: State, seat: int, card: str) -> bool:
+    """A card that cancels a BANG! effect: Missed!, or a BANG! for Calamity Janet."""
+    t = TYPE_OF[card]
+    return t.missed or (t.bang_card and bool(trait(state, seat, "bang_missed_swap")))
+
+
+def counts_as_bang(state: State, seat: int, card: str) -> bool:
+    """A card that answers Indians! or a Duel: BANG!, or a Missed! for Calamity Janet."""
+    t = TYPE_OF[card]
+    return t.bang_card or (t.missed and bool(trait(state, seat, "bang_missed_swap")))
+
+
+def may_shoot_again(state: State, seat: int) -> bool:
+    """One BANG! card per turn, unless Volcanic or Willy the Kid (BANG-018, 078, 106)."""
+    return state["bangs"] == 0 or passive_sum(state, seat, "unlimited_bang") > 0
+
+
+def barrel_sources(state: State, seat: int) -> list[str]:
+    """Barrels a target may still draw for: each card in play and Jourdonnais, once each."""
+    sources = [c for c in player(state, seat)["table"] if TYPE_OF[c].passive.get("barrel")]
+    if trait(state, seat, "barrel"):
+        sources.append(CHARACTER_BARREL)
+    return sources
+
+
+def shoot(state: State, attacker: int, target: int, card: str, need: int) -> None:
+    """Open a BANG! response window for ``target``."""
+    push(state, "bang", target, attacker, card=card, need=need, got=0, used=[])
+
+
+@effect("bang")
+class Bang(Effect):
+    """BANG!: one per turn, within reach; the target may cancel it (BANG-042..044)."""
+
+    def check(self, state: State, seat: int, card: str, action: Action) -> None:
+        if not may_shoot_again(state, seat):
+            raise RuleError(Reason.BANG_ALREADY_PLAYED, "You have already played a BANG! this turn")
+
+    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        state["bangs"] += 1
+        discard_from_hand(state, seat, card)
+        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
+        need = int(trait(state, seat, "missed_needed") or 1)  # Slab the Killer: BANG! cards only
+        shoot(state, seat, action["target"], card, need)
+
+
+@effect("missed")
+class Missed(Effect):
+    """Missed! is a response; Calamity Janet may play it as a BANG! (BANG-088)."""
+
+    def check(self, state: State, seat: int, card: str, action: Action) -> None:
+        if not trait(state, seat, "bang_missed_swap"):
+            raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, "Missed! is played only to cancel a shot at you")
+        Bang().check(state, seat, card, action)
+
+    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        Bang().play(state, seat, card, action, events)
+
+
+@effect("gatling")
+class Gatling(Effect):
+    """Gatling: a BANG! effect on every other player; not a BANG! card (BANG-022, 062)."""
+
+    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        discard_from_hand(state, seat, card)
+        events.append({"kind": "play", "seat": seat, "cards": [card]})
+        for target in reversed(seats_from(state, seat, include_self=False)):
+            shoot(state, seat, target, card, 1)
+
+
+@effect("indians")
+class Indians(Effect):
+    """Indians!: every other player discards a BANG! or loses 1 life (BANG-063, 064)."""
+
+    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        discard_from_hand(state, seat, card)
+        events.append({"kind": "play", "seat": seat, "cards": [card]})
+        for target in reversed(seats_from(state, seat, include_self=False)):
+            push(state, "indians", target, seat, card=card)
+
+
+@effect("duel")
+class Duel(Effect):
+    """Duel: the challenged player discards a BANG! first, then the challenger, ... (BANG-057..060)."""
+
+    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        discard_from_hand(state, seat, card)
+        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
+        push(state, "duel", action["target"], seat, card=card, opp=seat)
+
+
+@request("bang")
+class BangResponse(RequestKind):
+    """Answer a BANG! effect: Missed! effects, Barrel draws, or take the hit."""
+
+    answers = frozenset({"respond", "barrel", "pass"})
+
+    def legal(self, state: State, req: Request) -> list[Action]:
+        seat = req["seat"]
+        out: list[Action] = [{"type": "pass"}]
+        out += [{"type": "respond", "card": c} for c in player(state, seat)["hand"] if counts_as_missed(state, seat, c)]
+        out += [{"type": "barrel", "card": b} for b in barrel_sources(state, seat) if b not in req["args"]["used"]]
+        return out
+
+    def check(self, state: State, req: Request, action: Action) -> None:
+        seat = req["seat"]
+        if action["type"] == "respond" and not counts_as_missed(state, seat, action["card"]):
+            raise RuleError(Reason.WRONG_ANSWER, "Only a Missed! effect cancels a BANG!", card=action["card"])
+        if action["type"] == "barrel":
+            source = action.get("card") or CHARACTER_BARREL
+            if source not in barrel_sources(state, seat):
+                raise RuleError(Reason.NO_BARREL, "You have no such Barrel", card=source)
+            if source in req["args"]["used"]:
+                raise RuleError(Reason.BARREL_ALREADY_USED, "Each Barrel draws once per shot", card=source)
+
+    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+        seat, args = req["seat"], req["args"]
+        if action["type"] == "pass":
+            state["pending"].pop()
+            events.append({"kind": "pass", "seat": seat, "reason": "bang"})
+            damage(state, seat, 1, req["source"], events)
+        elif action["type"] == "respond":
+            discard_from_hand(state, seat, action["card"])
+            events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "missed"})
+            missed_once(state, req)
+        else:
+            args["used"].append(action.get("card") or CHARACTER_BARREL)
+            draw_check(state, seat, "barrel", events)
+
+    def auto(self, state: State, req: Request) -> Action | None:
+        seat = req["seat"]
+        if any(counts_as_missed(state, seat, c) for c in player(state, seat)["hand"]):
+            return None
+        if any(b not in req["args"]["used"] for b in barrel_sources(state, seat)):
+            return None
+        if ability_of(state, seat).activations(state, seat):
+            return None
+        return {"type": "pass"}
+
+
+def missed_once(state: State, req: Request) -> None:
+    """Count one Missed! effect on a shot; the shot is cancelled once it has enough."""
+    req["args"]["got"] += 1
+    if req["args"]["got"] >= req["args"]["need"] and state["pending"] and state["pending"][-1] is req:
+        state["pending"].pop()
+
+
+class _DiscardBang(RequestKind):
+    """Shared by Indians! and Duel: discard a BANG! card (Janet: Missed!) or lose 1 life."""
+
+    answers = frozenset({"respond", "pass"})
+
+    def legal(self, state: State, req: Request) -> list[Action]:
+        seat = req["seat"]
+        return [{"type": "pass"}] + [{"type": "respond", "card": c} for c in player(state, seat)["hand"]
+                                     if counts_as_bang(state, seat, c)]
+
+    def check(self, state: State, req: Request, action: Action) -> None:
+        if action["type"] == "respond" and not counts_as_bang(state, req["seat"], action["card"]):
+            raise RuleError(Reason.WRONG_ANSWER, "Only a BANG! card answers this", card=action["card"])
+
+    def auto(self, state: State, req: Request) -> Action | None:
+        seat = req["seat"]
+        if any(counts_as_bang(state, seat, c) for c in player(state, seat)["hand"]):
+            return None
+        if ability_of(state, seat).activations(state, seat):
+            return None
+        return {"type": "pass"}
+
+
+@request("indians")
+class IndiansResponse(_DiscardBang):
+    """Answer Indians!."""
+
+    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+        seat = req["seat"]
+        state["pending"].pop()
+        if action["type"] == "pass":
+            events.append({"kind": "pass", "seat": seat, "reason": "indians"})
+            damage(state, seat, 1, req["source"], events)
+            return
+        discard_from_hand(state, seat, action["card"])
+        events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "indians"})
+
+
+@request("duel")
+class DuelResponse(_DiscardBang):
+    """One step of a Duel: the seat to answer alternates; the damage comes from the challenger."""
+
+    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+        seat = req["seat"]
+        if action["type"] == "pass":
+            state["pending"].pop()
+            events.append({"kind": "pass", "seat": seat, "reason": "duel"})
+            # The challenger is responsible for the loser's damage, even his own (NOTES b #7;
+            # so El Gringo takes nothing when he loses his own Duel, BANG-090).
+            damage(state, seat, 1, req["source"], events)
+            return
+        discard_from_hand(state, seat, action["card"])
+        events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "duel"})
+        req["seat"], req["args"]["opp"] = req["args"]["opp"], seat
+
+

@@ -1,0 +1,38 @@
+"""Healing: Beer and Saloon (BANG-045..048, 067, 068)."""
+
+from __future__ import annotations
+
+from service.engine.errors import RuleError
+from service.engine.ruleset import Action, Event, State
+from service.games.bang.damage import BEER_HEAL, heal
+from service.games.bang.effects import Effect, effect
+from service.games.bang.reasons import Reason
+from service.games.bang.state import alive_seats, discard_from_hand, player, seats_from
+
+
+@effect("beer")
+class Beer(Effect):
+    """Beer in your own turn: +1 life, never above the maximum, useless with two players left."""
+
+    def check(self, state: State, seat: int, card: str, action: Action) -> None:
+        if len(alive_seats(state)) <= 2:
+            raise RuleError(Reason.BEER_WITH_TWO_PLAYERS, "Beer has no effect with only two players left")
+        p = player(state, seat)
+        if p["life"] >= p["max"]:
+            raise RuleError(Reason.BEER_AT_FULL_LIFE, "You are already at your maximum life")
+
+    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        discard_from_hand(state, seat, card)
+        events.append({"kind": "play", "seat": seat, "cards": [card]})
+        heal(state, seat, BEER_HEAL, events, reason="beer")
+
+
+@effect("saloon")
+class Saloon(Effect):
+    """Saloon: every living player regains 1 life, starting with its player (not a Beer)."""
+
+    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        discard_from_hand(state, seat, card)
+        events.append({"kind": "play", "seat": seat, "cards": [card]})
+        for s in seats_from(state, seat, include_self=True):
+            heal(state, s, 1, events, reason="saloon")

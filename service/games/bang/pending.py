@@ -1,0 +1,77 @@
+"""Pending decisions as data (DESIGN 8): the registry of request kinds and engine steps.
+
+A request ``{"kind", "seat", "source", "args"}`` waits for ``seat``; its kind's handler
+says which answers are legal (``legal``), checks one (``check``), applies it
+(``resolve``) and names the only possible answer when there is exactly one (``auto``,
+cheap: it never enumerates). An engine step has ``seat`` None and a ``run`` handler;
+it queues causal order explicitly (damage, then the dying window, then on-hit
+abilities). Registering a name twice raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+from service.engine.ruleset import Action, Event, State
+from service.games.bang.state import Request
+
+
+class RequestKind:
+    """A decision a seat owes: its legal answers and how each resolves."""
+
+    answers: frozenset[str] = frozenset()
+
+    def legal(self, state: State, req: Request) -> list[Action]:
+        """Every legal answer (abilities such as Sid Ketchum's are added by the caller)."""
+        raise NotImplementedError
+
+    def check(self, state: State, req: Request, action: Action) -> None:
+        """Raise RuleError when ``action`` is not a legal answer."""
+        raise NotImplementedError
+
+    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+        """Apply a checked answer; pops the request when it is settled."""
+        raise NotImplementedError
+
+    def auto(self, state: State, req: Request) -> Action | None:
+        """The answer to apply without waiting, when it is the only one."""
+        return None
+
+    def settled(self, state: State, req: Request) -> bool:
+        """Whether the request no longer needs an answer (an ability changed the situation)."""
+        return False
+
+
+class Step:
+    """An engine step: resolves without a player, in stack order."""
+
+    def run(self, state: State, req: Request, events: list[Event]) -> None:
+        """Do the step (it has already been popped)."""
+        raise NotImplementedError
+
+
+REQUESTS: dict[str, RequestKind] = {}
+STEPS: dict[str, Step] = {}
+R = TypeVar("R", bound=type[RequestKind])
+S = TypeVar("S", bound=type[Step])
+
+
+def request(kind: str) -> Callable[[R], R]:
+    """Register a request kind handler class under ``kind``."""
+    def deco(cls: R) -> R:
+        if kind in REQUESTS or kind in STEPS:
+            raise ValueError(f"request kind {kind!r} registered twice")
+        REQUESTS[kind] = cls()
+        return cls
+    return deco
+
+
+def step(kind: str) -> Callable[[S], S]:
+    """Register an engine step handler class under ``kind``."""
+    def deco(cls: S) -> S:
+        if kind in REQUESTS or kind in STEPS:
+            raise ValueError(f"step kind {kind!r} registered twice")
+        STEPS[kind] = cls()
+        return cls
+    return deco

@@ -1,0 +1,161 @@
+"""The game state as plain JSON data, and the small moves every rule uses.
+
+Layout (compact, reloaded from Redis on every request)::
+
+    {"v": rules version, "opts": {...}, "rng": int, "n": seats,
+     "deck": [card ids, top LAST], "discard": [card ids, top LAST],
+     "p": [{"role", "char", "life", "max", "hand": [], "table": [], "alive": bool}],
+     "turn": seat, "phase": "draw" | "play" | "discard" | "over", "turn_no": int,
+     "bangs": BANG! cards played this turn, "pending": [requests, top LAST],
+     "winners": [seats]}
+
+A request is ``{"kind", "seat", "source", "args"}`` (DESIGN 8): ``seat`` is None for an
+engine step that resolves without a player.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.engine.rng import Rng
+from service.engine.ruleset import Event, State
+from service.games.bang.tables import CARDS, CHARACTERS, KEY_OF, TYPE_OF
+
+Player = dict[str, Any]
+Request = dict[str, Any]
+
+
+def player(state: State, seat: int) -> Player:
+    """The player dict of ``seat``."""
+    p: Player = state["p"][seat]
+    return p
+
+
+def alive_seats(state: State) -> list[int]:
+    """Living seats in turn order, from seat 0."""
+    return [i for i, p in enumerate(state["p"]) if p["alive"]]
+
+
+def next_alive(state: State, seat: int) -> int:
+    """The next living seat clockwise after ``seat`` (the player on the left)."""
+    n = len(state["p"])
+    for step in range(1, n + 1):
+        s = (seat + step) % n
+        if state["p"][s]["alive"]:
+            return s
+    return seat
+
+
+def seats_from(state: State, seat: int, include_self: bool) -> list[int]:
+    """Living seats clockwise starting with ``seat`` (or the one after it)."""
+    n = len(state["p"])
+    order = [(seat + k) % n for k in range(n)]
+    return [s for s in order if state["p"][s]["alive"] and (include_self or s != seat)]
+
+
+def trait(state: State, seat: int, name: str) -> Any:
+    """A passive trait of the seat's character (``None`` when it has none)."""
+    return CHARACTERS[state["p"][seat]["char"]].traits.get(name)
+
+
+def in_play(state: State, seat: int, key: str) -> str | None:
+    """The id of the card named ``key`` in front of ``seat``, if any."""
+    for cid in state["p"][seat]["table"]:
+        if KEY_OF[cid] == key:
+            return str(cid)
+    return None
+
+
+def passive_sum(state: State, seat: int, name: str) -> int:
+    """Sum of a numeric passive over the seat's cards in play and character."""
+    total = int(trait(state, seat, name) or 0)
+    for cid in state["p"][seat]["table"]:
+        total += int(TYPE_OF[cid].passive.get(name, 0))
+    return total
+
+
+def weapon(state: State, seat: int) -> str | None:
+    """The weapon card in front of ``seat`` (None: the Colt .45)."""
+    for cid in state["p"][seat]["table"]:
+        if TYPE_OF[cid].weapon_range:
+            return str(cid)
+    return None
+
+
+def hand_limit(state: State, seat: int) -> int:
+    """Cards a player may keep at the end of his turn: his current life (BANG-023)."""
+    return max(0, int(state["p"][seat]["life"]))
+
+
+def pop_deck(state: State, events: list[Event]) -> str | None:
+    """Take the top card of the deck, reshuffling the discard pile when it is empty (BANG-016)."""
+    if not state["deck"]:
+        if not state["discard"]:
+            return None
+        # The whole discard pile becomes the new deck, as bang-server does (NOTES c).
+        state["deck"], state["discard"] = state["discard"], []
+        Rng(state).shuffle(state["deck"])
+        events.append({"kind": "reshuffle", "count": len(state["deck"])})
+    card: str = state["deck"].pop()
+    return card
+
+
+def draw(state: State, seat: int, count: int, events: list[Event], reason: str = "draw") -> list[str]:
+    """Draw ``count`` cards into the seat's hand; the event shows them to the drawer only."""
+    got: list[str] = []
+    for _ in range(count):
+        card = pop_deck(state, events)
+        if card is None:
+            break
+        got.append(card)
+    state["p"][seat]["hand"].extend(got)
+    if got:
+        events.append({"kind": "draw", "seat": seat, "cards": got, "count": len(got), "reason": reason})
+    return got
+
+
+def flip(state: State, events: list[Event]) -> str | None:
+    """A "draw!" flip: the top card goes face up onto the discard pile (BANG-049)."""
+    card = pop_deck(state, events)
+    if card is not None:
+        state["discard"].append(card)
+    return card
+
+
+def discard_from_hand(state: State, seat: int, card: str) -> None:
+    """Move a card from the seat's hand to the discard pile."""
+    state["p"][seat]["hand"].remove(card)
+    state["discard"].append(card)
+
+
+def discard_from_table(state: State, seat: int, card: str) -> None:
+    """Move a card in play in front of ``seat`` to the discard pile."""
+    state["p"][seat]["table"].remove(card)
+    state["discard"].append(card)
+
+
+def top_request(state: State) -> Request | None:
+    """The request on top of the pending stack."""
+    return state["pending"][-1] if state["pending"] else None
+
+
+def push(state: State, kind: str, seat: int | None, source: int | None = None, **args: Any) -> Request:
+    """Open a request (or queue an engine step) on top of the stack."""
+    req: Request = {"kind": kind, "seat": seat, "source": source, "args": args}
+    state["pending"].append(req)
+    return req
+
+
+def suit(card: str) -> str:
+    """The printed suit of a card."""
+    return CARDS[card].suit
+
+
+def all_cards(state: State) -> list[str]:
+    """Every card wherever it is: deck, discard, hands, tables and request args."""
+    out = list(state["deck"]) + list(state["discard"])
+    for p in state["p"]:
+        out += p["hand"] + p["table"]
+    for req in state["pending"]:
+        out += req["args"].get("cards", [])
+    return out

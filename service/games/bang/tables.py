@@ -1,0 +1,19 @@
+"""Lookup tables built once at import from the data rows (cheap per request)."""
+
+from __future__ import annotations
+
+from service.games.bang.catalog import Card, CardType, Character, Role, load
+
+TYPES: dict[str, CardType]
+CARDS: dict[str, Card]
+CHARACTERS: dict[str, Character]
+ROLES: dict[str, Role]
+ROLE_POOLS: dict[int, tuple[str, ...]]
+TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS = load()
+
+# Card id -> its type, so rule code never goes through the key twice.
+TYPE_OF: dict[str, CardType] = {cid: TYPES[c.key] for cid, c in CARDS.items()}
+# Card id -> name key, and the base deck in a fixed order (setup shuffles it).
+KEY_OF: dict[str, str] = {cid: c.key for cid, c in CARDS.items()}
+DECK: tuple[str, ...] = tuple(CARDS)
+BASE_CHARACTERS: tuple[str, ...] = tuple(CHARACTERS)

@@ -1,0 +1,45 @@
+"""Generic targeting of a card played in phase 2 (BANG-053): who, and how far.
+
+A card row says ``target`` (``none``, ``other``: another living player, ``any``: any
+living player, yourself included) and ``range`` (``any``, ``reach``: within weapon
+range, ``distance_1``: distance modifiers only). Card handlers add their own checks.
+"""
+
+from __future__ import annotations
+
+from service.engine.errors import MalformedAction, RuleError
+from service.engine.ruleset import Action, State
+from service.games.bang.catalog import CardType
+from service.games.bang.distance import distance, in_reach
+from service.games.bang.reasons import Reason
+from service.games.bang.state import alive_seats
+
+
+def check_target(state: State, seat: int, ctype: CardType, action: Action) -> None:
+    """Raise unless ``action["target"]`` suits the card's target kind and range."""
+    target = action.get("target")
+    if ctype.target == "none":
+        if target is not None:
+            raise MalformedAction(Reason.UNEXPECTED_TARGET, f"{ctype.name} takes no target", field="target")
+        return
+    if target is None:
+        raise MalformedAction(Reason.MISSING_TARGET, f"{ctype.name} needs a target seat", field="target")
+    if not isinstance(target, int) or not 0 <= target < len(state["p"]):
+        raise MalformedAction(Reason.BAD_TARGET, f"No seat {target!r} at this table", field="target")
+    if not state["p"][target]["alive"]:
+        raise RuleError(Reason.TARGET_DEAD, "That player is out of the game", target=target)
+    if ctype.target == "other" and target == seat:
+        raise RuleError(Reason.TARGET_SELF, f"{ctype.name} must target another player")
+    if ctype.range == "reach" and target != seat and not in_reach(state, seat, target):
+        raise RuleError(Reason.OUT_OF_RANGE, f"Seat {target} is beyond your weapon's reach",
+                        target=target, distance=distance(state, seat, target))
+    if ctype.range == "distance_1" and distance(state, seat, target) > 1:
+        raise RuleError(Reason.OUT_OF_RANGE, f"{ctype.name} reaches distance 1 only",
+                        target=target, distance=distance(state, seat, target))
+
+
+def candidate_targets(state: State, seat: int, ctype: CardType) -> list[int | None]:
+    """Targets worth trying for this card (checked again by the caller)."""
+    if ctype.target == "none":
+        return [None]
+    return [s for s in alive_seats(state) if ctype.target == "any" or s != seat]

@@ -1,0 +1,126 @@
+"""The turn: start-of-turn "draw!" checks, phase 1 draw, phase 3 discard, next player.
+
+Start of turn (NOTES c "Start-of-turn order"): Dynamite, then Jail, then phase 1,
+queued as engine steps so that a Lucky Duke choice or a dying window can interrupt
+them. A failed Jail skips phases 1 and 2 but phase 3 still applies (RULINGS BANG-076).
+"""
+
+from __future__ import annotations
+
+from service.engine.errors import RuleError
+from service.engine.ruleset import Action, Event, State
+from service.games.bang.characters import ability_of
+from service.games.bang.checks import draw_check
+from service.games.bang.pending import RequestKind, Step, request, step
+from service.games.bang.reasons import Reason
+from service.games.bang.state import (
+    Request,
+    discard_from_hand,
+    draw,
+    hand_limit,
+    in_play,
+    next_alive,
+    player,
+    push,
+)
+
+DRAW_COUNT = 2
+
+
+def start_turn(state: State, seat: int, events: list[Event]) -> None:
+    """Begin ``seat``'s turn: queue its start-of-turn steps."""
+    state["turn"] = seat
+    state["turn_no"] += 1
+    state["phase"] = "draw"
+    state["bangs"] = 0
+    events.append({"kind": "turn", "seat": seat, "count": state["turn_no"]})
+    push(state, "t_draw", None, seat)
+    push(state, "t_jail", None, seat)
+    push(state, "t_dynamite", None, seat)
+
+
+def next_turn(state: State, events: list[Event]) -> None:
+    """Pass the turn to the next living player on the left."""
+    start_turn(state, next_alive(state, state["turn"]), events)
+
+
+def end_turn(state: State, seat: int, events: list[Event]) -> None:
+    """Phase 3: discard down to current life, then the turn passes (BANG-023)."""
+    over = len(player(state, seat)["hand"]) - hand_limit(state, seat)
+    if over > 0:
+        state["phase"] = "discard"
+        push(state, "discard", seat, seat)
+    else:
+        state["phase"] = "end"
+
+
+def draw_phase_done(state: State) -> None:
+    """Phase 1 is over: phase 2 starts."""
+    state["phase"] = "play"
+
+
+@step("t_dynamite")
+class DynamiteCheck(Step):
+    """Draw! for a Dynamite in front of the turn player (BANG-070)."""
+
+    def run(self, state: State, req: Request, events: list[Event]) -> None:
+        seat = req["source"]
+        if player(state, seat)["alive"] and in_play(state, seat, "dynamite"):
+            draw_check(state, seat, "dynamite", events)
+
+
+@step("t_jail")
+class JailCheck(Step):
+    """Draw! for a Jail in front of the turn player (BANG-075)."""
+
+    def run(self, state: State, req: Request, events: list[Event]) -> None:
+        seat = req["source"]
+        if player(state, seat)["alive"] and in_play(state, seat, "jail"):
+            draw_check(state, seat, "jail", events)
+
+
+@step("t_draw")
+class DrawPhase(Step):
+    """Phase 1: draw 2, or as the character says."""
+
+    def run(self, state: State, req: Request, events: list[Event]) -> None:
+        seat = req["source"]
+        if not player(state, seat)["alive"] or state["turn"] != seat:
+            return
+        if not ability_of(state, seat).draw_phase(state, seat, events):
+            draw(state, seat, DRAW_COUNT, events)
+            draw_phase_done(state)
+
+
+@request("discard")
+class DiscardExcess(RequestKind):
+    """Phase 3: the player picks cards to discard, one at a time, down to his life."""
+
+    answers = frozenset({"discard"})
+
+    def legal(self, state: State, req: Request) -> list[Action]:
+        return [{"type": "discard", "card": c} for c in dict.fromkeys(player(state, req["seat"])["hand"])]
+
+    def check(self, state: State, req: Request, action: Action) -> None:
+        if action["card"] not in player(state, req["seat"])["hand"]:
+            raise RuleError(Reason.CARD_NOT_IN_HAND, "Discard a card from your hand", card=action["card"])
+
+    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+        seat = req["seat"]
+        discard_from_hand(state, seat, action["card"])
+        events.append({"kind": "discard", "seat": seat, "cards": [action["card"]], "reason": "hand_limit"})
+        if len(player(state, seat)["hand"]) <= hand_limit(state, seat):
+            state["pending"].pop()
+            state["phase"] = "end"
+
+    def settled(self, state: State, req: Request) -> bool:
+        if len(player(state, req["seat"])["hand"]) > hand_limit(state, req["seat"]):
+            return False
+        state["phase"] = "end"  # Sid Ketchum discarded down to his life meanwhile
+        return True
+
+    def auto(self, state: State, req: Request) -> Action | None:
+        hand = player(state, req["seat"])["hand"]
+        if len(hand) - hand_limit(state, req["seat"]) >= len(hand):
+            return {"type": "discard", "card": hand[0]}
+        return None

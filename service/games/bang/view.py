@@ -1,0 +1,104 @@
+"""What a seat may see: the view and the projection of events (DESIGN 10; hidden information).
+
+Hands and roles are secret: a seat sees its own hand, the counts of the others,
+everything in play, the Sheriff's role, dead players' roles (all roles once the game
+is over) and the cards the rules reveal: draw! cards, General Store cards, Black
+Jack's second card, a card taken from a hand only to the two players involved, Kit
+Carlson's three cards only to him. The deck order is never sent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabletop.v1 import bang_pb2
+
+from service.engine.ruleset import Event, State
+from service.games.bang.codec import card_pb, role_pb
+from service.games.bang.tables import ROLES
+
+# Draw reasons whose cards are shown to everyone.
+PUBLIC_DRAWS = frozenset({"black_jack_shown", "discard_pile"})
+# Event kinds whose cards only the acting seat sees.
+PRIVATE_KINDS = frozenset({"look", "put_back"})
+PHASES = {"draw": bang_pb2.BANG_PHASE_DRAW, "play": bang_pb2.BANG_PHASE_PLAY,
+          "discard": bang_pb2.BANG_PHASE_DISCARD, "end": bang_pb2.BANG_PHASE_END,
+          "over": bang_pb2.BANG_PHASE_OVER}
+REQUEST_KINDS = {"bang": bang_pb2.BANG_REQUEST_KIND_BANG, "indians": bang_pb2.BANG_REQUEST_KIND_INDIANS,
+                 "duel": bang_pb2.BANG_REQUEST_KIND_DUEL, "dying": bang_pb2.BANG_REQUEST_KIND_DYING,
+                 "store": bang_pb2.BANG_REQUEST_KIND_STORE, "discard": bang_pb2.BANG_REQUEST_KIND_DISCARD,
+                 "draw": bang_pb2.BANG_REQUEST_KIND_DRAW, "kit_carlson": bang_pb2.BANG_REQUEST_KIND_KIT_CARLSON,
+                 "pick": bang_pb2.BANG_REQUEST_KIND_PICK}
+# Request kinds whose offered cards only the asked seat sees.
+PRIVATE_OFFERS = frozenset({"kit_carlson"})
+
+
+def role_visible(state: State, owner: int, viewer: int | None) -> bool:
+    """Whether ``viewer`` may see the role of ``owner`` (BANG-005)."""
+    p = state["p"][owner]
+    return bool(viewer == owner or ROLES[p["role"]].revealed or not p["alive"] or state["phase"] == "over")
+
+
+def view(state: State, seat: int | None) -> bang_pb2.BangView:
+    """The game as ``seat`` (None: a spectator) may see it."""
+    from service.games.bang.actions import to_act
+    out = bang_pb2.BangView(turn_seat=state["turn"], phase=PHASES[state["phase"]], turn_number=state["turn_no"],
+                            deck_count=len(state["deck"]), discard_count=len(state["discard"]),
+                            winners=state["winners"], bangs_played=state["bangs"], to_act=to_act(state))
+    if seat is not None:
+        out.viewer_seat = seat
+        out.hand.extend(card_pb(c) for c in state["p"][seat]["hand"])
+    if state["discard"]:
+        out.discard_top.CopyFrom(card_pb(state["discard"][-1]))
+    for i, p in enumerate(state["p"]):
+        out.players.append(bang_pb2.BangPlayer(
+            seat=i, character=p["char"], role=role_pb(p["role"]) if role_visible(state, i, seat) else bang_pb2.BANG_ROLE_UNSPECIFIED,
+            life=p["life"], max_life=p["max"], hand_count=len(p["hand"]),
+            in_play=[card_pb(c) for c in p["table"]], alive=p["alive"]))
+    for req in state["pending"]:
+        if req["seat"] is not None:
+            out.pending.append(_request_pb(req, seat))
+    return out
+
+
+def project(event: Event, seat: int | None) -> Event | None:
+    """The event as ``seat`` may see it: hidden card ids are removed, counts stay."""
+    cards = event.get("cards")
+    if not cards or _may_see(event, seat):
+        return event
+    hidden: dict[str, Any] = dict(event)
+    hidden["cards"] = []
+    hidden["count"] = len(cards)
+    return hidden
+
+
+# Helpers
+
+def _may_see(event: Event, seat: int | None) -> bool:
+    kind = event["kind"]
+    if kind == "draw":
+        return bool(seat == event["seat"] or event.get("reason") in PUBLIC_DRAWS)
+    if kind in PRIVATE_KINDS:
+        return bool(seat == event["seat"])
+    if kind == "take" and event.get("reason") == "hand":
+        return seat is not None and seat in (event["seat"], event.get("other"))
+    return True
+
+
+def _request_pb(req: dict[str, Any], seat: int | None) -> bang_pb2.BangRequest:
+    args = req["args"]
+    pb = bang_pb2.BangRequest(kind=REQUEST_KINDS.get(req["kind"], bang_pb2.BANG_REQUEST_KIND_UNSPECIFIED), seat=req["seat"],
+                              missed_needed=args.get("need", 0), missed_played=args.get("got", 0),
+                              barrels_used=args.get("used", []))
+    if req["source"] is not None:
+        pb.source_seat = req["source"]
+    if args.get("card"):
+        pb.source_card.CopyFrom(card_pb(args["card"]))
+    if "opp" in args:
+        pb.opponent_seat = args["opp"]
+    offered = args.get("cards", []) or args.get("flipped", [])
+    if req["kind"] in PRIVATE_OFFERS and seat != req["seat"]:
+        pb.hidden_card_count = len(offered)
+    else:
+        pb.cards.extend(card_pb(c) for c in offered)
+    return pb

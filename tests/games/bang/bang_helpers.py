@@ -1,0 +1,128 @@
+"""Helpers for BANG! scenario tests (imported by tests as ``bang_helpers``; see conftest.py): clean tables, stacked decks, given cards.
+
+Build a scenario with :func:`table` (every card back in the deck, seat 0's phase 2,
+nothing pending), then place cards with :func:`give` / :func:`equip` and stack the
+deck with :func:`stack_deck` (first card listed = first drawn). Cards are named by id
+(``"base.bang.2c"``) or by name key (``"bang"``: any free copy), or by key and sign
+(``"bang:7h"`` = 7 of hearts, ``"missed:10s"``). Then act with :func:`act`, which
+round-trips the state through JSON like the service does, and read the events.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from service.engine.ruleset import Action, Event, State
+from service.games import bang
+from service.games.bang.state import all_cards
+from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS
+
+SUIT_LETTER = {"h": "hearts", "d": "diamonds", "c": "clubs", "s": "spades"}
+
+
+def table(n: int = 4, chars: list[str] | None = None, roles: list[str] | None = None, turn: int = 0,
+          seed: int = 1, **opts: Any) -> State:
+    """A clean n-player table: seat 0 is the Sheriff unless ``roles`` says otherwise.
+
+    Characters default to Black Jack (whose ability only touches phase 1). Life is the
+    character's bullets, +1 for the Sheriff. Hands and tables are empty, it is
+    ``turn``'s phase 2, and nothing is pending.
+    """
+    state = bang.setup(opts, n, seed)
+    roles = roles or list(ROLE_POOLS[n])
+    chars = chars or ["black_jack"] * n
+    state["deck"] = sorted(CARDS)
+    state["discard"] = []
+    for seat, p in enumerate(state["p"]):
+        life = CHARACTERS[chars[seat]].life + (1 if roles[seat] == "sheriff" else 0)
+        p.update(role=roles[seat], char=chars[seat], life=life, max=life, hand=[], table=[], alive=True)
+    state.update(turn=turn, phase="play", pending=[], bangs=0, turn_no=1, winners=[])
+    return state
+
+
+def card_id(state: State, name: str, free_only: bool = True) -> str:
+    """Resolve an id, a key or ``key:RANKsuit`` to a card id still in the deck or discard pile."""
+    if name in CARDS:
+        return name
+    key, _, sign = name.partition(":")
+    pool = state["deck"] + state["discard"] if free_only else all_cards(state)
+    for cid in pool:
+        c = CARDS[cid]
+        if c.key == key and (not sign or (c.rank + c.suit[0]) == sign):
+            return cid
+    raise LookupError(f"no free card {name!r}")
+
+
+def _take(state: State, name: str) -> str:
+    cid = card_id(state, name)
+    for pile in (state["deck"], state["discard"]):
+        if cid in pile:
+            pile.remove(cid)
+            return cid
+    for p in state["p"]:
+        for zone in (p["hand"], p["table"]):
+            if cid in zone:
+                zone.remove(cid)
+                return cid
+    raise LookupError(cid)
+
+
+def stack_deck(state: State, cards: list[str]) -> list[str]:
+    """Put ``cards`` on top of the deck, the first listed drawn first; returns their ids."""
+    ids = [_take(state, c) for c in cards]
+    state["deck"].extend(reversed(ids))
+    return ids
+
+
+def give(state: State, seat: int, cards: list[str]) -> list[str]:
+    """Put cards into a seat's hand; returns their ids."""
+    ids = [_take(state, c) for c in cards]
+    state["p"][seat]["hand"].extend(ids)
+    return ids
+
+
+def equip(state: State, seat: int, cards: list[str]) -> list[str]:
+    """Put cards in play in front of a seat; returns their ids."""
+    ids = [_take(state, c) for c in cards]
+    state["p"][seat]["table"].extend(ids)
+    return ids
+
+
+def act(state: State, seat: int, action: Action) -> list[Event]:
+    """Apply an action after a JSON round trip (as the service stores states); returns the events."""
+    fresh = json.loads(json.dumps(state))
+    events = bang.apply(fresh, seat, action)
+    state.clear()
+    state.update(fresh)
+    return events
+
+
+def play(state: State, seat: int, card: str, target: int | None = None, pick: str | None = None) -> list[Event]:
+    """Play a card from hand (id) in phase 2."""
+    action: Action = {"type": "play", "card": card}
+    if target is not None:
+        action["target"] = target
+    if pick is not None:
+        action["pick"] = pick
+    return act(state, seat, action)
+
+
+def kinds(events: list[Event]) -> list[str]:
+    """The kinds of a list of events, for compact asserts."""
+    return [e["kind"] for e in events]
+
+
+def hand_keys(state: State, seat: int) -> list[str]:
+    """The name keys in a seat's hand."""
+    return sorted(CARDS[c].key for c in state["p"][seat]["hand"])
+
+
+def table_keys(state: State, seat: int) -> list[str]:
+    """The name keys in play in front of a seat."""
+    return sorted(CARDS[c].key for c in state["p"][seat]["table"])
+
+
+def pending_kind(state: State) -> str | None:
+    """The kind of the request on top, if any."""
+    return state["pending"][-1]["kind"] if state["pending"] else None

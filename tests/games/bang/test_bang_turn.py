@@ -1,0 +1,96 @@
+"""The turn: setup, phase 1, BANG!/Missed!/Beer, phase 3 and the next player."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from bang_helpers import act, give, hand_keys, kinds, pending_kind, play, stack_deck, table
+
+from service.engine.errors import MalformedAction, RuleError
+from service.games import bang
+from service.games.bang.state import all_cards
+
+
+@pytest.mark.rule("BANG-004", "BANG-009", "BANG-013")
+@pytest.mark.parametrize("n", [4, 5, 6, 7])
+def test_setup_roles_life_and_first_turn(n: int) -> None:
+    pools = {4: "RSOO", 5: "RSOOD", 6: "RSOOOD", 7: "RSOOODD"}
+    for seed in range(20):
+        st = bang.setup({}, n, seed)
+        roles = Counter(p["role"][0].upper() for p in st["p"])
+        assert roles == Counter(pools[n])
+        assert len({p["char"] for p in st["p"]}) == n
+        sheriff = next(i for i, p in enumerate(st["p"]) if p["role"] == "sheriff")
+        assert st["turn"] == sheriff
+        assert len(all_cards(st)) == 80 and len(set(all_cards(st))) == 80
+        for p in st["p"]:
+            from service.games.bang.tables import CHARACTERS
+            bullets = CHARACTERS[p["char"]].life
+            assert p["max"] == p["life"] == bullets + (p["role"] == "sheriff")
+
+
+@pytest.mark.rule("BANG-010")
+def test_sheriff_starting_hand_is_printed_bullets_unless_house_rule() -> None:
+    from service.games.bang.tables import CHARACTERS
+    for extra in (False, True):
+        st = bang.setup({"sheriff_extra_card": extra}, 5, 3)
+        # Only non-turn players still hold their starting hands untouched.
+        for seat, p in enumerate(st["p"]):
+            if seat != st["turn"]:
+                assert len(p["hand"]) == CHARACTERS[p["char"]].life
+        sheriff = st["turn"]
+        drawn = 2 if st["p"][sheriff]["char"] not in ("black_jack", "kit_carlson", "jesse_jones",
+                                                        "pedro_ramirez") else None
+        if drawn is not None and not st["pending"]:
+            assert len(st["p"][sheriff]["hand"]) == CHARACTERS[st["p"][sheriff]["char"]].life + extra + drawn
+
+
+def test_expansion_not_available_is_malformed() -> None:
+    with pytest.raises(MalformedAction) as err:
+        bang.setup({"expansions": ["dodge_city"]}, 4, 1)
+    assert err.value.reason == "EXPANSION_NOT_AVAILABLE"
+    assert err.value.field == "options.bang.expansions"
+
+
+@pytest.mark.rule("BANG-014", "BANG-015", "BANG-042", "BANG-043", "BANG-044")
+def test_a_full_turn_draw_bang_missed_beer_discard_end() -> None:
+    st = table(4, chars=["willy_the_kid", "black_jack", "black_jack", "black_jack"])
+    st["p"][0]["life"] = 3
+    bang_card, beer = give(st, 0, ["bang", "beer"])
+    missed = give(st, 1, ["missed"])[0]
+    events = play(st, 0, bang_card, target=1)
+    assert pending_kind(st) == "bang" and bang.to_act(st) == [1]
+    events = act(st, 1, {"type": "respond", "card": missed})
+    assert "damage" not in kinds(events)
+    assert bang_card in st["discard"] and missed in st["discard"]
+    play(st, 0, beer)
+    assert st["p"][0]["life"] == 4
+    # End the turn: seat 1 starts and draws 2 (stacked); Black Jack shows the 2nd (a club: no 3rd card).
+    stack_deck(st, ["stagecoach", "panic:Jh"])
+    stack_deck(st, ["bang:2c", "bang:3c"])
+    events = act(st, 0, {"type": "end_turn"})
+    assert st["turn"] == 1 and st["phase"] == "play"
+    assert hand_keys(st, 1) == ["bang", "bang"]
+
+
+@pytest.mark.rule("BANG-023")
+def test_phase_three_discards_down_to_life() -> None:
+    st = table(4)
+    st["p"][0]["life"] = 2
+    give(st, 0, ["bang", "missed", "panic", "beer", "duel"])
+    act(st, 0, {"type": "end_turn"})
+    assert pending_kind(st) == "discard" and st["phase"] == "discard"
+    with pytest.raises(RuleError) as err:
+        act(st, 0, {"type": "end_turn"})
+    assert err.value.reason == "WRONG_ANSWER"
+    for _ in range(3):
+        act(st, 0, {"type": "discard", "card": st["p"][0]["hand"][0]})
+    assert len(st["p"][0]["hand"]) == 2 and st["turn"] == 1
+
+
+def test_unknown_card_is_malformed() -> None:
+    st = table(4)
+    with pytest.raises(MalformedAction) as err:
+        act(st, 0, {"type": "play", "card": "base.nope.2c"})
+    assert err.value.reason == "UNKNOWN_CARD" and err.value.field == "card"
