@@ -328,6 +328,25 @@ class TtrWithdrawTunnel(_message.Message):
 Global___TtrWithdrawTunnel: _TypeAlias = TtrWithdrawTunnel  # noqa: Y015
 
 @_typing.final
+class TtrPassTurn(_message.Message):
+    """End the turn without acting: allowed only when no other action is possible
+    (no card can be drawn, no ticket is left, nothing is affordable), so a game never stalls.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TtrPassTurn: _TypeAlias = TtrPassTurn  # noqa: Y015
+
+@_typing.final
 class TtrEuropeAction(_message.Message):
     """A Ticket to Ride: Europe action."""
 
@@ -340,6 +359,7 @@ class TtrEuropeAction(_message.Message):
     KEEP_TICKETS_FIELD_NUMBER: _builtins.int
     PAY_TUNNEL_FIELD_NUMBER: _builtins.int
     WITHDRAW_TUNNEL_FIELD_NUMBER: _builtins.int
+    PASS_TURN_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def draw_train_card(self) -> Global___TtrDrawTrainCard:
         """Take one train card."""
@@ -368,6 +388,10 @@ class TtrEuropeAction(_message.Message):
     def withdraw_tunnel(self) -> Global___TtrWithdrawTunnel:
         """Give up a tunnel."""
 
+    @_builtins.property
+    def pass_turn(self) -> Global___TtrPassTurn:
+        """End the turn when nothing else is possible."""
+
     def __init__(
         self,
         *,
@@ -378,12 +402,13 @@ class TtrEuropeAction(_message.Message):
         keep_tickets: Global___TtrKeepTickets | None = ...,
         pay_tunnel: Global___TtrPayTunnel | None = ...,
         withdraw_tunnel: Global___TtrWithdrawTunnel | None = ...,
+        pass_turn: Global___TtrPassTurn | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["build_station", b"build_station", "claim_route", b"claim_route", "draw_tickets", b"draw_tickets", "draw_train_card", b"draw_train_card", "keep_tickets", b"keep_tickets", "kind", b"kind", "pay_tunnel", b"pay_tunnel", "withdraw_tunnel", b"withdraw_tunnel"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["build_station", b"build_station", "claim_route", b"claim_route", "draw_tickets", b"draw_tickets", "draw_train_card", b"draw_train_card", "keep_tickets", b"keep_tickets", "kind", b"kind", "pass_turn", b"pass_turn", "pay_tunnel", b"pay_tunnel", "withdraw_tunnel", b"withdraw_tunnel"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["build_station", b"build_station", "claim_route", b"claim_route", "draw_tickets", b"draw_tickets", "draw_train_card", b"draw_train_card", "keep_tickets", b"keep_tickets", "kind", b"kind", "pay_tunnel", b"pay_tunnel", "withdraw_tunnel", b"withdraw_tunnel"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["build_station", b"build_station", "claim_route", b"claim_route", "draw_tickets", b"draw_tickets", "draw_train_card", b"draw_train_card", "keep_tickets", b"keep_tickets", "kind", b"kind", "pass_turn", b"pass_turn", "pay_tunnel", b"pay_tunnel", "withdraw_tunnel", b"withdraw_tunnel"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["draw_train_card", "claim_route", "build_station", "draw_tickets", "keep_tickets", "pay_tunnel", "withdraw_tunnel"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["draw_train_card", "claim_route", "build_station", "draw_tickets", "keep_tickets", "pay_tunnel", "withdraw_tunnel", "pass_turn"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -495,6 +520,9 @@ class TtrScore(_message.Message):
     TOTAL_FIELD_NUMBER: _builtins.int
     LONGEST_PATH_FIELD_NUMBER: _builtins.int
     TICKETS_FIELD_NUMBER: _builtins.int
+    COMPLETED_TICKETS_FIELD_NUMBER: _builtins.int
+    STATIONS_USED_FIELD_NUMBER: _builtins.int
+    BORROWED_ROUTE_IDS_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat."""
     route_points: _builtins.int
@@ -509,9 +537,17 @@ class TtrScore(_message.Message):
     """The sum of the parts."""
     longest_path: _builtins.int
     """Length of the player's longest continuous path."""
+    completed_tickets: _builtins.int
+    """How many tickets were completed (the first tie-break)."""
+    stations_used: _builtins.int
+    """Stations built (the second tie-break: fewer is better)."""
     @_builtins.property
     def tickets(self) -> _containers.RepeatedCompositeFieldContainer[Global___TtrTicketResult]:
         """Every ticket of the player and its result."""
+
+    @_builtins.property
+    def borrowed_route_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The other players' routes the player's stations borrowed for tickets (the best choice)."""
 
     def __init__(
         self,
@@ -524,10 +560,13 @@ class TtrScore(_message.Message):
         total: _builtins.int = ...,
         longest_path: _builtins.int = ...,
         tickets: _abc.Iterable[Global___TtrTicketResult] | None = ...,
+        completed_tickets: _builtins.int = ...,
+        stations_used: _builtins.int = ...,
+        borrowed_route_ids: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["express_bonus", b"express_bonus", "longest_path", b"longest_path", "route_points", b"route_points", "seat", b"seat", "station_points", b"station_points", "ticket_points", b"ticket_points", "tickets", b"tickets", "total", b"total"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["borrowed_route_ids", b"borrowed_route_ids", "completed_tickets", b"completed_tickets", "express_bonus", b"express_bonus", "longest_path", b"longest_path", "route_points", b"route_points", "seat", b"seat", "station_points", b"station_points", "stations_used", b"stations_used", "ticket_points", b"ticket_points", "tickets", b"tickets", "total", b"total"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -545,6 +584,7 @@ class TtrPlayer(_message.Message):
     SCORE_FIELD_NUMBER: _builtins.int
     TRAIN_CARD_COUNT_FIELD_NUMBER: _builtins.int
     TICKET_COUNT_FIELD_NUMBER: _builtins.int
+    OFFERED_TICKET_COUNT_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat."""
     trains: _builtins.int
@@ -557,6 +597,8 @@ class TtrPlayer(_message.Message):
     """Train cards in hand."""
     ticket_count: _builtins.int
     """Destination tickets held."""
+    offered_ticket_count: _builtins.int
+    """Tickets offered to the player and not yet chosen (count only)."""
     def __init__(
         self,
         *,
@@ -566,10 +608,11 @@ class TtrPlayer(_message.Message):
         score: _builtins.int = ...,
         train_card_count: _builtins.int = ...,
         ticket_count: _builtins.int = ...,
+        offered_ticket_count: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["score", b"score", "seat", b"seat", "stations", b"stations", "ticket_count", b"ticket_count", "train_card_count", b"train_card_count", "trains", b"trains"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["offered_ticket_count", b"offered_ticket_count", "score", b"score", "seat", b"seat", "stations", b"stations", "ticket_count", b"ticket_count", "train_card_count", b"train_card_count", "trains", b"trains"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1179,6 +1222,28 @@ class TtrGameScored(_message.Message):
 Global___TtrGameScored: _TypeAlias = TtrGameScored  # noqa: Y015
 
 @_typing.final
+class TtrTurnPassed(_message.Message):
+    """A seat ended its turn without acting (nothing else was possible)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """Who passed."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TtrTurnPassed: _TypeAlias = TtrTurnPassed  # noqa: Y015
+
+@_typing.final
 class TtrEuropeEvent(_message.Message):
     """A Ticket to Ride: Europe event."""
 
@@ -1196,6 +1261,7 @@ class TtrEuropeEvent(_message.Message):
     TURN_STARTED_FIELD_NUMBER: _builtins.int
     LAST_ROUND_STARTED_FIELD_NUMBER: _builtins.int
     GAME_SCORED_FIELD_NUMBER: _builtins.int
+    TURN_PASSED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def train_card_drawn(self) -> Global___TtrTrainCardDrawn:
         """A train card was taken."""
@@ -1244,6 +1310,10 @@ class TtrEuropeEvent(_message.Message):
     def game_scored(self) -> Global___TtrGameScored:
         """Final scoring."""
 
+    @_builtins.property
+    def turn_passed(self) -> Global___TtrTurnPassed:
+        """A seat passed."""
+
     def __init__(
         self,
         *,
@@ -1259,12 +1329,13 @@ class TtrEuropeEvent(_message.Message):
         turn_started: Global___TtrTurnStarted | None = ...,
         last_round_started: Global___TtrLastRoundStarted | None = ...,
         game_scored: Global___TtrGameScored | None = ...,
+        turn_passed: Global___TtrTurnPassed | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["deck_reshuffled", b"deck_reshuffled", "face_up_changed", b"face_up_changed", "game_scored", b"game_scored", "kind", b"kind", "last_round_started", b"last_round_started", "route_claimed", b"route_claimed", "station_built", b"station_built", "tickets_drawn", b"tickets_drawn", "tickets_kept", b"tickets_kept", "train_card_drawn", b"train_card_drawn", "tunnel_revealed", b"tunnel_revealed", "tunnel_withdrawn", b"tunnel_withdrawn", "turn_started", b"turn_started"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deck_reshuffled", b"deck_reshuffled", "face_up_changed", b"face_up_changed", "game_scored", b"game_scored", "kind", b"kind", "last_round_started", b"last_round_started", "route_claimed", b"route_claimed", "station_built", b"station_built", "tickets_drawn", b"tickets_drawn", "tickets_kept", b"tickets_kept", "train_card_drawn", b"train_card_drawn", "tunnel_revealed", b"tunnel_revealed", "tunnel_withdrawn", b"tunnel_withdrawn", "turn_passed", b"turn_passed", "turn_started", b"turn_started"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck_reshuffled", b"deck_reshuffled", "face_up_changed", b"face_up_changed", "game_scored", b"game_scored", "kind", b"kind", "last_round_started", b"last_round_started", "route_claimed", b"route_claimed", "station_built", b"station_built", "tickets_drawn", b"tickets_drawn", "tickets_kept", b"tickets_kept", "train_card_drawn", b"train_card_drawn", "tunnel_revealed", b"tunnel_revealed", "tunnel_withdrawn", b"tunnel_withdrawn", "turn_started", b"turn_started"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deck_reshuffled", b"deck_reshuffled", "face_up_changed", b"face_up_changed", "game_scored", b"game_scored", "kind", b"kind", "last_round_started", b"last_round_started", "route_claimed", b"route_claimed", "station_built", b"station_built", "tickets_drawn", b"tickets_drawn", "tickets_kept", b"tickets_kept", "train_card_drawn", b"train_card_drawn", "tunnel_revealed", b"tunnel_revealed", "tunnel_withdrawn", b"tunnel_withdrawn", "turn_passed", b"turn_passed", "turn_started", b"turn_started"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["train_card_drawn", "face_up_changed", "deck_reshuffled", "route_claimed", "station_built", "tickets_drawn", "tickets_kept", "tunnel_revealed", "tunnel_withdrawn", "turn_started", "last_round_started", "game_scored"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["train_card_drawn", "face_up_changed", "deck_reshuffled", "route_claimed", "station_built", "tickets_drawn", "tickets_kept", "tunnel_revealed", "tunnel_withdrawn", "turn_started", "last_round_started", "game_scored", "turn_passed"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 

@@ -1,0 +1,1 @@
+"""Game rulesets: pure rules, one package per game (see README.md)."""

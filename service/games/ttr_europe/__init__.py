@@ -1,0 +1,47 @@
+"""Ticket to Ride: Europe (Days of Wonder, 2005), 2 to 5 players, as the official rules play.
+
+The ruleset contract (``service/engine/ruleset.py``) for id ``ttr-europe``. Pure rules:
+no I/O, no clock, no global random. The modules follow the rulebook: ``board``
+(data), ``setup``, ``turns``, ``draw``, ``claim``, ``tunnels``, ``stations``,
+``tickets``, ``scoring``; ``actions`` ties the checks to ``apply`` and
+``legal_actions``; ``view`` and ``codec`` are the only ways out. Interpretations are
+listed in ``docs/ttr_europe.md``.
+"""
+
+from __future__ import annotations
+
+from service.engine.ruleset import OptionInfo, RulesetInfo
+from service.games.ttr_europe.actions import apply, legal_actions
+from service.games.ttr_europe.codec import (
+    decode_action,
+    decode_options,
+    encode_action,
+    encode_event,
+    encode_options,
+)
+from service.games.ttr_europe.setup import setup
+from service.games.ttr_europe.turns import is_over, to_act
+from service.games.ttr_europe.view import project, view
+
+INFO = RulesetInfo(
+    id="ttr-europe",
+    display_name="Ticket to Ride: Europe",
+    min_seats=2,
+    max_seats=5,
+    rules_version="ttr-europe/2005-official.1",
+    proto_field="ttr_europe",
+    options=(
+        OptionInfo(
+            name="tunnel_failure_discards",
+            description="House rule (seed text): cards played for a tunnel that is not paid are discarded "
+                        "instead of going back to the hand (the official rule).",
+            default="false",
+            allowed_values=("false", "true"),
+        ),
+    ),
+)
+
+__all__ = [
+    "INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_event", "encode_options",
+    "is_over", "legal_actions", "project", "setup", "to_act", "view",
+]

@@ -1,0 +1,77 @@
+"""Setting a game up: the dealt state before the first turn (TTR_NOTES section 5, setup).
+
+The whole state is plain JSON; its keys are documented here once:
+
+- ``v`` state schema version; ``n`` seats; ``opts`` the decoded options; ``rng`` the generator.
+- ``phase``: ``tickets`` (initial ticket choice, simultaneous), ``play``, ``last`` (final
+  round), ``over``.
+- ``turn`` the seat whose turn it is (the first player during ``tickets``); ``first``.
+- ``drawn``: train cards taken so far this turn (0 or 1).
+- ``deck`` (top = last element), ``discard``, ``face_up`` (5 slots, -1 empty): card codes.
+- ``hands``: per seat, 9 counts by card code. ``tickets``: per seat, kept ticket ids.
+  ``offered``: per seat, ticket ids awaiting a keep decision.
+- ``ticket_pile`` (top = first element), ``box``: tickets out of the game.
+- ``trains``, ``stations`` (left), ``score`` (route points during play): per seat.
+- ``owner``: per route (index ``id - 1``), the owning seat or -1. ``station_at``: city -> seat.
+- ``tunnel``: the pending tunnel decision or None. ``last``: ``{"trigger", "left"}`` or None.
+- ``result``: final scoring once ``over``, else None.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from service.engine.errors import EngineReason, MalformedAction
+from service.engine.rng import Rng, seed_state
+from service.games.ttr_europe.board import LONG_TICKETS, REGULAR_TICKETS, ROUTE_IDS, RULES
+from service.games.ttr_europe.cards import EMPTY, new_deck, refill_face_up
+
+State = dict[str, Any]
+STATE_VERSION = 1
+
+
+def setup(options: dict[str, Any], seat_count: int, seed: int) -> State:
+    """Deal a new game: shuffled deck, hands, face-up row, starting tickets, first player."""
+    if not RULES.min_players <= seat_count <= RULES.max_players:
+        raise MalformedAction(EngineReason.INVALID_SEAT_COUNT,
+                              f"Ticket to Ride: Europe needs {RULES.min_players} to {RULES.max_players} "
+                              "players", field="seats", seats=seat_count)
+    state: State = {
+        "v": STATE_VERSION, "n": seat_count,
+        "opts": {"tunnel_failure_discards": bool(options.get("tunnel_failure_discards", False))},
+        "rng": seed_state(seed), "phase": "tickets", "turn": 0, "first": 0, "drawn": 0,
+        "deck": new_deck(), "discard": [], "face_up": [EMPTY] * RULES.face_up,
+        "hands": [[0] * 9 for _ in range(seat_count)],
+        "tickets": [[] for _ in range(seat_count)], "offered": [[] for _ in range(seat_count)],
+        "ticket_pile": [], "box": [],
+        "trains": [RULES.trains] * seat_count, "stations": [RULES.stations] * seat_count,
+        "score": [0] * seat_count, "owner": [-1] * len(ROUTE_IDS), "station_at": {},
+        "tunnel": None, "last": None, "result": None,
+    }
+    rng = Rng(state)
+    rng.shuffle(state["deck"])
+    deal(state)
+    longs, regulars = list(LONG_TICKETS), list(REGULAR_TICKETS)
+    rng.shuffle(longs)
+    rng.shuffle(regulars)
+    for seat in range(seat_count):
+        state["offered"][seat] = [longs.pop() for _ in range(RULES.setup_long)] + [
+            regulars.pop() for _ in range(RULES.setup_regular)]
+    # The long tickets nobody was dealt go back to the box, out of the game (TTR-007).
+    state["box"] = longs
+    state["ticket_pile"] = regulars
+    # The rules pick the most-travelled player; an engine may pick at random (TTR-011).
+    state["first"] = state["turn"] = rng.below(seat_count)
+    return state
+
+
+def deal(state: State) -> None:
+    """Deal the starting hands from the top of the deck, then turn up the face-up row.
+
+    Split out so tests can stack the deck of a fresh state and deal again.
+    """
+    deck: list[int] = state["deck"]
+    for _ in range(RULES.initial_hand):
+        for hand in state["hands"]:
+            hand[deck.pop()] += 1
+    refill_face_up(state, [])

@@ -1,0 +1,193 @@
+"""Claiming routes, ferries and double routes (TTR-024..TTR-031, TTR-040..TTR-042)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from ttr_helpers import check_invariants, give_route, hand_of, route_id, set_hand, stack_deck, started
+
+import service.games.ttr_europe as ttr
+from service.engine.errors import EngineReason, MalformedAction, RuleError
+
+State = dict[str, Any]
+
+
+def claim(rid: int, color: str | None, cards: int, locos: int = 0) -> dict[str, Any]:
+    return {"kind": "claim_route", "route": rid, "color": color, "cards": cards, "locos": locos}
+
+
+def reason(state: State, seat: int, action: dict[str, Any]) -> str:
+    before = repr(state)
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, seat, action)
+    assert repr(state) == before, "a refused action changed the state"
+    return err.value.reason
+
+
+MUNCHEN_WIEN = route_id("Munchen", "Wien")  # 3 orange
+KYIV_WILNO = route_id("Kyiv", "Wilno")  # 2 gray
+
+
+@pytest.mark.rule("TTR-024", "TTR-025", "TTR-028", "TTR-029")
+def test_coloured_route(game3: State) -> None:
+    set_hand(game3, 0, {"orange": 3, "yellow": 3})
+    assert reason(game3, 0, claim(MUNCHEN_WIEN, "orange", 2)) == "WRONG_CARD_COUNT"
+    assert reason(game3, 0, claim(MUNCHEN_WIEN, "yellow", 3)) == "WRONG_COLOR"
+    discard = len(game3["discard"])
+    events = ttr.apply(game3, 0, claim(MUNCHEN_WIEN, "orange", 3))
+    assert events[0] == {"type": "route_claimed", "seat": 0, "route": MUNCHEN_WIEN, "color": "orange",
+                         "cards": 3, "locos": 0, "points": 4}
+    assert game3["owner"][MUNCHEN_WIEN - 1] == 0
+    assert game3["trains"][0] == 42 and game3["score"][0] == 4
+    assert hand_of(game3, 0) == {"yellow": 3} and len(game3["discard"]) == discard + 3
+    assert game3["turn"] == 1
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-025")
+def test_no_partial_claim(game3: State) -> None:
+    rid = route_id("Kharkov", "Kyiv")  # 4 gray
+    set_hand(game3, 0, {"red": 3})
+    assert reason(game3, 0, claim(rid, "red", 4)) == "INSUFFICIENT_CARDS"
+    assert reason(game3, 0, claim(rid, "red", 3)) == "WRONG_CARD_COUNT"
+
+
+@pytest.mark.rule("TTR-026", "TTR-027")
+def test_gray_route_and_locomotives(game3: State) -> None:
+    set_hand(game3, 0, {"red": 1, "blue": 1, "loco": 1})
+    assert not [a for a in ttr.legal_actions(game3, 0) if a.get("route") == MUNCHEN_WIEN]
+    listed = [a for a in ttr.legal_actions(game3, 0) if a.get("route") == KYIV_WILNO]
+    assert sorted((a["color"] or "", a["cards"], a["locos"]) for a in listed) == [
+        ("blue", 1, 1), ("red", 1, 1)]
+    ttr.apply(game3, 0, claim(KYIV_WILNO, "blue", 1, 1))
+    assert hand_of(game3, 0) == {"red": 1} and game3["score"][0] == 2
+
+
+@pytest.mark.rule("TTR-027")
+@pytest.mark.parametrize("payment", [("orange", 2, 1), (None, 0, 3)])
+def test_locomotives_are_wild(game3: State, payment: tuple[str | None, int, int]) -> None:
+    set_hand(game3, 0, {"orange": 2, "loco": 3})
+    ttr.apply(game3, 0, claim(MUNCHEN_WIEN, *payment))
+    assert game3["owner"][MUNCHEN_WIEN - 1] == 0
+
+
+@pytest.mark.rule("TTR-028")
+def test_not_enough_trains(game3: State) -> None:
+    set_hand(game3, 0, {"orange": 3})
+    game3["trains"][0] = 2
+    assert reason(game3, 0, claim(MUNCHEN_WIEN, "orange", 3)) == "NOT_ENOUGH_TRAINS"
+
+
+@pytest.mark.rule("TTR-029")
+@pytest.mark.parametrize("a, b, color, length, points", [
+    ("Budapest", "Wien", "red", 1, 1), ("Kyiv", "Wilno", "red", 2, 2), ("Munchen", "Wien", "orange", 3, 4),
+    ("Kharkov", "Kyiv", "red", 4, 7), ("Budapest", "Kyiv", "red", 6, 15)])
+def test_points_table(a: str, b: str, color: str, length: int, points: int) -> None:
+    state = started(4)
+    set_hand(state, 0, {color: length})
+    # Budapest-Kyiv is a tunnel: reveal no matching card, so it is built at once.
+    stack_deck(state, ["blue", "blue", "blue"])
+    ttr.apply(state, 0, {"kind": "claim_route", "route": route_id(a, b, "red" if a == "Budapest" and
+                                                                   b == "Wien" else None),
+                         "color": color, "cards": length, "locos": 0})
+    assert state["tunnel"] is None
+    assert state["score"][0] == points
+
+
+@pytest.mark.rule("TTR-030")
+def test_routes_need_not_connect(game3: State) -> None:
+    athina_sofia, berlin_danzig = route_id("Athina", "Sofia"), route_id("Berlin", "Danzig")
+    set_hand(game3, 0, {"purple": 3, "loco": 4})
+    ttr.apply(game3, 0, claim(athina_sofia, "purple", 3))
+    ttr.apply(game3, 1, {"kind": "draw_card", "slot": None})
+    ttr.apply(game3, 1, {"kind": "draw_card", "slot": None})
+    ttr.apply(game3, 2, {"kind": "draw_card", "slot": None})
+    ttr.apply(game3, 2, {"kind": "draw_card", "slot": None})
+    ttr.apply(game3, 0, claim(berlin_danzig, None, 0, 4))
+    assert game3["owner"][athina_sofia - 1] == game3["owner"][berlin_danzig - 1] == 0
+
+
+@pytest.mark.rule("TTR-031", "TTR-013")
+def test_route_already_claimed(game3: State) -> None:
+    set_hand(game3, 0, {"orange": 3, "red": 3})
+    set_hand(game3, 1, {"orange": 3})
+    ttr.apply(game3, 0, claim(MUNCHEN_WIEN, "orange", 3))
+    assert reason(game3, 0, claim(KYIV_WILNO, "red", 2)) == EngineReason.NOT_YOUR_TURN
+    assert reason(game3, 1, claim(MUNCHEN_WIEN, "orange", 3)) == "ROUTE_ALREADY_CLAIMED"
+
+
+@pytest.mark.rule("TTR-040")
+def test_ferry_needs_its_locomotives(game3: State) -> None:
+    rid = route_id("Palermo", "Smyrna")  # 6, 2 locomotives
+    set_hand(game3, 0, {"green": 5, "red": 2, "loco": 2})
+    assert reason(game3, 0, claim(rid, "green", 5, 1)) == "FERRY_NEEDS_LOCOMOTIVES"
+    listed = {(a["color"], a["cards"], a["locos"]) for a in ttr.legal_actions(game3, 0) if a.get("route") == rid}
+    assert listed == {("green", 4, 2)}
+    ttr.apply(game3, 0, claim(rid, "green", 4, 2))
+    assert game3["score"][0] == 15
+
+
+@pytest.mark.rule("TTR-040")
+def test_ferry_mixed_colours_rejected(game3: State) -> None:
+    # A payment names one colour, so "2 green + 2 red" cannot even be spelled; the
+    # nearest attempt, 2 red standing for green spaces, is a wrong count of greens.
+    rid = route_id("Palermo", "Smyrna")
+    set_hand(game3, 0, {"green": 2, "red": 2, "loco": 2})
+    assert reason(game3, 0, claim(rid, "green", 4, 2)) == "INSUFFICIENT_CARDS"
+
+
+@pytest.mark.rule("TTR-041")
+def test_double_route_closed_with_three_players(game3: State) -> None:
+    black, red = route_id("Berlin", "Frankfurt", "black"), route_id("Berlin", "Frankfurt", "red")
+    set_hand(game3, 0, {"black": 3})
+    set_hand(game3, 1, {"red": 3})
+    ttr.apply(game3, 0, claim(black, "black", 3))
+    assert reason(game3, 1, claim(red, "red", 3)) == "DOUBLE_ROUTE_CLOSED"
+    assert not [a for a in ttr.legal_actions(game3, 1) if a.get("route") == red]
+
+
+@pytest.mark.rule("TTR-041", "TTR-042")
+def test_double_route_with_four_players(game4: State) -> None:
+    black, red = route_id("Berlin", "Frankfurt", "black"), route_id("Berlin", "Frankfurt", "red")
+    set_hand(game4, 0, {"black": 3, "red": 3})
+    set_hand(game4, 1, {"red": 3})
+    ttr.apply(game4, 0, claim(black, "black", 3))
+    for seat in (1, 2, 3):
+        ttr.apply(game4, seat, {"kind": "draw_card", "slot": None})
+        ttr.apply(game4, seat, {"kind": "draw_card", "slot": None})
+    assert reason(game4, 0, claim(red, "red", 3)) == "DOUBLE_ROUTE_OWNED"
+    ttr.apply(game4, 0, {"kind": "draw_card", "slot": None})
+    ttr.apply(game4, 0, {"kind": "draw_card", "slot": None})
+    ttr.apply(game4, 1, claim(red, "red", 3))
+    assert game4["owner"][red - 1] == 1
+
+
+def test_claim_listing_applies(game3: State) -> None:
+    set_hand(game3, 0, {"red": 4, "loco": 2})
+    claims = [a for a in ttr.legal_actions(game3, 0) if a["kind"] == "claim_route"]
+    assert claims
+    for action in claims:
+        state = started(3)
+        set_hand(state, 0, {"red": 4, "loco": 2})
+        ttr.apply(state, 0, action)
+        check_invariants(state)
+
+
+def test_give_route_helper_matches_rules(game3: State) -> None:
+    give_route(game3, 1, MUNCHEN_WIEN)
+    assert game3["trains"][1] == 42 and game3["score"][1] == 4
+
+
+@pytest.mark.parametrize("action, why, field", [
+    (claim(0, "red", 1), "UNKNOWN_ROUTE", "action.ttr_europe.claim_route.route_id"),
+    (claim(102, "red", 1), "UNKNOWN_ROUTE", "action.ttr_europe.claim_route.route_id"),
+    (claim(KYIV_WILNO, "loco", 2), "INVALID_PAYMENT", "action.ttr_europe.claim_route.payment.color"),
+    (claim(KYIV_WILNO, "red", -1, 3), "INVALID_PAYMENT", "action.ttr_europe.claim_route.payment"),
+    (claim(KYIV_WILNO, "red", 0, 2), "INVALID_PAYMENT", "action.ttr_europe.claim_route.payment.color"),
+    ({"kind": "fly"}, "UNKNOWN_ACTION", "action.ttr_europe"),
+])
+def test_malformed_claims(game3: State, action: dict[str, Any], why: str, field: str) -> None:
+    with pytest.raises(MalformedAction) as err:
+        ttr.apply(game3, 0, action)
+    assert (err.value.reason, err.value.field) == (why, field)

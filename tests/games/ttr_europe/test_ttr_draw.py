@@ -1,0 +1,185 @@
+"""Drawing train cards (TTR-013..TTR-023)."""
+
+from __future__ import annotations
+
+import pytest
+from ttr_helpers import check_invariants, empty_deck_into_discard, hand_of, set_face_up, set_hand, stack_deck
+
+import service.games.ttr_europe as ttr
+from service.engine.errors import EngineReason, MalformedAction, RuleError
+
+BLIND = {"kind": "draw_card", "slot": None}
+
+
+def slot(n: int) -> dict[str, object]:
+    return {"kind": "draw_card", "slot": n}
+
+
+def reason(state: dict, seat: int, action: dict) -> str:  # type: ignore[type-arg]
+    before = repr(state)
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, seat, action)
+    assert repr(state) == before, "a refused action changed the state"
+    return err.value.reason
+
+
+@pytest.mark.rule("TTR-014", "TTR-016")
+def test_face_up_then_blind(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, ["red", "blue", "green", "white", "black"])
+    set_hand(game3, 0, {})
+    stack_deck(game3, ["yellow", "orange"])
+    events = ttr.apply(game3, 0, slot(2))
+    assert game3["face_up"][2] == 3  # yellow refilled at once
+    assert events[0] == {"type": "card_drawn", "seat": 0, "slot": 2, "card": "green"}
+    assert events[1]["type"] == "face_up" and events[1]["cards"][2] == "yellow"
+    assert game3["turn"] == 0 and game3["drawn"] == 1
+    ttr.apply(game3, 0, BLIND)
+    assert hand_of(game3, 0) == {"green": 1, "orange": 1}
+    assert game3["turn"] == 1 and game3["drawn"] == 0
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-016")
+def test_replacement_can_be_taken_second(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, ["white", "blue", "green", "white", "black"])
+    set_hand(game3, 0, {})
+    stack_deck(game3, ["red"])
+    ttr.apply(game3, 0, slot(3))
+    ttr.apply(game3, 0, slot(3))
+    assert hand_of(game3, 0) == {"white": 1, "red": 1}
+
+
+@pytest.mark.rule("TTR-017")
+def test_face_up_locomotive_first_is_the_whole_draw(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, ["red", "loco", "green", "white", "black"])
+    set_hand(game3, 0, {})
+    ttr.apply(game3, 0, slot(1))
+    assert hand_of(game3, 0) == {"loco": 1}
+    assert game3["turn"] == 1
+    assert reason(game3, 0, BLIND) == EngineReason.NOT_YOUR_TURN
+
+
+@pytest.mark.rule("TTR-018")
+def test_face_up_locomotive_never_second(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, ["red", "loco", "green", "white", "black"])
+    stack_deck(game3, ["loco"])
+    ttr.apply(game3, 0, slot(0))
+    assert game3["face_up"][0] == 8  # the replacement is a locomotive
+    assert reason(game3, 0, slot(0)) == "SECOND_LOCOMOTIVE"
+    assert reason(game3, 0, slot(1)) == "SECOND_LOCOMOTIVE"
+    listed = ttr.legal_actions(game3, 0)
+    assert slot(0) not in listed and slot(1) not in listed and slot(2) in listed and BLIND in listed
+    ttr.apply(game3, 0, slot(2))
+    assert game3["turn"] == 1
+
+
+@pytest.mark.rule("TTR-019")
+def test_blind_locomotive_is_an_ordinary_card(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, ["red", "blue", "green", "white", "black"])
+    set_hand(game3, 0, {})
+    stack_deck(game3, ["loco", "loco"])
+    ttr.apply(game3, 0, BLIND)
+    assert game3["turn"] == 0 and game3["drawn"] == 1
+    assert slot(4) in ttr.legal_actions(game3, 0)
+    ttr.apply(game3, 0, BLIND)
+    assert hand_of(game3, 0) == {"loco": 2} and game3["turn"] == 1
+
+
+@pytest.mark.rule("TTR-015", "TTR-013")
+def test_must_take_the_second_card(game3: dict) -> None:  # type: ignore[type-arg]
+    ttr.apply(game3, 0, BLIND)
+    assert reason(game3, 0, {"kind": "draw_tickets"}) == "MUST_DRAW_SECOND_CARD"
+    assert reason(game3, 0, {"kind": "build_station", "city": "Wien", "color": None, "cards": 0,
+                             "locos": 1}) == "MUST_DRAW_SECOND_CARD"
+    assert {a["kind"] for a in ttr.legal_actions(game3, 0)} == {"draw_card"}
+    assert reason(game3, 1, BLIND) == EngineReason.NOT_YOUR_TURN
+
+
+@pytest.mark.rule("TTR-020")
+def test_three_face_up_locomotives_reset(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, ["red", "loco", "green", "loco", "black"])
+    stack_deck(game3, ["loco", "blue", "blue", "white", "white", "yellow"])
+    discard = len(game3["discard"])
+    events = ttr.apply(game3, 0, slot(0))
+    assert game3["face_up"] == [2, 2, 1, 1, 3]
+    assert len(game3["discard"]) == discard + 5
+    assert sorted(game3["discard"][-5:]) == sorted([8, 8, 7, 8, 5])  # loco, loco (refill), green, loco, black
+    assert events[1] == {"type": "face_up", "cards": ["blue", "blue", "white", "white", "yellow"],
+                         "reset": True}
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-020")
+def test_reset_repeats_at_most_three_times(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, ["red", "loco", "green", "loco", "black"])
+    stack_deck(game3, ["loco"] + ["loco", "loco", "loco", "red", "red"] * 3 + ["blue"] * 5)
+    ttr.apply(game3, 0, slot(0))
+    # Three resets, each dealing three locomotives again: the third row is left as it is.
+    assert sorted(game3["face_up"]) == [6, 6, 8, 8, 8]
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-021")
+def test_no_hand_limit(game3: dict) -> None:  # type: ignore[type-arg]
+    set_hand(game3, 0, {})
+    for _ in range(15):
+        for seat in range(3):
+            ttr.apply(game3, seat, BLIND)
+            ttr.apply(game3, seat, BLIND)
+    assert sum(game3["hands"][0]) == 30
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-022")
+def test_discard_reshuffled_when_deck_runs_out(game3: dict) -> None:  # type: ignore[type-arg]
+    empty_deck_into_discard(game3)
+    # Keep 10 cards in the discard pile; park the rest in seat 2's hand.
+    for card in game3["discard"][10:]:
+        game3["hands"][2][card] += 1
+    del game3["discard"][10:]
+    events = ttr.apply(game3, 0, BLIND)
+    assert events[0] == {"type": "reshuffled", "deck": 10}
+    assert len(game3["deck"]) == 9 and game3["discard"] == []
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-023")
+def test_nothing_left_to_draw(game3: dict) -> None:  # type: ignore[type-arg]
+    # Everything not face up goes into seat 2's hand.
+    set_face_up(game3, ["red", "loco", "green", "white", "black"])
+    set_hand(game3, 0, {})
+    for pile in ("deck", "discard"):
+        for card in game3[pile]:
+            game3["hands"][2][card] += 1
+        game3[pile].clear()
+    assert reason(game3, 0, BLIND) == "NO_CARDS_LEFT"
+    up = [c for c in game3["face_up"] if c >= 0]
+    # Face-up cards may still be taken (RULINGS TTR-023); the row is not refilled.
+    ttr.apply(game3, 0, slot(0))
+    assert game3["face_up"][0] == -1 and game3["turn"] == 0
+    ttr.apply(game3, 0, slot(2))
+    assert game3["face_up"][2] == -1 and game3["turn"] == 1
+    for i in range(5):
+        game3["face_up"][i] = -1
+    assert reason(game3, 1, slot(0)) == "EMPTY_SLOT"
+    assert not [a for a in ttr.legal_actions(game3, 1) if a["kind"] == "draw_card"]
+    assert len(up) == 5
+
+
+def test_second_card_impossible_ends_the_turn(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, ["red", "loco", None, None, None])
+    for pile in ("deck", "discard"):
+        for card in game3[pile]:
+            game3["hands"][2][card] += 1
+        game3[pile].clear()
+    ttr.apply(game3, 0, slot(0))
+    # Only a face-up locomotive is left, which cannot be the second card: the turn ends.
+    assert game3["turn"] == 1
+
+
+def test_malformed_slot(game3: dict) -> None:  # type: ignore[type-arg]
+    for bad in (5, -1, "2", 1.0):
+        with pytest.raises(MalformedAction) as err:
+            ttr.apply(game3, 0, {"kind": "draw_card", "slot": bad})
+        assert err.value.reason == "INVALID_SLOT"
+        assert err.value.field == "action.ttr_europe.draw_train_card.face_up_slot"

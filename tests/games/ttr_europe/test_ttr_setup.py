@@ -1,0 +1,126 @@
+"""Setup and the initial ticket choice (TTR-001..TTR-012)."""
+
+from __future__ import annotations
+
+import pytest
+from ttr_helpers import check_invariants, started
+
+import service.games.ttr_europe as ttr
+from service.engine.errors import EngineReason, MalformedAction, RuleError
+from service.games.ttr_europe.board import TICKETS
+from service.games.ttr_europe.setup import deal
+
+
+@pytest.mark.rule("TTR-001")
+@pytest.mark.parametrize("seats", [1, 6])
+def test_seat_count_refused(seats: int) -> None:
+    with pytest.raises(MalformedAction) as err:
+        ttr.setup({}, seats, 1)
+    assert err.value.reason == EngineReason.INVALID_SEAT_COUNT
+
+
+@pytest.mark.rule("TTR-001", "TTR-002", "TTR-003", "TTR-005")
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_setup_components(seats: int) -> None:
+    state = ttr.setup({}, seats, 11)
+    assert state["trains"] == [45] * seats and state["stations"] == [3] * seats
+    assert state["score"] == [0] * seats
+    assert all(sum(hand) == 4 for hand in state["hands"])
+    assert len(state["deck"]) == 110 - 4 * seats - 5
+    cards = list(state["deck"]) + [c for c in state["face_up"] if c >= 0]
+    for hand in state["hands"]:
+        cards += [code for code, count in enumerate(hand) for _ in range(count)]
+    assert sorted(cards) == sorted([c for c in range(8) for _ in range(12)] + [8] * 14)
+    check_invariants(state)
+
+
+@pytest.mark.rule("TTR-006")
+def test_face_up_follows_the_dealt_hands() -> None:
+    state = ttr.setup({}, 2, 3)
+    # Restack a fresh deck: hands are dealt from the top, then 5 cards are turned up.
+    for hand in state["hands"]:
+        for code, count in enumerate(hand):
+            state["deck"] += [code] * count
+            hand[code] = 0
+    state["deck"] += [c for c in state["face_up"]]
+    state["face_up"] = [-1] * 5
+    top = [0, 1, 0, 1, 0, 1, 0, 1] + [2, 3, 4, 5, 6]  # 8 dealt, then the face-up five
+    for code in top:
+        state["deck"].remove(code)
+    state["deck"] += list(reversed(top))
+    deal(state)
+    assert state["face_up"] == [2, 3, 4, 5, 6]
+    assert state["hands"][0][0] == 4 and state["hands"][1][1] == 4
+
+
+@pytest.mark.rule("TTR-007", "TTR-008")
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_ticket_deal(seats: int) -> None:
+    state = ttr.setup({}, seats, 5)
+    for offered in state["offered"]:
+        assert len(offered) == 4
+        assert [TICKETS[t].long for t in offered] == [True, False, False, False]
+    assert len(state["ticket_pile"]) == 40 - 3 * seats
+    assert all(not TICKETS[t].long for t in state["ticket_pile"])
+    assert len(state["box"]) == 6 - seats and all(TICKETS[t].long for t in state["box"])
+
+
+@pytest.mark.rule("TTR-009", "TTR-010")
+def test_initial_ticket_choice() -> None:
+    state = ttr.setup({}, 3, 9)
+    assert ttr.to_act(state) == [0, 1, 2]
+    offered = list(state["offered"][1])
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, 1, {"kind": "keep_tickets", "tickets": offered[:1]})
+    assert err.value.reason == "TOO_FEW_TICKETS_KEPT"
+    pile = len(state["ticket_pile"])
+    # Choices are simultaneous and in any order: seat 1 first, keeping 2 regular tickets.
+    ttr.apply(state, 1, {"kind": "keep_tickets", "tickets": offered[1:3]})
+    assert ttr.to_act(state) == [0, 2]
+    assert state["box"][-2:] == [offered[0], offered[3]] and len(state["ticket_pile"]) == pile
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, 1, {"kind": "keep_tickets", "tickets": offered[1:3]})
+    assert err.value.reason == EngineReason.NOT_YOUR_DECISION
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, 0, {"kind": "draw_card", "slot": None})
+    assert err.value.reason == "MUST_CHOOSE_TICKETS"
+    ttr.apply(state, 2, {"kind": "keep_tickets", "tickets": state["offered"][2]})
+    events = ttr.apply(state, 0, {"kind": "keep_tickets", "tickets": state["offered"][0][:3]})
+    assert state["phase"] == "play"
+    assert events[-1] == {"type": "turn_started", "seat": state["first"]}
+    assert [len(t) for t in state["tickets"]] == [3, 2, 4]
+    check_invariants(state)
+
+
+@pytest.mark.rule("TTR-011")
+def test_first_player_from_seed_then_clockwise() -> None:
+    firsts = {ttr.setup({}, 4, seed)["first"] for seed in range(40)}
+    assert firsts == {0, 1, 2, 3}
+    assert ttr.setup({}, 4, 17)["first"] == ttr.setup({}, 4, 17)["first"]
+    state = started(3, first=1)
+    order = []
+    for _ in range(4):
+        order.append(state["turn"])
+        ttr.apply(state, state["turn"], {"kind": "draw_card", "slot": None})
+        ttr.apply(state, state["turn"], {"kind": "draw_card", "slot": None})
+    assert order == [1, 2, 0, 1]
+
+
+@pytest.mark.rule("TTR-012")
+def test_tickets_are_secret_in_the_view() -> None:
+    state = ttr.setup({}, 3, 2)
+    mine = ttr.view(state, 0)
+    other = ttr.view(state, 1)
+    assert [t.id for t in mine.private.offered_tickets] == state["offered"][0]
+    assert [t.id for t in other.private.offered_tickets] == state["offered"][1]
+    assert other.players[0].offered_ticket_count == 4
+    assert not ttr.view(state, None).HasField("private")
+    wire = other.SerializeToString()
+    for tid in state["offered"][0]:
+        assert ttr.view(state, 1).private.offered_tickets[0].id != tid or tid in state["offered"][1]
+    assert len(wire) > 0
+
+
+def test_setup_is_deterministic() -> None:
+    assert ttr.setup({}, 5, 123) == ttr.setup({}, 5, 123)
+    assert ttr.setup({}, 5, 123) != ttr.setup({}, 5, 124)

@@ -1,0 +1,113 @@
+"""Position builders for Ticket to Ride: Europe tests: stack the deck, set hands, start play.
+
+Every builder *moves* cards and tickets rather than creating them, so the 110-card
+and 46-ticket invariants hold in every position a test builds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import service.games.ttr_europe as ttr
+from service.games.ttr_europe.board import CARD_CODE, CARD_NAMES, COLORS, ROUTES
+from service.games.ttr_europe.cards import EMPTY, card_total
+from service.games.ttr_europe.tickets import ticket_total
+
+State = dict[str, Any]
+
+
+def route_id(a: str, b: str, color: str | None = None) -> int:
+    """The id of the route between two cities (``color`` picks one of a double route)."""
+    found = [r.id for r in ROUTES.values() if {r.a, r.b} == {a, b}
+             and (color is None or (r.color >= 0 and COLORS[r.color] == color)
+                  or (color == "gray" and r.color < 0))]
+    assert found, f"no route {a}-{b} {color or ''}"
+    return found[0]
+
+
+def _take(state: State, card: int) -> None:
+    """Remove one card of ``card`` from the deck or the discard pile."""
+    for pile in (state["deck"], state["discard"]):
+        if card in pile:
+            pile.remove(card)
+            return
+    raise AssertionError(f"no {card} left in deck or discards to move")
+
+
+def stack_deck(state: State, cards: list[str]) -> None:
+    """Put these cards (names, in draw order) on top of the deck, taken from deck or discards."""
+    codes = [CARD_CODE[c] for c in cards]
+    for code in codes:
+        _take(state, code)
+    state["deck"].extend(reversed(codes))
+
+
+def empty_deck_into_discard(state: State) -> None:
+    """Move the whole deck to the discard pile."""
+    state["discard"].extend(state["deck"])
+    state["deck"].clear()
+
+
+def set_hand(state: State, seat: int, cards: dict[str, int]) -> None:
+    """Give a seat exactly these cards: its old hand goes to the bottom of the deck."""
+    hand = state["hands"][seat]
+    for code, count in enumerate(hand):
+        state["deck"][0:0] = [code] * count
+        hand[code] = 0
+    for name, count in cards.items():
+        for _ in range(count):
+            _take(state, CARD_CODE[name])
+            hand[CARD_CODE[name]] += 1
+
+
+def set_face_up(state: State, cards: list[str | None]) -> None:
+    """Set the five face-up cards (None: empty), the old ones going to the bottom of the deck."""
+    for slot, old in enumerate(state["face_up"]):
+        if old != EMPTY:
+            state["deck"].insert(0, old)
+        state["face_up"][slot] = EMPTY
+    for slot, name in enumerate(cards):
+        if name is not None:
+            _take(state, CARD_CODE[name])
+            state["face_up"][slot] = CARD_CODE[name]
+
+
+def give_route(state: State, seat: int, rid: int) -> None:
+    """Hand-build ownership of a route (trains and score follow)."""
+    route = ROUTES[rid]
+    state["owner"][rid - 1] = seat
+    state["trains"][seat] -= route.length
+    state["score"][seat] += route.points
+
+
+def give_tickets(state: State, seat: int, ids: list[int]) -> None:
+    """Hand-build a seat's kept tickets, taken from wherever they are."""
+    for tid in ids:
+        for pile in [state["ticket_pile"], state["box"], *state["tickets"], *state["offered"]]:
+            if tid in pile:
+                pile.remove(tid)
+        state["tickets"][seat].append(tid)
+
+
+def started(seats: int = 3, seed: int = 1, first: int = 0, **options: Any) -> State:
+    """A game past the initial ticket choice (everyone keeps their first two), ``first`` to play."""
+    state = ttr.setup(ttr.decode_options(None) | options, seats, seed)
+    state["first"] = first
+    for seat in range(seats):
+        ttr.apply(state, seat, {"kind": "keep_tickets", "tickets": state["offered"][seat][:2]})
+    assert state["phase"] == "play" and state["turn"] == first
+    return state
+
+
+def check_invariants(state: State) -> None:
+    """Conservation and bounds that every reachable state satisfies."""
+    assert card_total(state) == 110
+    assert ticket_total(state) == 46
+    assert all(t >= 0 for t in state["trains"])
+    assert all(0 <= s <= 3 for s in state["stations"])
+    assert all(c >= 0 for hand in state["hands"] for c in hand)
+
+
+def hand_of(state: State, seat: int) -> dict[str, int]:
+    """A seat's hand as names -> counts (non-zero only)."""
+    return {CARD_NAMES[c]: k for c, k in enumerate(state["hands"][seat]) if k}
