@@ -15,7 +15,7 @@ those three).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Self, TypeAlias, TypeVar
 
@@ -193,7 +193,7 @@ class TabletopClient:
         return self._unary(self._stub.SubmitAction, request)
 
     def watch(self, name: str, from_version: int = 0,
-              timeout: float | None = None) -> Iterator[game_service_pb2.WatchGameResponse]:
+              timeout: float | None = None) -> Generator[game_service_pb2.WatchGameResponse, None, None]:
         """Every version after ``from_version`` as it happens; the stream stays open while the game runs.
 
         No deadline by default, since a watcher waits for other players. Closing the

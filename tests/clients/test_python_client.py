@@ -1,0 +1,282 @@
+"""The hand-written Python client (tabletop.client) against the real gRPC server.
+
+Every test goes through ``TabletopClient`` only, on the session's ``grpc_server`` backed
+by real Redis, and checks both what the client returns and how it decodes the server's
+rich errors into ``TabletopError``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from tabletop.client import TabletopClient, TabletopError, game_name
+from tabletop.v1 import game_pb2, game_service_pb2, ttr_europe_pb2
+
+
+@pytest.fixture(scope="module")
+def client(grpc_server) -> Iterator[TabletopClient]:  # type: ignore[no-untyped-def]
+    with TabletopClient(grpc_server.target, timeout=10.0) as spectator:
+        yield spectator
+
+
+@pytest.fixture
+def created(client: TabletopClient) -> game_service_pb2.CreateGameResponse:
+    return client.create_game("ttr-europe", 3, display_names=["Ada", "Brian", "Chen"], seed=7)
+
+
+def seat(client: TabletopClient, created: game_service_pb2.CreateGameResponse, index: int) -> TabletopClient:
+    token = next(c.player_token for c in created.credentials if c.seat == index)
+    return client.with_token(token)
+
+
+def test_list_rulesets_offers_ttr_europe(client: TabletopClient) -> None:
+    rulesets = {r.id: r for r in client.list_rulesets()}
+    assert "ttr-europe" in rulesets, sorted(rulesets)
+    ttr = rulesets["ttr-europe"]
+    assert ttr.min_seats <= 3 <= ttr.max_seats
+    assert ttr.rules_version
+
+
+def test_create_game_fills_the_named_seats(created: game_service_pb2.CreateGameResponse) -> None:
+    game = created.game
+    assert game.name.startswith("games/")
+    assert game.ruleset == "ttr-europe"
+    assert game.status == game_pb2.GAME_STATUS_ACTIVE
+    assert [(s.index, s.display_name, s.occupied) for s in game.seats] == [
+        (0, "Ada", True), (1, "Brian", True), (2, "Chen", True)]
+    assert sorted(c.seat for c in created.credentials) == [0, 1, 2]
+    assert len({c.player_token for c in created.credentials}) == 3
+
+
+def test_create_game_wraps_ruleset_options(client: TabletopClient) -> None:
+    response = client.create_game("ttr-europe", 2, ["a", "b"],
+                                  options=ttr_europe_pb2.TtrEuropeOptions(tunnel_failure_discards=True))
+    assert response.game.options.WhichOneof("ruleset") == "ttr_europe"
+    assert response.game.options.ttr_europe.tunnel_failure_discards is True
+
+
+def test_join_game_fills_open_seats_and_starts(client: TabletopClient) -> None:
+    waiting = client.create_game("ttr-europe", 3, display_names=["Ada"])
+    assert waiting.game.status == game_pb2.GAME_STATUS_WAITING
+    name = waiting.game.name
+    second = client.join_game(name, "Brian", seat=2)
+    assert second.credential.seat == 2
+    assert second.game.status == game_pb2.GAME_STATUS_WAITING
+    third = client.join_game(name.removeprefix("games/"), "Chen")  # a bare id works too
+    assert third.credential.seat == 1
+    assert third.game.status == game_pb2.GAME_STATUS_ACTIVE
+    assert [s.display_name for s in third.game.seats] == ["Ada", "Chen", "Brian"]
+
+
+def test_join_taken_seat_raises_with_reason(client: TabletopClient) -> None:
+    name = client.create_game("ttr-europe", 3, display_names=["Ada"]).game.name
+    with pytest.raises(TabletopError) as raised:
+        client.join_game(name, "Brian", seat=0)
+    assert raised.value.code in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ALREADY_EXISTS)
+    assert raised.value.reason.isupper() and raised.value.domain == "tabletop.dev"
+
+
+def test_get_game_is_projected_for_the_caller(client: TabletopClient,
+                                              created: game_service_pb2.CreateGameResponse) -> None:
+    mine = seat(client, created, 1).get_game(created.game.name)
+    assert mine.HasField("viewer_seat") and mine.viewer_seat == 1
+    assert mine.view.WhichOneof("game") == "ttr_europe"
+    assert mine.view.ttr_europe.private.seat == 1
+    assert len(mine.view.ttr_europe.private.offered_tickets) > 0
+    public = client.get_game(created.game.name)
+    assert not public.HasField("viewer_seat")
+    assert not public.view.ttr_europe.HasField("private")
+
+
+def test_legal_actions_submitted_back_unchanged_apply(client: TabletopClient,
+                                                      created: game_service_pb2.CreateGameResponse) -> None:
+    player = seat(client, created, 0)
+    legal = player.legal_actions(created.game.name)
+    assert legal.actions, "seat 0 has no legal action at the start"
+    assert {a.ttr_europe.WhichOneof("kind") for a in legal.actions} == {"keep_tickets"}
+    response = player.submit_action(created.game.name, legal.actions[0], expected_version=legal.version)
+    assert response.game.version == legal.version + 1
+    assert response.events and response.view.WhichOneof("game") == "ttr_europe"
+    assert len(player.legal_actions(created.game.name).actions) == 0
+
+
+def test_submit_accepts_an_unwrapped_ruleset_action(client: TabletopClient,
+                                                    created: game_service_pb2.CreateGameResponse) -> None:
+    player = seat(client, created, 2)
+    action = player.legal_actions(created.game.name).actions[-1].ttr_europe
+    assert isinstance(action, ttr_europe_pb2.TtrEuropeAction)
+    response = player.submit_action(created.game.name, action)
+    assert response.game.version == created.game.version + 1
+
+
+def test_repeated_request_id_returns_the_first_answer(client: TabletopClient,
+                                                      created: game_service_pb2.CreateGameResponse) -> None:
+    player = seat(client, created, 0)
+    action = player.legal_actions(created.game.name).actions[0]
+    first = player.submit_action(created.game.name, action, request_id="retry-1")
+    again = player.submit_action(created.game.name, action, request_id="retry-1")
+    assert again.game.version == first.game.version
+    assert client.get_game(created.game.name).game.version == first.game.version
+
+
+def test_acting_twice_raises_a_decoded_rule_error(client: TabletopClient,
+                                                  created: game_service_pb2.CreateGameResponse) -> None:
+    player = seat(client, created, 0)
+    action = player.legal_actions(created.game.name).actions[0]
+    player.submit_action(created.game.name, action)
+    with pytest.raises(TabletopError) as raised:
+        player.submit_action(created.game.name, action)
+    error = raised.value
+    assert error.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert error.reason in ("NOT_YOUR_DECISION", "NOT_YOUR_TURN"), error
+    assert error.domain == "tabletop.dev"
+    assert isinstance(error.details[0], error_details_pb2.ErrorInfo)
+    assert error.message and error.reason in str(error)
+
+
+def test_stale_version_carries_the_current_version(client: TabletopClient,
+                                                   created: game_service_pb2.CreateGameResponse) -> None:
+    player = seat(client, created, 1)
+    legal = player.legal_actions(created.game.name)
+    with pytest.raises(TabletopError) as raised:
+        player.submit_action(created.game.name, legal.actions[0], expected_version=legal.version + 5)
+    error = raised.value
+    assert (error.code, error.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "STALE_VERSION")
+    assert error.current_version == legal.version
+    failure = error.precondition_failure
+    assert failure is not None
+    assert [(v.subject, v.description) for v in failure.violations] == [("version", str(legal.version))]
+    assert client.get_game(created.game.name).game.version == legal.version  # nothing applied
+
+
+def test_bad_token_is_unauthenticated(client: TabletopClient,
+                                      created: game_service_pb2.CreateGameResponse) -> None:
+    with pytest.raises(TabletopError) as raised:
+        client.with_token("not-a-token").get_game(created.game.name)
+    assert raised.value.code == grpc.StatusCode.UNAUTHENTICATED
+    assert raised.value.reason == "INVALID_TOKEN"
+
+
+def test_unknown_game_is_not_found(client: TabletopClient) -> None:
+    with pytest.raises(TabletopError) as raised:
+        client.get_game("games/nosuchgame0")
+    assert raised.value.code == grpc.StatusCode.NOT_FOUND
+    assert raised.value.reason.isupper() and raised.value.bad_request is None
+
+
+def test_malformed_name_carries_a_field_violation(client: TabletopClient) -> None:
+    with pytest.raises(TabletopError) as raised:
+        client.get_game("games/Not A Name!")
+    error = raised.value
+    assert (error.code, error.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_NAME")
+    assert error.bad_request is not None
+    assert [v.field for v in error.bad_request.field_violations] == ["name"]
+    assert error.precondition_failure is None and error.current_version is None
+
+
+def test_unreachable_server_raises_without_reason() -> None:
+    with TabletopClient("127.0.0.1:1", timeout=2.0) as nowhere, pytest.raises(TabletopError) as raised:
+        nowhere.list_rulesets()
+    assert raised.value.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+    assert raised.value.reason == "" and raised.value.details == ()
+
+
+def test_watch_streams_every_version_in_order(client: TabletopClient,
+                                              created: game_service_pb2.CreateGameResponse) -> None:
+    player = seat(client, created, 0)
+    action = player.legal_actions(created.game.name).actions[0]
+    current = player.submit_action(created.game.name, action).game.version
+    versions = []
+    stream = client.watch(created.game.name, from_version=0, timeout=10.0)
+    for message in stream:
+        versions.append(message.version)
+        if message.version >= current:
+            break
+    stream.close()
+    assert versions == sorted(set(versions)) and versions[-1] == current
+    resumed = next(client.watch(created.game.name, from_version=current - 1, timeout=10.0))
+    assert resumed.version == current and resumed.events
+
+
+def test_watch_of_unknown_game_raises(client: TabletopClient) -> None:
+    with pytest.raises(TabletopError) as raised:
+        next(client.watch("games/nosuchgame0", timeout=5.0))
+    assert raised.value.code == grpc.StatusCode.NOT_FOUND
+
+
+def test_game_log_lists_versions_oldest_first(client: TabletopClient,
+                                              created: game_service_pb2.CreateGameResponse) -> None:
+    player = seat(client, created, 0)
+    player.submit_action(created.game.name, player.legal_actions(created.game.name).actions[0])
+    log = player.game_log(created.game.name)
+    versions = [e.version for e in log.entries]
+    assert versions == sorted(versions) and versions[-1] == created.game.version + 1
+    assert log.entries[-1].seat == 0 and log.entries[-1].action.WhichOneof("game") == "ttr_europe"
+    assert not log.complete and not log.HasField("seed")
+
+
+def test_with_token_shares_the_channel_and_close_is_owned(grpc_server) -> None:  # type: ignore[no-untyped-def]
+    owner = TabletopClient(grpc_server.target, timeout=10.0)
+    with owner.with_token("ignored") as child:
+        assert child.token == "ignored"
+    assert owner.list_rulesets()  # the child's close left the shared channel open
+    owner.close()
+    with pytest.raises(ValueError):  # grpc refuses calls on a closed channel
+        owner.list_rulesets()
+
+
+def test_game_name_accepts_a_bare_id() -> None:
+    assert game_name("abc") == "games/abc"
+    assert game_name("games/abc") == "games/abc"
+
+
+class _FailedCall(grpc.RpcError, grpc.Call):  # type: ignore[misc]
+    """A failed call as grpc raises it, for decoding tests that need no server."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, trailers: tuple[tuple[str, bytes], ...]) -> None:
+        self._code, self._message, self._trailers = code, message, trailers
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._message
+
+    def trailing_metadata(self) -> tuple[tuple[str, bytes], ...]:
+        return self._trailers
+
+    def initial_metadata(self) -> tuple[()]:
+        return ()
+
+    def is_active(self) -> bool:
+        return False
+
+    def time_remaining(self) -> None:
+        return None
+
+    def cancel(self) -> bool:
+        return False
+
+    def add_callback(self, callback: object) -> bool:
+        return False
+
+
+def test_error_decoding_keeps_unknown_details_packed() -> None:
+    info, unknown = any_pb2.Any(), any_pb2.Any()
+    info.Pack(error_details_pb2.ErrorInfo(reason="NOT_YOUR_TURN", domain="tabletop.dev",
+                                          metadata={"current_seat": "2"}))
+    unknown.Pack(game_pb2.Seat(index=1))
+    status = status_pb2.Status(code=9, message="Wait for seat 2.", details=[info, unknown])
+    error = TabletopError.from_rpc_error(_FailedCall(
+        grpc.StatusCode.FAILED_PRECONDITION, "Wait for seat 2.",
+        (("grpc-status-details-bin", status.SerializeToString()),)))
+    assert (error.code, error.reason, error.domain) == (grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN",
+                                                        "tabletop.dev")
+    assert error.metadata == {"current_seat": "2"} and error.message == "Wait for seat 2."
+    assert isinstance(error.details[1], any_pb2.Any) and error.details[1].Is(game_pb2.Seat.DESCRIPTOR)
+    plain = TabletopError.from_rpc_error(_FailedCall(grpc.StatusCode.INTERNAL, "boom", ()))
+    assert (plain.reason, plain.details, plain.message) == ("", (), "boom")
