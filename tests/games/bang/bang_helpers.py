@@ -4,7 +4,7 @@ Build a scenario with :func:`table` (every card back in the deck, seat 0's phase
 nothing pending), then place cards with :func:`give` / :func:`equip` and stack the
 deck with :func:`stack_deck` (first card listed = first drawn). Cards are named by id
 (``"base.bang.2c"``) or by name key (``"bang"``: any free copy), or by key and sign
-(``"bang:7h"`` = 7 of hearts, ``"missed:10s"``). Then act with :func:`act`, which
+(``"beer:7h"`` = the 7 of hearts Beer, ``"any:5s"`` = any card of 5 of spades). Then act with :func:`act`, which
 round-trips the state through JSON like the service does, and read the events.
 """
 
@@ -49,7 +49,7 @@ def card_id(state: State, name: str, free_only: bool = True) -> str:
     pool = state["deck"] + state["discard"] if free_only else all_cards(state)
     for cid in pool:
         c = CARDS[cid]
-        if c.key == key and (not sign or (c.rank + c.suit[0]) == sign):
+        if key in (c.key, "any") and (not sign or (c.rank + c.suit[0]) == sign):
             return cid
     raise LookupError(f"no free card {name!r}")
 
