@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from bang_helpers import act, equip, give, hand_keys, kinds, pending_kind, play, stack_deck, table, table_keys
 
-import service.games.bang as bang
 from service.engine.errors import RuleError
+from service.games import bang
 
 
 def reason(fn: object, *args: object, **kw: object) -> str:
