@@ -8,7 +8,6 @@ any replica serves any game.
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import time
@@ -16,6 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from tabletop.v1 import game_pb2, game_service_pb2 as svc
 
 from service.api import auth, convert
@@ -48,10 +48,12 @@ Decision = tuple[int | None, Any, list[Any], Callable[[Game], bytes]]
 class GameHost:
     """The service's behaviour, independent of gRPC: every RPC is one method here."""
 
-    def __init__(self, store: GameStore, config: Config, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, store: GameStore, config: Config, clock: Callable[[], float] = time.time,
+                 observer: Any = None) -> None:
         self.store = store
         self.config = config
         self.clock = clock
+        self.observer = observer  # metrics/logging hook: loaded(), conflict(), replayed() (observability.py)
 
     def create(self, req: svc.CreateGameRequest) -> svc.CreateGameResponse:
         """Deal a new game; seats named at creation are filled at once."""
@@ -134,8 +136,13 @@ class GameHost:
                        for a in ruleset.legal_actions(game.doc["state"], seat)]
         return svc.ListLegalActionsResponse(version=game.version, actions=actions)
 
-    def submit(self, req: svc.SubmitActionRequest, token: str | None) -> svc.SubmitActionResponse:
-        """Apply one action for the caller's seat, exactly once per request id."""
+    def submit(self, req: svc.SubmitActionRequest, token: str | None) -> bytes:
+        """Apply one action for the caller's seat, exactly once per request id.
+
+        Returns the serialized ``SubmitActionResponse``: the very bytes remembered for the
+        request id are the bytes sent, so a retry gets an identical answer and nothing is
+        parsed and serialized again on the hot path.
+        """
         game_id = _game_id(req.name)
         parsed = auth.parse(_required(token))
         expected = req.expected_version if req.HasField("expected_version") else None
@@ -162,8 +169,8 @@ class GameHost:
                     events=convert.events(events, new.version, ruleset, seat)).SerializeToString()
             return seat, action, events, respond
 
-        raw = self._transact(game_id, parsed, req.request_id, decide, want_response=True)
-        return svc.SubmitActionResponse.FromString(raw)
+        response: bytes = self._transact(game_id, parsed, req.request_id, decide, want_response=True)
+        return response
 
     def watch(self, name: str, token: str | None, from_version: int,
               active: Callable[[], bool]) -> Iterator[svc.WatchGameResponse]:
@@ -183,7 +190,7 @@ class GameHost:
             entries = (self.store.entries(game_id, version, count=256) if version < game.version
                        else self.store.wait_entries(game_id, version, block_ms=1000))
             for v, raw in entries:
-                entry = json.loads(raw)
+                entry = orjson.loads(raw)
                 finished = finished or any(e == ["l", {"kind": "FINISHED"}] for e in entry["events"])
                 version = game.version = max(game.version, v)
                 yield svc.WatchGameResponse(version=v, events=convert.events(entry["events"], v, game.ruleset, seat))
@@ -195,7 +202,7 @@ class GameHost:
         done = game.doc["status"] == "FINISHED"
         entries = []
         for v, raw in self.store.entries(game_id, 0):
-            entry = json.loads(raw)
+            entry = orjson.loads(raw)
             actor = entry["seat"]
             shown = entry["action"] is not None and (done or (actor is not None and actor == seat))
             action = (game_pb2.Action(**{game.ruleset.INFO.proto_field: game.ruleset.encode_action(entry["action"])})
@@ -214,6 +221,8 @@ class GameHost:
         loaded = self.store.load(game_id)
         game = _loaded_game(game_id, loaded)
         seat = auth.verify(parsed, game_id, game.doc["seats"]) if parsed else None
+        if self.observer is not None:
+            self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
         return game, seat, loaded
 
     def _transact(self, game_id: str, token: auth.Token | None, request_id: str,
@@ -225,7 +234,11 @@ class GameHost:
             loaded = self.store.load(game_id, token.seat if token else None, request_id)
             game = _loaded_game(game_id, loaded)
             seat = auth.verify(token, game_id, game.doc["seats"]) if token else None
+            if self.observer is not None:
+                self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
             if loaded.cached_response is not None:
+                if self.observer is not None:
+                    self.observer.replayed(game_id)
                 return loaded.cached_response
             actor, action, events, respond = decide(game, seat)
             now = self.clock()
@@ -235,6 +248,8 @@ class GameHost:
             ok, _ = self.store.write(game_id, game.version, _dumps(game.doc),
                                      _dumps(_entry(actor, action, events, now)), self._ttl(game.doc),
                                      seat, request_id, response, self.config.request_id_ttl_seconds)
+            if self.observer is not None:
+                self.observer.written(game_id, new.version) if ok else self.observer.conflict(game_id)
             if ok:
                 return response if want_response else new
         raise Aborted("CONFLICT", "Too many concurrent changes to this game; retry.")
@@ -273,7 +288,7 @@ def _game_id(name: str) -> str:
 def _loaded_game(game_id: str, loaded: Loaded) -> Game:
     if not loaded.version or loaded.doc is None:
         raise NotFound("GAME_NOT_FOUND", f"No game games/{game_id}; it may have expired.")
-    doc = json.loads(loaded.doc)
+    doc = orjson.loads(loaded.doc)
     ruleset = registry.get(doc["ruleset"])
     assert ruleset is not None, f"stored game of unknown ruleset {doc['ruleset']}"
     return Game(game_id, loaded.version, doc, ruleset)
@@ -305,4 +320,4 @@ def _entry(seat: int | None, action: Any, events: list[Any], now: float) -> dict
 
 
 def _dumps(value: Any) -> bytes:
-    return json.dumps(value, separators=(",", ":")).encode()
+    return orjson.dumps(value)

@@ -30,11 +30,10 @@ class ErrorInterceptor(grpc.ServerInterceptor):
         if handler is None or not (handler.unary_unary or handler.unary_stream):
             return handler
         decode = _decoder(handler.request_deserializer, self.max_request_bytes)
+        encode = _encoder(handler.response_serializer)
         if handler.unary_unary:
-            return grpc.unary_unary_rpc_method_handler(
-                _unary(handler.unary_unary, decode), None, handler.response_serializer)
-        return grpc.unary_stream_rpc_method_handler(
-            _stream(handler.unary_stream, decode), None, handler.response_serializer)
+            return grpc.unary_unary_rpc_method_handler(_unary(handler.unary_unary, decode), None, encode)
+        return grpc.unary_stream_rpc_method_handler(_stream(handler.unary_stream, decode), None, encode)
 
 
 # Helpers
@@ -54,6 +53,13 @@ def _decoder(parse: Callable[[bytes], Message], limit: int) -> Callable[[bytes],
                                   f"'{path or '(top level)'}'; update the server or drop the field.", field=path)
         return message
     return decode
+
+
+def _encoder(serialize: Callable[[Any], bytes]) -> Callable[[Any], bytes]:
+    """Responses a handler already serialized (remembered for idempotent retries) go out as they are."""
+    def encode(response: Any) -> bytes:
+        return response if isinstance(response, bytes) else serialize(response)
+    return encode
 
 
 def _unknown_field(message: Message, path: str) -> str | None:

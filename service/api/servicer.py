@@ -38,9 +38,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                          context: grpc.ServicerContext) -> svc.ListLegalActionsResponse:
         return self.host.legal_actions(request.name, _token(context))
 
-    def SubmitAction(self, request: svc.SubmitActionRequest,
-                     context: grpc.ServicerContext) -> svc.SubmitActionResponse:
-        return self.host.submit(request, _token(context))
+    def SubmitAction(self, request: svc.SubmitActionRequest, context: grpc.ServicerContext) -> bytes:
+        return self.host.submit(request, _token(context))  # already serialized (see GameHost.submit)
 
     def WatchGame(self, request: svc.WatchGameRequest,
                   context: grpc.ServicerContext) -> Iterator[svc.WatchGameResponse]:

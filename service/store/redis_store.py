@@ -8,6 +8,8 @@ log entry to the game's stream and remember the response, all at once.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,10 +32,17 @@ class Loaded:
 
 
 def connect(url: str) -> Any:
-    """A Redis client for ``redis://``, ``rediss://``, ``unix://`` or ``redis+cluster://`` URLs."""
-    if url.startswith("redis+cluster://"):
-        return RedisCluster.from_url("redis://" + url.removeprefix("redis+cluster://"),
-                                     socket_timeout=5, socket_connect_timeout=2)
+    """A Redis client for ``redis://``, ``rediss://``, ``unix://`` or ``redis[s]+cluster://`` URLs.
+
+    A cluster URL names any one node (``redis+cluster://user:pass@host:port``); the
+    client discovers the rest and follows MOVED/ASK redirects. Every key of a game
+    shares one hash tag (``keys.py``), so the CAS script and the read pipeline touch
+    a single slot.
+    """
+    for scheme in ("redis", "rediss"):
+        if url.startswith(f"{scheme}+cluster://"):
+            return RedisCluster.from_url(f"{scheme}://" + url.removeprefix(f"{scheme}+cluster://"),
+                                         socket_timeout=5, socket_connect_timeout=2)
     return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
                                 max_connections=2048, health_check_interval=30)
 
@@ -41,19 +50,28 @@ def connect(url: str) -> Any:
 class GameStore:
     """Reads and atomically writes games in Redis. Holds no game state itself."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any,
+                 probe: Callable[[str, str | None], AbstractContextManager[Any]] | None = None) -> None:
         self.client = client
         self._cas = client.register_script(_CAS)
+        self.probe = probe or _no_probe  # times (and traces) each round trip: probe(op, game_id)
 
     def load(self, game_id: str, seat: int | None = None, request_id: str = "") -> Loaded:
-        """Version, document and remembered response, in one round trip."""
-        pipe = self.client.pipeline(transaction=False)
-        pipe.hmget(keys.game(game_id), "v", "doc")
+        """Version, document and remembered response, in one round trip.
+
+        Without a request id this is a single HMGET; with one, HMGET and GET go in one
+        pipeline (a pipeline costs the client noticeably more than a single command).
+        """
+        cached = None
         if request_id and seat is not None:
+            pipe = self.client.pipeline(transaction=False)
+            pipe.hmget(keys.game(game_id), "v", "doc")
             pipe.get(keys.request(game_id, seat, request_id))
-        results = pipe.execute()
-        version, doc = results[0]
-        cached = results[1] if len(results) > 1 else None
+            with self.probe("load", game_id):
+                (version, doc), cached = pipe.execute()
+        else:
+            with self.probe("load", game_id):
+                version, doc = self.client.hmget(keys.game(game_id), "v", "doc")
         return Loaded(int(version or 0), doc, cached)
 
     def write(self, game_id: str, expected: int, doc: bytes, entry: bytes, ttl: int,
@@ -61,14 +79,16 @@ class GameStore:
               response_ttl: int = 86400) -> tuple[bool, int]:
         """Compare-and-set; returns ``(written, version)`` (the current version when not written)."""
         req_key = keys.request(game_id, seat if seat is not None else -1, request_id or "-")
-        ok, version = self._cas(
-            keys=[keys.game(game_id), keys.stream(game_id), req_key],
-            args=[expected, doc, entry, ttl, response if request_id else b"", response_ttl])
+        with self.probe("write", game_id):
+            ok, version = self._cas(
+                keys=[keys.game(game_id), keys.stream(game_id), req_key],
+                args=[expected, doc, entry, ttl, response if request_id else b"", response_ttl])
         return bool(ok), int(version)
 
     def entries(self, game_id: str, after_version: int, count: int | None = None) -> list[tuple[int, bytes]]:
         """Log entries with a version above ``after_version``, oldest first."""
-        raw = self.client.xrange(keys.stream(game_id), min=f"{after_version + 1}-0", max="+", count=count)
+        with self.probe("entries", game_id):
+            raw = self.client.xrange(keys.stream(game_id), min=f"{after_version + 1}-0", max="+", count=count)
         return [(_version(entry_id), fields[b"e"]) for entry_id, fields in raw]
 
     def wait_entries(self, game_id: str, after_version: int, block_ms: int) -> list[tuple[int, bytes]]:
@@ -80,15 +100,21 @@ class GameStore:
 
     def first_version(self, game_id: str) -> int:
         """The oldest version still in the log (0 when the log is empty)."""
-        raw = self.client.xrange(keys.stream(game_id), count=1)
+        with self.probe("first_version", game_id):
+            raw = self.client.xrange(keys.stream(game_id), count=1)
         return _version(raw[0][0]) if raw else 0
 
     def ping(self) -> bool:
         """True when Redis answers."""
-        return bool(self.client.ping())
+        with self.probe("ping", None):
+            return bool(self.client.ping())
 
 
 # Helpers
+
+def _no_probe(op: str, game_id: str | None) -> AbstractContextManager[Any]:
+    return nullcontext()
+
 
 def _version(entry_id: bytes | str) -> int:
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id

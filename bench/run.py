@@ -1,0 +1,283 @@
+"""Platform benchmark: every figure of the Platform issue, side by side, in one run.
+
+Starts the service (`tabletop serve`: gRPC and REST) and a bare grpcio server in their own
+processes on this machine, then drives them from this process:
+
+- SubmitAction throughput at concurrency 1 and 16, as a ratio to the bare GET + EVALSHA
+  handler and to a bare echo RPC on the same server stack;
+- p50 / p99 latency; server CPU per action (process CPU time / actions);
+- REST ``:act`` against gRPC ``SubmitAction``;
+- Redis round trips per action (from INFO commandstats) and stored bytes per game.
+
+Actions are real: games are pre-played with the engine from fixed seeds, then the same
+seeds are created on the server and their recorded actions replayed, so every action
+is legal and the mix is a real game's mix.
+
+Usage: ``.venv/bin/python bench/run.py [--seconds 5] [--redis URL]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import grpc
+import redis
+from google.protobuf import json_format
+from tabletop.v1 import game_pb2, game_service_pb2 as svc, game_service_pb2_grpc
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from service.engine import registry  # noqa: E402
+
+BOARDGAME_IO_MS_PER_MOVE = 0.30  # measured on this machine class (issue 2): boardgame.io 0.50 in-memory server
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--redis", default=os.environ.get("TABLETOP_REDIS_URL", ""))
+    parser.add_argument("--ruleset", default="ttr-europe")
+    args = parser.parse_args()
+    redis_url = args.redis or _local_redis()
+    scripts = _prepare(args.ruleset, 40)
+    grpc_port, http_port, bare_port = _free_port(), _free_port(), _free_port()
+    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_LEVEL": "WARNING"}
+    service = subprocess.Popen([sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
+                                "--http-port", str(http_port)], env=env, cwd=ROOT)
+    bare = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(bare_port),
+                             "--redis", redis_url], env={**env, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    try:
+        _wait_grpc(f"127.0.0.1:{grpc_port}")
+        _wait_grpc(f"127.0.0.1:{bare_port}")
+        _wait_http(http_port)
+        results = _run_all(args, redis_url, scripts, grpc_port, http_port, bare_port, service.pid, bare.pid)
+        _print(results)
+    finally:
+        for proc in (service, bare):
+            proc.terminate()
+            proc.wait(30)
+
+
+# Helpers
+
+Script = tuple[int, list[tuple[int, game_pb2.Action]]]
+
+
+def _prepare(ruleset_id: str, games: int) -> list[Script]:
+    """Pre-play games with the engine: (seed, [(seat, action)])."""
+    ruleset = registry.get(ruleset_id)
+    assert ruleset is not None
+    field = ruleset.INFO.proto_field
+    out = []
+    for seed in range(1, games + 1):
+        rng = random.Random(seed)
+        state = ruleset.setup(ruleset.decode_options(None), 3, seed)
+        steps = []
+        while not ruleset.is_over(state) and len(steps) < 2000:
+            seat = rng.choice(ruleset.to_act(state))
+            action = rng.choice(ruleset.legal_actions(state, seat))
+            ruleset.apply(state, seat, action)
+            steps.append((seat, game_pb2.Action(**{field: ruleset.encode_action(action)})))
+        out.append((seed, steps))
+    return out
+
+
+def _run_all(args, redis_url, scripts, grpc_port, http_port, bare_port, pid, bare_pid):  # type: ignore[no-untyped-def]
+    results: dict[str, dict[str, float]] = {}
+    rclient = redis.Redis.from_url(redis_url)
+    bare_channel = grpc.insecure_channel(f"127.0.0.1:{bare_port}")
+    echo = bare_channel.unary_unary("/bench.Bare/Echo")
+    floor = bare_channel.unary_unary("/bench.Bare/Act")
+    channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
+    stub = game_service_pb2_grpc.GameServiceStub(channel)
+    for conc in (1, 16):
+        results[f"echo c{conc}"] = _load(conc, args.seconds, _repeat(lambda: echo(b"x" * 64)), bare_pid)
+        results[f"bare GET+EVALSHA c{conc}"] = _load(conc, args.seconds, _repeat(lambda: floor(b"x" * 64)), bare_pid)
+        sub = results[f"SubmitAction c{conc}"] = _load(conc, args.seconds, _grpc_player(stub, scripts), pid,
+                                                      lambda: _commandstats(rclient))
+        trips = sum(sub["counters"].get(c, 0) for c in ("hmget", "evalsha", "eval"))
+        sub["round_trips"] = trips / max(sub["count"], 1)
+        results[f"REST :act c{conc}"] = _load(conc, args.seconds, _rest_player(stub, http_port, scripts), pid)
+    results["stored"] = _stored_bytes(stub, rclient, scripts[0])
+    return results
+
+
+def _repeat(call: Callable[[], object]) -> Callable[[Callable[[float], None], Callable[[], bool]], None]:
+    def run(record: Callable[[float], None], more: Callable[[], bool]) -> None:
+        while more():
+            t = time.perf_counter()
+            call()
+            record(time.perf_counter() - t)
+    return run
+
+
+def _create(stub, seed: int) -> tuple[str, dict[int, str]]:  # type: ignore[no-untyped-def]
+    r = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=3, seed=seed,
+                                              display_names=["a", "b", "c"]))
+    return r.game.name, {c.seat: c.player_token for c in r.credentials}
+
+
+def _grpc_player(stub, scripts):  # type: ignore[no-untyped-def]
+    def run(record, more) -> None:  # type: ignore[no-untyped-def]
+        rng = random.Random(threading.get_ident())
+        while more():
+            seed, steps = rng.choice(scripts)
+            name, tokens = _create(stub, seed)
+            metas = {s: [("authorization", f"Bearer {t}")] for s, t in tokens.items()}
+            for seat, action in steps:
+                if not more():
+                    return
+                t = time.perf_counter()
+                stub.SubmitAction(svc.SubmitActionRequest(name=name, action=action), metadata=metas[seat])
+                record(time.perf_counter() - t)
+    return run
+
+
+def _rest_player(stub, port: int, scripts):  # type: ignore[no-untyped-def]
+    bodies = {seed: [(seat, json.dumps({"action": json_format.MessageToDict(a)})) for seat, a in steps]
+              for seed, steps in scripts}
+
+    def run(record, more) -> None:  # type: ignore[no-untyped-def]
+        rng = random.Random(threading.get_ident())
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        while more():
+            seed, _ = rng.choice(scripts)
+            name, tokens = _create(stub, seed)
+            for seat, body in bodies[seed]:
+                if not more():
+                    return
+                t = time.perf_counter()
+                conn.request("POST", f"/v1/{name}:act", body, {"authorization": f"Bearer {tokens[seat]}",
+                                                               "content-type": "application/json"})
+                response = conn.getresponse()
+                response.read()
+                assert response.status == 200, response.status
+                record(time.perf_counter() - t)
+    return run
+
+
+def _load(concurrency: int, seconds: float, work, pid: int, counters=dict):  # type: ignore[no-untyped-def]
+    """Run ``work`` on ``concurrency`` threads; count calls after a warm-up; server CPU of ``pid`` per call."""
+    latencies: list[float] = []
+    lock = threading.Lock()
+    warmup_end = time.perf_counter() + min(1.0, seconds / 5)
+    end = warmup_end + seconds
+
+    def record(latency: float) -> None:
+        if time.perf_counter() >= warmup_end:
+            with lock:
+                latencies.append(latency)
+
+    def more() -> bool:
+        return time.perf_counter() < end
+
+    threads = [threading.Thread(target=work, args=(record, more)) for _ in range(concurrency)]
+    for t in threads:
+        t.start()
+    time.sleep(max(0.0, warmup_end - time.perf_counter()))
+    cpu_start, counted = _cpu(pid), counters()
+    time.sleep(max(0.0, end - time.perf_counter()))
+    cpu, counted_end = _cpu(pid) - cpu_start, counters()
+    for t in threads:
+        t.join()
+    latencies.sort()
+    n = len(latencies)
+    return {"count": n, "per_s": n / seconds, "cpu_ms": 1000 * cpu / max(n, 1),
+            "counters": {k: v - counted.get(k, 0) for k, v in counted_end.items()}, "p50_ms": 1000 * statistics.median(latencies) if n else 0,
+            "p99_ms": 1000 * latencies[min(n - 1, int(n * 0.99))] if n else 0}
+
+
+def _stored_bytes(stub, rclient, script) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    seed, steps = script
+    name, tokens = _create(stub, seed)
+    game_id = name.split("/")[1]
+    mid = {}
+    for i, (seat, action) in enumerate(steps):
+        stub.SubmitAction(svc.SubmitActionRequest(name=name, action=action),
+                          metadata=[("authorization", f"Bearer {tokens[seat]}")])
+        if i == len(steps) // 2:
+            mid = {"doc_mid": rclient.hstrlen(f"{{g:{game_id}}}", "doc")}
+    return {**mid, "doc_final": rclient.hstrlen(f"{{g:{game_id}}}", "doc"),
+            "hash_mem": rclient.memory_usage(f"{{g:{game_id}}}") or 0,
+            "log_mem": rclient.memory_usage(f"{{g:{game_id}}}:log") or 0, "actions": len(steps)}
+
+
+def _print(r: dict[str, dict[str, float]]) -> None:
+    print("\n== Platform benchmark (client and servers on this machine) ==")
+    print(f"{'what':28} {'calls/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server CPU ms/call':>19}")
+    for key, v in r.items():
+        if key != "stored":
+            print(f"{key:28} {v['per_s']:9.0f} {v['p50_ms']:8.2f} {v['p99_ms']:8.2f} {v['cpu_ms']:19.3f}")
+    print("\n== Ratios ==")
+    for c in (1, 16):
+        sub, floor, echo, rest = (r[f"SubmitAction c{c}"], r[f"bare GET+EVALSHA c{c}"], r[f"echo c{c}"],
+                                  r[f"REST :act c{c}"])
+        print(f"c{c:<3} SubmitAction / bare GET+EVALSHA = {sub['per_s'] / floor['per_s']:.2f} (target >= 0.8)"
+              f"   SubmitAction / echo = {sub['per_s'] / echo['per_s']:.2f}"
+              f"   REST :act / gRPC SubmitAction = {rest['per_s'] / sub['per_s']:.2f} (target >= 0.6)")
+    for c in (1, 16):
+        sub = r[f"SubmitAction c{c}"]
+        print(f"c{c:<3} server CPU per action = {sub['cpu_ms']:.3f} ms (boardgame.io 0.50: "
+              f"{BOARDGAME_IO_MS_PER_MOVE:.2f} ms, in memory, not durable)"
+              f"   Redis round trips per action = {sub['round_trips']:.2f} (target <= 2)")
+    s = r["stored"]
+    print(f"stored bytes per game: document {s.get('doc_mid', 0):.0f} B mid-game, {s['doc_final']:.0f} B at the end; "
+          f"Redis memory {s['hash_mem']:.0f} B (hash) + {s['log_mem']:.0f} B (log of {s['actions']:.0f} actions)")
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _commandstats(client) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    return {k.removeprefix("cmdstat_"): v["calls"] for k, v in client.info("commandstats").items()}
+
+
+def _local_redis() -> str:
+    try:
+        redis.Redis(socket_connect_timeout=0.5).ping()
+        return "redis://127.0.0.1:6379"
+    except redis.ConnectionError:
+        from service.store import embedded
+        return embedded.start(".tabletop-bench")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_grpc(target: str) -> None:
+    with grpc.insecure_channel(target) as ch:
+        grpc.channel_ready_future(ch).result(timeout=60)
+
+
+def _wait_http(port: int) -> None:
+    for _ in range(300):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError("REST facade did not start")
+
+
+if __name__ == "__main__":
+    main()
