@@ -24,6 +24,8 @@ PHASES = {"tickets": pb.TTR_PHASE_INITIAL_TICKETS, "play": pb.TTR_PHASE_PLAYING,
 # Card code -> TtrColor (the enum is the code plus one); -1 (empty) and -2 (none) -> unspecified.
 COLOR_PB: dict[int, pb.TtrColor.ValueType] = {code: pb.TtrColor.ValueType(code + 1) for code in range(LOCO + 1)}
 NO_PB_COLOR = pb.TtrColor.ValueType(0)
+TICKET_PB = {t.id: pb.TtrTicket(id=t.id, city_a=t.a, city_b=t.b, points=t.points, long=t.long)
+             for t in TICKETS.values()}
 # Event keys that only the acting seat may see.
 _SECRET_KEYS = {"card_drawn": "card", "tickets_drawn": "tickets", "tickets_kept": "tickets"}
 
@@ -31,42 +33,32 @@ _SECRET_KEYS = {"card_drawn": "card", "tickets_drawn": "tickets", "tickets_kept"
 def view(state: State, seat: int | None) -> pb.TtrEuropeView:
     """The game as ``seat`` (None: a spectator) may see it."""
     phase = state["phase"]
-    n = state["n"]
     msg = pb.TtrEuropeView(
         phase=PHASES[phase], awaiting_seats=to_act(state),
         face_up=[COLOR_PB.get(c, NO_PB_COLOR) for c in state["face_up"]],
         deck_count=len(state["deck"]), discard_count=len(state["discard"]),
         ticket_pile_count=len(state["ticket_pile"]), cards_drawn_this_turn=state["drawn"],
-        players=[pb.TtrPlayer(seat=s, trains=state["trains"][s], stations=state["stations"][s],
-                              score=state["score"][s], train_card_count=sum(state["hands"][s]),
-                              ticket_count=len(state["tickets"][s]),
-                              offered_ticket_count=len(state["offered"][s])) for s in range(n)],
-        claimed_routes=[pb.TtrClaimedRoute(route_id=i + 1, seat=o) for i, o in enumerate(state["owner"])
-                        if o >= 0],
-        stations=[pb.TtrStation(city=city, seat=s) for city, s in state["station_at"].items()],
+        route_owners=state["owner"],
     )
+    add_player = msg.players.add
+    for s, (trains, stations, score, hand, tickets, offered) in enumerate(zip(
+            state["trains"], state["stations"], state["score"], state["hands"], state["tickets"],
+            state["offered"])):
+        add_player(seat=s, trains=trains, stations=stations, score=score, train_card_count=sum(hand),
+                   ticket_count=len(tickets), offered_ticket_count=len(offered))
+    add_station = msg.stations.add
+    for city, owner in state["station_at"].items():
+        add_station(city=city, seat=owner)
     if phase in ("play", "last"):
         msg.current_seat = state["turn"]
     if state["last"] is not None:
         msg.last_round_trigger_seat = state["last"]["trigger"]
-    tunnel = state["tunnel"]
-    if tunnel is not None:
-        msg.tunnel.CopyFrom(pb.TtrTunnel(
-            seat=tunnel["seat"], route_id=tunnel["route"], extra_cost=tunnel["extra"],
-            payment=_payment(tunnel["color"], tunnel["cards"], tunnel["locos"]),
-            revealed=[COLOR_PB[c] for c in tunnel["revealed"]]))
-    if seat is not None and 0 <= seat < n:
-        hand = state["hands"][seat]
-        msg.private.CopyFrom(pb.TtrPrivate(
-            seat=seat, hand=[pb.TtrCardCount(color=COLOR_PB[c], count=k) for c, k in enumerate(hand) if k],
-            tickets=[ticket_pb(t) for t in state["tickets"][seat]],
-            offered_tickets=[ticket_pb(t) for t in state["offered"][seat]]))
-    result = state["result"]
-    if result is not None:
-        msg.final_scores.extend(score_pb(entry) for entry in result["scores"])
-        msg.winners.extend(result["winners"])
-        for player in msg.players:
-            player.score = result["scores"][player.seat]["total"]
+    if state["tunnel"] is not None:
+        _tunnel(msg.tunnel, state["tunnel"])
+    if seat is not None and 0 <= seat < state["n"]:
+        _private(msg.private, state, seat)
+    if state["result"] is not None:
+        _final(msg, state["result"])
     return msg
 
 
@@ -83,9 +75,8 @@ def project(event: Event, seat: int | None) -> Event | None:
 
 
 def ticket_pb(ticket_id: int) -> pb.TtrTicket:
-    """A ticket as a message."""
-    t = TICKETS[ticket_id]
-    return pb.TtrTicket(id=t.id, city_a=t.a, city_b=t.b, points=t.points, long=t.long)
+    """A ticket as a message (built once per ticket; callers copy it into their message)."""
+    return TICKET_PB[ticket_id]
 
 
 def score_pb(entry: dict[str, Any]) -> pb.TtrScore:
@@ -99,6 +90,32 @@ def score_pb(entry: dict[str, Any]) -> pb.TtrScore:
 
 
 # Helpers
+
+
+def _tunnel(msg: pb.TtrTunnel, tunnel: dict[str, Any]) -> None:
+    msg.seat = tunnel["seat"]
+    msg.route_id = tunnel["route"]
+    msg.extra_cost = tunnel["extra"]
+    msg.payment.CopyFrom(_payment(tunnel["color"], tunnel["cards"], tunnel["locos"]))
+    msg.revealed.extend(COLOR_PB[c] for c in tunnel["revealed"])
+
+
+def _private(msg: pb.TtrPrivate, state: State, seat: int) -> None:
+    msg.seat = seat
+    add_card = msg.hand.add
+    for code, count in enumerate(state["hands"][seat]):
+        if count:
+            add_card(color=COLOR_PB[code], count=count)
+    msg.tickets.extend([TICKET_PB[t] for t in state["tickets"][seat]])
+    msg.offered_tickets.extend([TICKET_PB[t] for t in state["offered"][seat]])
+
+
+def _final(msg: pb.TtrEuropeView, result: dict[str, Any]) -> None:
+    """Final scores reveal every ticket; the players' scores become the totals."""
+    msg.final_scores.extend(score_pb(entry) for entry in result["scores"])
+    msg.winners.extend(result["winners"])
+    for player in msg.players:
+        player.score = result["scores"][player.seat]["total"]
 
 
 def _payment(color: int, cards: int, locos: int) -> pb.TtrPayment:

@@ -619,32 +619,6 @@ class TtrPlayer(_message.Message):
 Global___TtrPlayer: _TypeAlias = TtrPlayer  # noqa: Y015
 
 @_typing.final
-class TtrClaimedRoute(_message.Message):
-    """A claimed route."""
-
-    DESCRIPTOR: _descriptor.Descriptor
-
-    ROUTE_ID_FIELD_NUMBER: _builtins.int
-    SEAT_FIELD_NUMBER: _builtins.int
-    route_id: _builtins.int
-    """Route id."""
-    seat: _builtins.int
-    """Owner."""
-    def __init__(
-        self,
-        *,
-        route_id: _builtins.int = ...,
-        seat: _builtins.int = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["route_id", b"route_id", "seat", b"seat"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___TtrClaimedRoute: _TypeAlias = TtrClaimedRoute  # noqa: Y015
-
-@_typing.final
 class TtrStation(_message.Message):
     """A built station."""
 
@@ -766,7 +740,7 @@ class TtrEuropeView(_message.Message):
     DISCARD_COUNT_FIELD_NUMBER: _builtins.int
     TICKET_PILE_COUNT_FIELD_NUMBER: _builtins.int
     PLAYERS_FIELD_NUMBER: _builtins.int
-    CLAIMED_ROUTES_FIELD_NUMBER: _builtins.int
+    ROUTE_OWNERS_FIELD_NUMBER: _builtins.int
     STATIONS_FIELD_NUMBER: _builtins.int
     CARDS_DRAWN_THIS_TURN_FIELD_NUMBER: _builtins.int
     TUNNEL_FIELD_NUMBER: _builtins.int
@@ -801,8 +775,10 @@ class TtrEuropeView(_message.Message):
         """Every player's public state, by seat."""
 
     @_builtins.property
-    def claimed_routes(self) -> _containers.RepeatedCompositeFieldContainer[Global___TtrClaimedRoute]:
-        """Claimed routes."""
+    def route_owners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The owner of every route, indexed by route id - 1 (101 entries; -1 while unclaimed).
+        Packed integers rather than one message per route: building the view is on every request's path.
+        """
 
     @_builtins.property
     def stations(self) -> _containers.RepeatedCompositeFieldContainer[Global___TtrStation]:
@@ -835,7 +811,7 @@ class TtrEuropeView(_message.Message):
         discard_count: _builtins.int = ...,
         ticket_pile_count: _builtins.int = ...,
         players: _abc.Iterable[Global___TtrPlayer] | None = ...,
-        claimed_routes: _abc.Iterable[Global___TtrClaimedRoute] | None = ...,
+        route_owners: _abc.Iterable[_builtins.int] | None = ...,
         stations: _abc.Iterable[Global___TtrStation] | None = ...,
         cards_drawn_this_turn: _builtins.int = ...,
         tunnel: Global___TtrTunnel | None = ...,
@@ -846,7 +822,7 @@ class TtrEuropeView(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat", "_last_round_trigger_seat", b"_last_round_trigger_seat", "current_seat", b"current_seat", "last_round_trigger_seat", b"last_round_trigger_seat", "private", b"private", "tunnel", b"tunnel"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat", "_last_round_trigger_seat", b"_last_round_trigger_seat", "awaiting_seats", b"awaiting_seats", "cards_drawn_this_turn", b"cards_drawn_this_turn", "claimed_routes", b"claimed_routes", "current_seat", b"current_seat", "deck_count", b"deck_count", "discard_count", b"discard_count", "face_up", b"face_up", "final_scores", b"final_scores", "last_round_trigger_seat", b"last_round_trigger_seat", "phase", b"phase", "players", b"players", "private", b"private", "stations", b"stations", "ticket_pile_count", b"ticket_pile_count", "tunnel", b"tunnel", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat", "_last_round_trigger_seat", b"_last_round_trigger_seat", "awaiting_seats", b"awaiting_seats", "cards_drawn_this_turn", b"cards_drawn_this_turn", "current_seat", b"current_seat", "deck_count", b"deck_count", "discard_count", b"discard_count", "face_up", b"face_up", "final_scores", b"final_scores", "last_round_trigger_seat", b"last_round_trigger_seat", "phase", b"phase", "players", b"players", "private", b"private", "route_owners", b"route_owners", "stations", b"stations", "ticket_pile_count", b"ticket_pile_count", "tunnel", b"tunnel", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__current_seat: _TypeAlias = _typing.Literal["current_seat"]  # noqa: Y015
     _WhichOneofArgType__current_seat: _TypeAlias = _typing.Literal["_current_seat", b"_current_seat"]  # noqa: Y015

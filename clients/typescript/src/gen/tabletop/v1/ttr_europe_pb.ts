@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/ttr_europe.proto.
  */
 export const file_tabletop_v1_ttr_europe: GenFile = /*@__PURE__*/
-  fileDesc("Chx0YWJsZXRvcC92MS90dHJfZXVyb3BlLnByb3RvEgt0YWJsZXRvcC52MSIzChBUdHJFdXJvcGVPcHRpb25zEh8KF3R1bm5lbF9mYWlsdXJlX2Rpc2NhcmRzGAEgASgIIlwKClR0clBheW1lbnQSJAoFY29sb3IYASABKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvchITCgtjb2xvcl9jYXJkcxgCIAEoBRITCgtsb2NvbW90aXZlcxgDIAEoBSI+ChBUdHJEcmF3VHJhaW5DYXJkEhkKDGZhY2VfdXBfc2xvdBgBIAEoBUgAiAEBQg8KDV9mYWNlX3VwX3Nsb3QiSwoNVHRyQ2xhaW1Sb3V0ZRIQCghyb3V0ZV9pZBgBIAEoBRIoCgdwYXltZW50GAIgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCJJCg9UdHJCdWlsZFN0YXRpb24SDAoEY2l0eRgBIAEoCRIoCgdwYXltZW50GAIgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCIQCg5UdHJEcmF3VGlja2V0cyIkCg5UdHJLZWVwVGlja2V0cxISCgp0aWNrZXRfaWRzGAEgAygFIjgKDFR0clBheVR1bm5lbBIoCgdwYXltZW50GAEgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCITChFUdHJXaXRoZHJhd1R1bm5lbCINCgtUdHJQYXNzVHVybiLCAwoPVHRyRXVyb3BlQWN0aW9uEjgKD2RyYXdfdHJhaW5fY2FyZBgBIAEoCzIdLnRhYmxldG9wLnYxLlR0ckRyYXdUcmFpbkNhcmRIABIxCgtjbGFpbV9yb3V0ZRgCIAEoCzIaLnRhYmxldG9wLnYxLlR0ckNsYWltUm91dGVIABI1Cg1idWlsZF9zdGF0aW9uGAMgASgLMhwudGFibGV0b3AudjEuVHRyQnVpbGRTdGF0aW9uSAASMwoMZHJhd190aWNrZXRzGAQgASgLMhsudGFibGV0b3AudjEuVHRyRHJhd1RpY2tldHNIABIzCgxrZWVwX3RpY2tldHMYBSABKAsyGy50YWJsZXRvcC52MS5UdHJLZWVwVGlja2V0c0gAEi8KCnBheV90dW5uZWwYBiABKAsyGS50YWJsZXRvcC52MS5UdHJQYXlUdW5uZWxIABI5Cg93aXRoZHJhd190dW5uZWwYByABKAsyHi50YWJsZXRvcC52MS5UdHJXaXRoZHJhd1R1bm5lbEgAEi0KCXBhc3NfdHVybhgIIAEoCzIYLnRhYmxldG9wLnYxLlR0clBhc3NUdXJuSABCBgoEa2luZCJDCgxUdHJDYXJkQ291bnQSJAoFY29sb3IYASABKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvchINCgVjb3VudBgCIAEoBSJVCglUdHJUaWNrZXQSCgoCaWQYASABKAUSDgoGY2l0eV9hGAIgASgJEg4KBmNpdHlfYhgDIAEoCRIOCgZwb2ludHMYBCABKAUSDAoEbG9uZxgFIAEoCCJMCg9UdHJUaWNrZXRSZXN1bHQSJgoGdGlja2V0GAEgASgLMhYudGFibGV0b3AudjEuVHRyVGlja2V0EhEKCWNvbXBsZXRlZBgCIAEoCCKWAgoIVHRyU2NvcmUSDAoEc2VhdBgBIAEoBRIUCgxyb3V0ZV9wb2ludHMYAiABKAUSFQoNdGlja2V0X3BvaW50cxgDIAEoBRIWCg5zdGF0aW9uX3BvaW50cxgEIAEoBRIVCg1leHByZXNzX2JvbnVzGAUgASgFEg0KBXRvdGFsGAYgASgFEhQKDGxvbmdlc3RfcGF0aBgHIAEoBRItCgd0aWNrZXRzGAggAygLMhwudGFibGV0b3AudjEuVHRyVGlja2V0UmVzdWx0EhkKEWNvbXBsZXRlZF90aWNrZXRzGAkgASgFEhUKDXN0YXRpb25zX3VzZWQYCiABKAUSGgoSYm9ycm93ZWRfcm91dGVfaWRzGAsgAygFIpgBCglUdHJQbGF5ZXISDAoEc2VhdBgBIAEoBRIOCgZ0cmFpbnMYAiABKAUSEAoIc3RhdGlvbnMYAyABKAUSDQoFc2NvcmUYBCABKAUSGAoQdHJhaW5fY2FyZF9jb3VudBgFIAEoBRIUCgx0aWNrZXRfY291bnQYBiABKAUSHAoUb2ZmZXJlZF90aWNrZXRfY291bnQYByABKAUiMQoPVHRyQ2xhaW1lZFJvdXRlEhAKCHJvdXRlX2lkGAEgASgFEgwKBHNlYXQYAiABKAUiKAoKVHRyU3RhdGlvbhIMCgRjaXR5GAEgASgJEgwKBHNlYXQYAiABKAUikgEKCVR0clR1bm5lbBIMCgRzZWF0GAEgASgFEhAKCHJvdXRlX2lkGAIgASgFEigKB3BheW1lbnQYAyABKAsyFy50YWJsZXRvcC52MS5UdHJQYXltZW50EicKCHJldmVhbGVkGAQgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISEgoKZXh0cmFfY29zdBgFIAEoBSKdAQoKVHRyUHJpdmF0ZRIMCgRzZWF0GAEgASgFEicKBGhhbmQYAiADKAsyGS50YWJsZXRvcC52MS5UdHJDYXJkQ291bnQSJwoHdGlja2V0cxgDIAMoCzIWLnRhYmxldG9wLnYxLlR0clRpY2tldBIvCg9vZmZlcmVkX3RpY2tldHMYBCADKAsyFi50YWJsZXRvcC52MS5UdHJUaWNrZXQi4gQKDVR0ckV1cm9wZVZpZXcSJAoFcGhhc2UYASABKA4yFS50YWJsZXRvcC52MS5UdHJQaGFzZRIZCgxjdXJyZW50X3NlYXQYAiABKAVIAIgBARIWCg5hd2FpdGluZ19zZWF0cxgDIAMoBRImCgdmYWNlX3VwGAQgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISEgoKZGVja19jb3VudBgFIAEoBRIVCg1kaXNjYXJkX2NvdW50GAYgASgFEhkKEXRpY2tldF9waWxlX2NvdW50GAcgASgFEicKB3BsYXllcnMYCCADKAsyFi50YWJsZXRvcC52MS5UdHJQbGF5ZXISNAoOY2xhaW1lZF9yb3V0ZXMYCSADKAsyHC50YWJsZXRvcC52MS5UdHJDbGFpbWVkUm91dGUSKQoIc3RhdGlvbnMYCiADKAsyFy50YWJsZXRvcC52MS5UdHJTdGF0aW9uEh0KFWNhcmRzX2RyYXduX3RoaXNfdHVybhgLIAEoBRImCgZ0dW5uZWwYDCABKAsyFi50YWJsZXRvcC52MS5UdHJUdW5uZWwSKAoHcHJpdmF0ZRgNIAEoCzIXLnRhYmxldG9wLnYxLlR0clByaXZhdGUSKwoMZmluYWxfc2NvcmVzGA4gAygLMhUudGFibGV0b3AudjEuVHRyU2NvcmUSJAoXbGFzdF9yb3VuZF90cmlnZ2VyX3NlYXQYDyABKAVIAYgBARIPCgd3aW5uZXJzGBAgAygFQg8KDV9jdXJyZW50X3NlYXRCGgoYX2xhc3Rfcm91bmRfdHJpZ2dlcl9zZWF0InMKEVR0clRyYWluQ2FyZERyYXduEgwKBHNlYXQYASABKAUSGQoMZmFjZV91cF9zbG90GAIgASgFSACIAQESJAoFY29sb3IYAyABKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvckIPCg1fZmFjZV91cF9zbG90IkkKEFR0ckZhY2VVcENoYW5nZWQSJgoHZmFjZV91cBgBIAMoDjIVLnRhYmxldG9wLnYxLlR0ckNvbG9yEg0KBXJlc2V0GAIgASgIIicKEVR0ckRlY2tSZXNodWZmbGVkEhIKCmRlY2tfY291bnQYASABKAUiawoPVHRyUm91dGVDbGFpbWVkEgwKBHNlYXQYASABKAUSEAoIcm91dGVfaWQYAiABKAUSKAoHcGF5bWVudBgDIAEoCzIXLnRhYmxldG9wLnYxLlR0clBheW1lbnQSDgoGcG9pbnRzGAQgASgFIlcKD1R0clN0YXRpb25CdWlsdBIMCgRzZWF0GAEgASgFEgwKBGNpdHkYAiABKAkSKAoHcGF5bWVudBgDIAEoCzIXLnRhYmxldG9wLnYxLlR0clBheW1lbnQiVwoPVHRyVGlja2V0c0RyYXduEgwKBHNlYXQYASABKAUSDQoFY291bnQYAiABKAUSJwoHdGlja2V0cxgDIAMoCzIWLnRhYmxldG9wLnYxLlR0clRpY2tldCJzCg5UdHJUaWNrZXRzS2VwdBIMCgRzZWF0GAEgASgFEhIKCmtlcHRfY291bnQYAiABKAUSFgoOcmV0dXJuZWRfY291bnQYAyABKAUSJwoHdGlja2V0cxgEIAMoCzIWLnRhYmxldG9wLnYxLlR0clRpY2tldCJwChFUdHJUdW5uZWxSZXZlYWxlZBIMCgRzZWF0GAEgASgFEhAKCHJvdXRlX2lkGAIgASgFEicKCHJldmVhbGVkGAMgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISEgoKZXh0cmFfY29zdBgEIAEoBSJNChJUdHJUdW5uZWxXaXRoZHJhd24SDAoEc2VhdBgBIAEoBRIQCghyb3V0ZV9pZBgCIAEoBRIXCg9jYXJkc19kaXNjYXJkZWQYAyABKAgiHgoOVHRyVHVyblN0YXJ0ZWQSDAoEc2VhdBgBIAEoBSIzChNUdHJMYXN0Um91bmRTdGFydGVkEgwKBHNlYXQYASABKAUSDgoGdHJhaW5zGAIgASgFIkcKDVR0ckdhbWVTY29yZWQSJQoGc2NvcmVzGAEgAygLMhUudGFibGV0b3AudjEuVHRyU2NvcmUSDwoHd2lubmVycxgCIAMoBSIdCg1UdHJUdXJuUGFzc2VkEgwKBHNlYXQYASABKAUi9gUKDlR0ckV1cm9wZUV2ZW50EjoKEHRyYWluX2NhcmRfZHJhd24YASABKAsyHi50YWJsZXRvcC52MS5UdHJUcmFpbkNhcmREcmF3bkgAEjgKD2ZhY2VfdXBfY2hhbmdlZBgCIAEoCzIdLnRhYmxldG9wLnYxLlR0ckZhY2VVcENoYW5nZWRIABI5Cg9kZWNrX3Jlc2h1ZmZsZWQYAyABKAsyHi50YWJsZXRvcC52MS5UdHJEZWNrUmVzaHVmZmxlZEgAEjUKDXJvdXRlX2NsYWltZWQYBCABKAsyHC50YWJsZXRvcC52MS5UdHJSb3V0ZUNsYWltZWRIABI1Cg1zdGF0aW9uX2J1aWx0GAUgASgLMhwudGFibGV0b3AudjEuVHRyU3RhdGlvbkJ1aWx0SAASNQoNdGlja2V0c19kcmF3bhgGIAEoCzIcLnRhYmxldG9wLnYxLlR0clRpY2tldHNEcmF3bkgAEjMKDHRpY2tldHNfa2VwdBgHIAEoCzIbLnRhYmxldG9wLnYxLlR0clRpY2tldHNLZXB0SAASOQoPdHVubmVsX3JldmVhbGVkGAggASgLMh4udGFibGV0b3AudjEuVHRyVHVubmVsUmV2ZWFsZWRIABI7ChB0dW5uZWxfd2l0aGRyYXduGAkgASgLMh8udGFibGV0b3AudjEuVHRyVHVubmVsV2l0aGRyYXduSAASMwoMdHVybl9zdGFydGVkGAogASgLMhsudGFibGV0b3AudjEuVHRyVHVyblN0YXJ0ZWRIABI+ChJsYXN0X3JvdW5kX3N0YXJ0ZWQYCyABKAsyIC50YWJsZXRvcC52MS5UdHJMYXN0Um91bmRTdGFydGVkSAASMQoLZ2FtZV9zY29yZWQYDCABKAsyGi50YWJsZXRvcC52MS5UdHJHYW1lU2NvcmVkSAASMQoLdHVybl9wYXNzZWQYDSABKAsyGi50YWJsZXRvcC52MS5UdHJUdXJuUGFzc2VkSABCBgoEa2luZCr7AQoIVHRyQ29sb3ISGQoVVFRSX0NPTE9SX1VOU1BFQ0lGSUVEEAASFAoQVFRSX0NPTE9SX1BVUlBMRRABEhMKD1RUUl9DT0xPUl9XSElURRACEhIKDlRUUl9DT0xPUl9CTFVFEAMSFAoQVFRSX0NPTE9SX1lFTExPVxAEEhQKEFRUUl9DT0xPUl9PUkFOR0UQBRITCg9UVFJfQ09MT1JfQkxBQ0sQBhIRCg1UVFJfQ09MT1JfUkVEEAcSEwoPVFRSX0NPTE9SX0dSRUVOEAgSGAoUVFRSX0NPTE9SX0xPQ09NT1RJVkUQCRISCg5UVFJfQ09MT1JfR1JBWRAKKo0BCghUdHJQaGFzZRIZChVUVFJfUEhBU0VfVU5TUEVDSUZJRUQQABIdChlUVFJfUEhBU0VfSU5JVElBTF9USUNLRVRTEAESFQoRVFRSX1BIQVNFX1BMQVlJTkcQAhIYChRUVFJfUEhBU0VfTEFTVF9ST1VORBADEhYKElRUUl9QSEFTRV9GSU5JU0hFRBAEYgZwcm90bzM");
+  fileDesc("Chx0YWJsZXRvcC92MS90dHJfZXVyb3BlLnByb3RvEgt0YWJsZXRvcC52MSIzChBUdHJFdXJvcGVPcHRpb25zEh8KF3R1bm5lbF9mYWlsdXJlX2Rpc2NhcmRzGAEgASgIIlwKClR0clBheW1lbnQSJAoFY29sb3IYASABKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvchITCgtjb2xvcl9jYXJkcxgCIAEoBRITCgtsb2NvbW90aXZlcxgDIAEoBSI+ChBUdHJEcmF3VHJhaW5DYXJkEhkKDGZhY2VfdXBfc2xvdBgBIAEoBUgAiAEBQg8KDV9mYWNlX3VwX3Nsb3QiSwoNVHRyQ2xhaW1Sb3V0ZRIQCghyb3V0ZV9pZBgBIAEoBRIoCgdwYXltZW50GAIgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCJJCg9UdHJCdWlsZFN0YXRpb24SDAoEY2l0eRgBIAEoCRIoCgdwYXltZW50GAIgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCIQCg5UdHJEcmF3VGlja2V0cyIkCg5UdHJLZWVwVGlja2V0cxISCgp0aWNrZXRfaWRzGAEgAygFIjgKDFR0clBheVR1bm5lbBIoCgdwYXltZW50GAEgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCITChFUdHJXaXRoZHJhd1R1bm5lbCINCgtUdHJQYXNzVHVybiLCAwoPVHRyRXVyb3BlQWN0aW9uEjgKD2RyYXdfdHJhaW5fY2FyZBgBIAEoCzIdLnRhYmxldG9wLnYxLlR0ckRyYXdUcmFpbkNhcmRIABIxCgtjbGFpbV9yb3V0ZRgCIAEoCzIaLnRhYmxldG9wLnYxLlR0ckNsYWltUm91dGVIABI1Cg1idWlsZF9zdGF0aW9uGAMgASgLMhwudGFibGV0b3AudjEuVHRyQnVpbGRTdGF0aW9uSAASMwoMZHJhd190aWNrZXRzGAQgASgLMhsudGFibGV0b3AudjEuVHRyRHJhd1RpY2tldHNIABIzCgxrZWVwX3RpY2tldHMYBSABKAsyGy50YWJsZXRvcC52MS5UdHJLZWVwVGlja2V0c0gAEi8KCnBheV90dW5uZWwYBiABKAsyGS50YWJsZXRvcC52MS5UdHJQYXlUdW5uZWxIABI5Cg93aXRoZHJhd190dW5uZWwYByABKAsyHi50YWJsZXRvcC52MS5UdHJXaXRoZHJhd1R1bm5lbEgAEi0KCXBhc3NfdHVybhgIIAEoCzIYLnRhYmxldG9wLnYxLlR0clBhc3NUdXJuSABCBgoEa2luZCJDCgxUdHJDYXJkQ291bnQSJAoFY29sb3IYASABKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvchINCgVjb3VudBgCIAEoBSJVCglUdHJUaWNrZXQSCgoCaWQYASABKAUSDgoGY2l0eV9hGAIgASgJEg4KBmNpdHlfYhgDIAEoCRIOCgZwb2ludHMYBCABKAUSDAoEbG9uZxgFIAEoCCJMCg9UdHJUaWNrZXRSZXN1bHQSJgoGdGlja2V0GAEgASgLMhYudGFibGV0b3AudjEuVHRyVGlja2V0EhEKCWNvbXBsZXRlZBgCIAEoCCKWAgoIVHRyU2NvcmUSDAoEc2VhdBgBIAEoBRIUCgxyb3V0ZV9wb2ludHMYAiABKAUSFQoNdGlja2V0X3BvaW50cxgDIAEoBRIWCg5zdGF0aW9uX3BvaW50cxgEIAEoBRIVCg1leHByZXNzX2JvbnVzGAUgASgFEg0KBXRvdGFsGAYgASgFEhQKDGxvbmdlc3RfcGF0aBgHIAEoBRItCgd0aWNrZXRzGAggAygLMhwudGFibGV0b3AudjEuVHRyVGlja2V0UmVzdWx0EhkKEWNvbXBsZXRlZF90aWNrZXRzGAkgASgFEhUKDXN0YXRpb25zX3VzZWQYCiABKAUSGgoSYm9ycm93ZWRfcm91dGVfaWRzGAsgAygFIpgBCglUdHJQbGF5ZXISDAoEc2VhdBgBIAEoBRIOCgZ0cmFpbnMYAiABKAUSEAoIc3RhdGlvbnMYAyABKAUSDQoFc2NvcmUYBCABKAUSGAoQdHJhaW5fY2FyZF9jb3VudBgFIAEoBRIUCgx0aWNrZXRfY291bnQYBiABKAUSHAoUb2ZmZXJlZF90aWNrZXRfY291bnQYByABKAUiKAoKVHRyU3RhdGlvbhIMCgRjaXR5GAEgASgJEgwKBHNlYXQYAiABKAUikgEKCVR0clR1bm5lbBIMCgRzZWF0GAEgASgFEhAKCHJvdXRlX2lkGAIgASgFEigKB3BheW1lbnQYAyABKAsyFy50YWJsZXRvcC52MS5UdHJQYXltZW50EicKCHJldmVhbGVkGAQgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISEgoKZXh0cmFfY29zdBgFIAEoBSKdAQoKVHRyUHJpdmF0ZRIMCgRzZWF0GAEgASgFEicKBGhhbmQYAiADKAsyGS50YWJsZXRvcC52MS5UdHJDYXJkQ291bnQSJwoHdGlja2V0cxgDIAMoCzIWLnRhYmxldG9wLnYxLlR0clRpY2tldBIvCg9vZmZlcmVkX3RpY2tldHMYBCADKAsyFi50YWJsZXRvcC52MS5UdHJUaWNrZXQi2AQKDVR0ckV1cm9wZVZpZXcSJAoFcGhhc2UYASABKA4yFS50YWJsZXRvcC52MS5UdHJQaGFzZRIZCgxjdXJyZW50X3NlYXQYAiABKAVIAIgBARIWCg5hd2FpdGluZ19zZWF0cxgDIAMoBRImCgdmYWNlX3VwGAQgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISEgoKZGVja19jb3VudBgFIAEoBRIVCg1kaXNjYXJkX2NvdW50GAYgASgFEhkKEXRpY2tldF9waWxlX2NvdW50GAcgASgFEicKB3BsYXllcnMYCCADKAsyFi50YWJsZXRvcC52MS5UdHJQbGF5ZXISFAoMcm91dGVfb3duZXJzGBEgAygFEikKCHN0YXRpb25zGAogAygLMhcudGFibGV0b3AudjEuVHRyU3RhdGlvbhIdChVjYXJkc19kcmF3bl90aGlzX3R1cm4YCyABKAUSJgoGdHVubmVsGAwgASgLMhYudGFibGV0b3AudjEuVHRyVHVubmVsEigKB3ByaXZhdGUYDSABKAsyFy50YWJsZXRvcC52MS5UdHJQcml2YXRlEisKDGZpbmFsX3Njb3JlcxgOIAMoCzIVLnRhYmxldG9wLnYxLlR0clNjb3JlEiQKF2xhc3Rfcm91bmRfdHJpZ2dlcl9zZWF0GA8gASgFSAGIAQESDwoHd2lubmVycxgQIAMoBUIPCg1fY3VycmVudF9zZWF0QhoKGF9sYXN0X3JvdW5kX3RyaWdnZXJfc2VhdEoECAkQClIOY2xhaW1lZF9yb3V0ZXMicwoRVHRyVHJhaW5DYXJkRHJhd24SDAoEc2VhdBgBIAEoBRIZCgxmYWNlX3VwX3Nsb3QYAiABKAVIAIgBARIkCgVjb2xvchgDIAEoDjIVLnRhYmxldG9wLnYxLlR0ckNvbG9yQg8KDV9mYWNlX3VwX3Nsb3QiSQoQVHRyRmFjZVVwQ2hhbmdlZBImCgdmYWNlX3VwGAEgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISDQoFcmVzZXQYAiABKAgiJwoRVHRyRGVja1Jlc2h1ZmZsZWQSEgoKZGVja19jb3VudBgBIAEoBSJrCg9UdHJSb3V0ZUNsYWltZWQSDAoEc2VhdBgBIAEoBRIQCghyb3V0ZV9pZBgCIAEoBRIoCgdwYXltZW50GAMgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudBIOCgZwb2ludHMYBCABKAUiVwoPVHRyU3RhdGlvbkJ1aWx0EgwKBHNlYXQYASABKAUSDAoEY2l0eRgCIAEoCRIoCgdwYXltZW50GAMgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCJXCg9UdHJUaWNrZXRzRHJhd24SDAoEc2VhdBgBIAEoBRINCgVjb3VudBgCIAEoBRInCgd0aWNrZXRzGAMgAygLMhYudGFibGV0b3AudjEuVHRyVGlja2V0InMKDlR0clRpY2tldHNLZXB0EgwKBHNlYXQYASABKAUSEgoKa2VwdF9jb3VudBgCIAEoBRIWCg5yZXR1cm5lZF9jb3VudBgDIAEoBRInCgd0aWNrZXRzGAQgAygLMhYudGFibGV0b3AudjEuVHRyVGlja2V0InAKEVR0clR1bm5lbFJldmVhbGVkEgwKBHNlYXQYASABKAUSEAoIcm91dGVfaWQYAiABKAUSJwoIcmV2ZWFsZWQYAyADKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvchISCgpleHRyYV9jb3N0GAQgASgFIk0KElR0clR1bm5lbFdpdGhkcmF3bhIMCgRzZWF0GAEgASgFEhAKCHJvdXRlX2lkGAIgASgFEhcKD2NhcmRzX2Rpc2NhcmRlZBgDIAEoCCIeCg5UdHJUdXJuU3RhcnRlZBIMCgRzZWF0GAEgASgFIjMKE1R0ckxhc3RSb3VuZFN0YXJ0ZWQSDAoEc2VhdBgBIAEoBRIOCgZ0cmFpbnMYAiABKAUiRwoNVHRyR2FtZVNjb3JlZBIlCgZzY29yZXMYASADKAsyFS50YWJsZXRvcC52MS5UdHJTY29yZRIPCgd3aW5uZXJzGAIgAygFIh0KDVR0clR1cm5QYXNzZWQSDAoEc2VhdBgBIAEoBSL2BQoOVHRyRXVyb3BlRXZlbnQSOgoQdHJhaW5fY2FyZF9kcmF3bhgBIAEoCzIeLnRhYmxldG9wLnYxLlR0clRyYWluQ2FyZERyYXduSAASOAoPZmFjZV91cF9jaGFuZ2VkGAIgASgLMh0udGFibGV0b3AudjEuVHRyRmFjZVVwQ2hhbmdlZEgAEjkKD2RlY2tfcmVzaHVmZmxlZBgDIAEoCzIeLnRhYmxldG9wLnYxLlR0ckRlY2tSZXNodWZmbGVkSAASNQoNcm91dGVfY2xhaW1lZBgEIAEoCzIcLnRhYmxldG9wLnYxLlR0clJvdXRlQ2xhaW1lZEgAEjUKDXN0YXRpb25fYnVpbHQYBSABKAsyHC50YWJsZXRvcC52MS5UdHJTdGF0aW9uQnVpbHRIABI1Cg10aWNrZXRzX2RyYXduGAYgASgLMhwudGFibGV0b3AudjEuVHRyVGlja2V0c0RyYXduSAASMwoMdGlja2V0c19rZXB0GAcgASgLMhsudGFibGV0b3AudjEuVHRyVGlja2V0c0tlcHRIABI5Cg90dW5uZWxfcmV2ZWFsZWQYCCABKAsyHi50YWJsZXRvcC52MS5UdHJUdW5uZWxSZXZlYWxlZEgAEjsKEHR1bm5lbF93aXRoZHJhd24YCSABKAsyHy50YWJsZXRvcC52MS5UdHJUdW5uZWxXaXRoZHJhd25IABIzCgx0dXJuX3N0YXJ0ZWQYCiABKAsyGy50YWJsZXRvcC52MS5UdHJUdXJuU3RhcnRlZEgAEj4KEmxhc3Rfcm91bmRfc3RhcnRlZBgLIAEoCzIgLnRhYmxldG9wLnYxLlR0ckxhc3RSb3VuZFN0YXJ0ZWRIABIxCgtnYW1lX3Njb3JlZBgMIAEoCzIaLnRhYmxldG9wLnYxLlR0ckdhbWVTY29yZWRIABIxCgt0dXJuX3Bhc3NlZBgNIAEoCzIaLnRhYmxldG9wLnYxLlR0clR1cm5QYXNzZWRIAEIGCgRraW5kKvsBCghUdHJDb2xvchIZChVUVFJfQ09MT1JfVU5TUEVDSUZJRUQQABIUChBUVFJfQ09MT1JfUFVSUExFEAESEwoPVFRSX0NPTE9SX1dISVRFEAISEgoOVFRSX0NPTE9SX0JMVUUQAxIUChBUVFJfQ09MT1JfWUVMTE9XEAQSFAoQVFRSX0NPTE9SX09SQU5HRRAFEhMKD1RUUl9DT0xPUl9CTEFDSxAGEhEKDVRUUl9DT0xPUl9SRUQQBxITCg9UVFJfQ09MT1JfR1JFRU4QCBIYChRUVFJfQ09MT1JfTE9DT01PVElWRRAJEhIKDlRUUl9DT0xPUl9HUkFZEAoqjQEKCFR0clBoYXNlEhkKFVRUUl9QSEFTRV9VTlNQRUNJRklFRBAAEh0KGVRUUl9QSEFTRV9JTklUSUFMX1RJQ0tFVFMQARIVChFUVFJfUEhBU0VfUExBWUlORxACEhgKFFRUUl9QSEFTRV9MQVNUX1JPVU5EEAMSFgoSVFRSX1BIQVNFX0ZJTklTSEVEEARiBnByb3RvMw");
 
 /**
  * Options of a Ticket to Ride: Europe game.
@@ -584,34 +584,6 @@ export const TtrPlayerSchema: GenMessage<TtrPlayer> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_ttr_europe, 15);
 
 /**
- * A claimed route.
- *
- * @generated from message tabletop.v1.TtrClaimedRoute
- */
-export type TtrClaimedRoute = Message<"tabletop.v1.TtrClaimedRoute"> & {
-  /**
-   * Route id.
-   *
-   * @generated from field: int32 route_id = 1;
-   */
-  routeId: number;
-
-  /**
-   * Owner.
-   *
-   * @generated from field: int32 seat = 2;
-   */
-  seat: number;
-};
-
-/**
- * Describes the message tabletop.v1.TtrClaimedRoute.
- * Use `create(TtrClaimedRouteSchema)` to create a new message.
- */
-export const TtrClaimedRouteSchema: GenMessage<TtrClaimedRoute> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 16);
-
-/**
  * A built station.
  *
  * @generated from message tabletop.v1.TtrStation
@@ -637,7 +609,7 @@ export type TtrStation = Message<"tabletop.v1.TtrStation"> & {
  * Use `create(TtrStationSchema)` to create a new message.
  */
 export const TtrStationSchema: GenMessage<TtrStation> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 17);
+  messageDesc(file_tabletop_v1_ttr_europe, 16);
 
 /**
  * A tunnel whose extra cost is being decided.
@@ -686,7 +658,7 @@ export type TtrTunnel = Message<"tabletop.v1.TtrTunnel"> & {
  * Use `create(TtrTunnelSchema)` to create a new message.
  */
 export const TtrTunnelSchema: GenMessage<TtrTunnel> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 18);
+  messageDesc(file_tabletop_v1_ttr_europe, 17);
 
 /**
  * The caller's private state.
@@ -728,7 +700,7 @@ export type TtrPrivate = Message<"tabletop.v1.TtrPrivate"> & {
  * Use `create(TtrPrivateSchema)` to create a new message.
  */
 export const TtrPrivateSchema: GenMessage<TtrPrivate> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 19);
+  messageDesc(file_tabletop_v1_ttr_europe, 18);
 
 /**
  * A seat's (or a spectator's) view of a Ticket to Ride: Europe game.
@@ -793,11 +765,12 @@ export type TtrEuropeView = Message<"tabletop.v1.TtrEuropeView"> & {
   players: TtrPlayer[];
 
   /**
-   * Claimed routes.
+   * The owner of every route, indexed by route id - 1 (101 entries; -1 while unclaimed).
+   * Packed integers rather than one message per route: building the view is on every request's path.
    *
-   * @generated from field: repeated tabletop.v1.TtrClaimedRoute claimed_routes = 9;
+   * @generated from field: repeated int32 route_owners = 17;
    */
-  claimedRoutes: TtrClaimedRoute[];
+  routeOwners: number[];
 
   /**
    * Built stations.
@@ -854,7 +827,7 @@ export type TtrEuropeView = Message<"tabletop.v1.TtrEuropeView"> & {
  * Use `create(TtrEuropeViewSchema)` to create a new message.
  */
 export const TtrEuropeViewSchema: GenMessage<TtrEuropeView> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 20);
+  messageDesc(file_tabletop_v1_ttr_europe, 19);
 
 /**
  * A train card was taken.
@@ -889,7 +862,7 @@ export type TtrTrainCardDrawn = Message<"tabletop.v1.TtrTrainCardDrawn"> & {
  * Use `create(TtrTrainCardDrawnSchema)` to create a new message.
  */
 export const TtrTrainCardDrawnSchema: GenMessage<TtrTrainCardDrawn> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 21);
+  messageDesc(file_tabletop_v1_ttr_europe, 20);
 
 /**
  * The face-up row changed (refill or three-locomotive reset).
@@ -917,7 +890,7 @@ export type TtrFaceUpChanged = Message<"tabletop.v1.TtrFaceUpChanged"> & {
  * Use `create(TtrFaceUpChangedSchema)` to create a new message.
  */
 export const TtrFaceUpChangedSchema: GenMessage<TtrFaceUpChanged> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 22);
+  messageDesc(file_tabletop_v1_ttr_europe, 21);
 
 /**
  * The discard pile was shuffled into a new deck.
@@ -938,7 +911,7 @@ export type TtrDeckReshuffled = Message<"tabletop.v1.TtrDeckReshuffled"> & {
  * Use `create(TtrDeckReshuffledSchema)` to create a new message.
  */
 export const TtrDeckReshuffledSchema: GenMessage<TtrDeckReshuffled> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 23);
+  messageDesc(file_tabletop_v1_ttr_europe, 22);
 
 /**
  * A route was claimed.
@@ -980,7 +953,7 @@ export type TtrRouteClaimed = Message<"tabletop.v1.TtrRouteClaimed"> & {
  * Use `create(TtrRouteClaimedSchema)` to create a new message.
  */
 export const TtrRouteClaimedSchema: GenMessage<TtrRouteClaimed> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 24);
+  messageDesc(file_tabletop_v1_ttr_europe, 23);
 
 /**
  * A station was built.
@@ -1015,7 +988,7 @@ export type TtrStationBuilt = Message<"tabletop.v1.TtrStationBuilt"> & {
  * Use `create(TtrStationBuiltSchema)` to create a new message.
  */
 export const TtrStationBuiltSchema: GenMessage<TtrStationBuilt> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 25);
+  messageDesc(file_tabletop_v1_ttr_europe, 24);
 
 /**
  * Tickets were offered to a seat.
@@ -1050,7 +1023,7 @@ export type TtrTicketsDrawn = Message<"tabletop.v1.TtrTicketsDrawn"> & {
  * Use `create(TtrTicketsDrawnSchema)` to create a new message.
  */
 export const TtrTicketsDrawnSchema: GenMessage<TtrTicketsDrawn> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 26);
+  messageDesc(file_tabletop_v1_ttr_europe, 25);
 
 /**
  * A seat chose which tickets to keep.
@@ -1092,7 +1065,7 @@ export type TtrTicketsKept = Message<"tabletop.v1.TtrTicketsKept"> & {
  * Use `create(TtrTicketsKeptSchema)` to create a new message.
  */
 export const TtrTicketsKeptSchema: GenMessage<TtrTicketsKept> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 27);
+  messageDesc(file_tabletop_v1_ttr_europe, 26);
 
 /**
  * Three cards were revealed for a tunnel.
@@ -1134,7 +1107,7 @@ export type TtrTunnelRevealed = Message<"tabletop.v1.TtrTunnelRevealed"> & {
  * Use `create(TtrTunnelRevealedSchema)` to create a new message.
  */
 export const TtrTunnelRevealedSchema: GenMessage<TtrTunnelRevealed> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 28);
+  messageDesc(file_tabletop_v1_ttr_europe, 27);
 
 /**
  * A tunnel claim was given up.
@@ -1169,7 +1142,7 @@ export type TtrTunnelWithdrawn = Message<"tabletop.v1.TtrTunnelWithdrawn"> & {
  * Use `create(TtrTunnelWithdrawnSchema)` to create a new message.
  */
 export const TtrTunnelWithdrawnSchema: GenMessage<TtrTunnelWithdrawn> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 29);
+  messageDesc(file_tabletop_v1_ttr_europe, 28);
 
 /**
  * A new turn began.
@@ -1190,7 +1163,7 @@ export type TtrTurnStarted = Message<"tabletop.v1.TtrTurnStarted"> & {
  * Use `create(TtrTurnStartedSchema)` to create a new message.
  */
 export const TtrTurnStartedSchema: GenMessage<TtrTurnStarted> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 30);
+  messageDesc(file_tabletop_v1_ttr_europe, 29);
 
 /**
  * The last round began.
@@ -1218,7 +1191,7 @@ export type TtrLastRoundStarted = Message<"tabletop.v1.TtrLastRoundStarted"> & {
  * Use `create(TtrLastRoundStartedSchema)` to create a new message.
  */
 export const TtrLastRoundStartedSchema: GenMessage<TtrLastRoundStarted> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 31);
+  messageDesc(file_tabletop_v1_ttr_europe, 30);
 
 /**
  * Final scoring.
@@ -1246,7 +1219,7 @@ export type TtrGameScored = Message<"tabletop.v1.TtrGameScored"> & {
  * Use `create(TtrGameScoredSchema)` to create a new message.
  */
 export const TtrGameScoredSchema: GenMessage<TtrGameScored> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 32);
+  messageDesc(file_tabletop_v1_ttr_europe, 31);
 
 /**
  * A seat ended its turn without acting (nothing else was possible).
@@ -1267,7 +1240,7 @@ export type TtrTurnPassed = Message<"tabletop.v1.TtrTurnPassed"> & {
  * Use `create(TtrTurnPassedSchema)` to create a new message.
  */
 export const TtrTurnPassedSchema: GenMessage<TtrTurnPassed> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 33);
+  messageDesc(file_tabletop_v1_ttr_europe, 32);
 
 /**
  * A Ticket to Ride: Europe event.
@@ -1392,7 +1365,7 @@ export type TtrEuropeEvent = Message<"tabletop.v1.TtrEuropeEvent"> & {
  * Use `create(TtrEuropeEventSchema)` to create a new message.
  */
 export const TtrEuropeEventSchema: GenMessage<TtrEuropeEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 34);
+  messageDesc(file_tabletop_v1_ttr_europe, 33);
 
 /**
  * A train card colour, a route colour, or a locomotive.
