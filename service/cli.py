@@ -39,11 +39,17 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     closers = []
+    from service.api import tracing
+    tracing.setup_from_env(service_name=f"tabletop-{args.command}")
     if args.command in ("serve", "grpc"):
         cfg = _with_redis(cfg)
+        from service.api.observability import serve_metrics
         from service.api.server import create_server
         running = create_server(cfg)
         log.info("gRPC service listening on port %d", running.port)
+        if cfg.metrics_port:
+            _, metrics_port = serve_metrics(running.metrics, cfg.metrics_port)
+            log.info("Prometheus metrics on port %d at /metrics", metrics_port)
         closers.append(lambda: running.stop(cfg.shutdown_grace_seconds))
         if args.command == "serve":
             cfg = replace(cfg, grpc_target=f"localhost:{running.port}")
@@ -52,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
         log.info("REST facade listening on port %d (gRPC at %s)", cfg.http_port, cfg.grpc_target)
         closers.insert(0, http.close)
     stop.wait()
-    log.info("shutting down")
+    log.info("shutting down: draining for up to %.0fs", cfg.shutdown_grace_seconds)
     for close in closers:
         close()
     return 0
@@ -71,14 +77,20 @@ def _with_redis(cfg: Config) -> Config:
 
 
 def _start_rest(cfg: Config) -> Any:
+    import grpc
+
     from rest.app import create_app, serve
-    app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes)
+    from service.api import tracing
+    tracer = tracing.current_tracer()
+    channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target), tracer)
+    app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel)
+    tracing.instrument_flask(app, tracer)
     return serve(app, "0.0.0.0", cfg.http_port)
 
 
 def _logging(cfg: Config) -> None:
-    logging.basicConfig(level=cfg.log_level.upper(), stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    from service.api.observability import configure_logging
+    configure_logging(cfg.log_level, cfg.log_format, sys.stderr)
 
 
 if __name__ == "__main__":

@@ -8,12 +8,13 @@ violations when malformed. REST maps the gRPC code to an HTTP status generically
 
 from __future__ import annotations
 
+import datetime
 import logging
 from collections.abc import Mapping
 
 import grpc
 import redis.exceptions
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from service.engine.errors import MalformedAction, RuleError
@@ -76,6 +77,15 @@ class ResourceExhausted(ServiceError):
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
+class RateLimited(ResourceExhausted):
+    """Too many requests from one token or address; ``retry_after`` seconds go in a RetryInfo."""
+
+    def __init__(self, scope: str, retry_after: float, limit: float) -> None:
+        super().__init__("RATE_LIMITED", f"Too many requests for this {scope}; retry after {retry_after:.2f}s.",
+                         scope=scope, limit_per_second=limit)
+        self.retry_after = retry_after
+
+
 class Unavailable(ServiceError):
     code = grpc.StatusCode.UNAVAILABLE
 
@@ -120,6 +130,11 @@ def build_status(code: grpc.StatusCode, reason: str, message: str, metadata: Map
 
 def _extra_details(exc: BaseException) -> list[any_pb2.Any]:
     extra = any_pb2.Any()
+    if isinstance(exc, RateLimited):
+        delay = duration_pb2.Duration()
+        delay.FromTimedelta(datetime.timedelta(seconds=exc.retry_after))
+        extra.Pack(error_details_pb2.RetryInfo(retry_delay=delay))
+        return [extra]
     if isinstance(exc, StaleVersion):
         extra.Pack(error_details_pb2.PreconditionFailure(violations=[
             error_details_pb2.PreconditionFailure.Violation(

@@ -13,8 +13,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
+from service.api import tracing
 from service.api.host import GameHost
 from service.api.interceptors import ErrorInterceptor
+from service.api.limits import LimitsInterceptor
+from service.api.observability import HostObserver, Metrics, TelemetryInterceptor
 from service.api.servicer import GameServicer
 from service.config import Config
 from service.store.redis_store import GameStore, connect
@@ -32,6 +35,7 @@ class Running:
     health: health.HealthServicer
     store: GameStore
     stopping: threading.Event = field(default_factory=threading.Event)
+    metrics: Metrics = field(default_factory=Metrics)
 
     def set_serving(self, serving: bool) -> None:
         status = (health_pb2.HealthCheckResponse.SERVING if serving and not self.stopping.is_set()
@@ -46,22 +50,31 @@ class Running:
         self.server.stop(grace).wait()
 
 
-def create_server(config: Config, host: str = "[::]", port: int | None = None, client: Any = None) -> Running:
-    """A started server on ``port`` (``config.grpc_port`` by default; 0 picks a free one)."""
-    store = GameStore(client if client is not None else connect(config.redis_url))
+def create_server(config: Config, host: str = "[::]", port: int | None = None, client: Any = None,
+                  tracer: Any = None) -> Running:
+    """A started server on ``port`` (``config.grpc_port`` by default; 0 picks a free one).
+
+    ``tracer`` defaults to the one ``tracing.setup_from_env`` made (None: tracing off).
+    """
+    tracer = tracer if tracer is not None else tracing.current_tracer()
+    metrics, stopping = Metrics(), threading.Event()
+    observer = HostObserver(metrics, tracer)
+    store = GameStore(client if client is not None else connect(config.redis_url), probe=observer.redis)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.grpc_workers, thread_name_prefix="grpc"),
-        interceptors=[ErrorInterceptor(config.max_request_bytes)],
+        interceptors=[ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
+                      LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc())],
         options=[("grpc.max_receive_message_length", 4 * config.max_request_bytes + 1024),
                  ("grpc.so_reuseport", 0)])
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(GameHost(store, config)), server)
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(
+        GameServicer(GameHost(store, config, observer=observer)), server)
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server)
     bound = server.add_insecure_port(f"{host}:{config.grpc_port if port is None else port}")
     server.start()
-    running = Running(server, bound, health_servicer, store)
+    running = Running(server, bound, health_servicer, store, stopping, metrics)
     running.set_serving(_redis_ok(store))
     threading.Thread(target=_watch_redis, args=(running,), daemon=True, name="redis-health").start()
     return running

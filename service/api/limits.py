@@ -1,0 +1,198 @@
+"""Limits and admission: API keys, rate limits, the watch-stream cap, and draining (issue 5).
+
+``LimitsInterceptor`` runs inside the error interceptor, so everything it raises leaves
+through the one mapping table in ``errors.py``:
+
+- while the server drains (SIGTERM), new calls are UNAVAILABLE ``SHUTTING_DOWN`` and open
+  watch streams end with UNAVAILABLE ``SHUTTING_DOWN`` carrying ``last_version``, so a
+  client resumes with ``from_version=last_version`` on another replica;
+- CreateGame needs an operator-issued ``x-api-key`` when ``TABLETOP_API_KEYS`` is set;
+- token buckets per player token and per peer address answer RESOURCE_EXHAUSTED
+  ``RATE_LIMITED`` with a RetryInfo. The buckets live in this process: with N replicas
+  behind a balancer a client gets up to N times the configured rate. Behind the REST
+  facade the peer address is the facade's, so the per-address limit then applies per
+  facade replica; put the per-client address limit in the ingress.
+- at most ``TABLETOP_MAX_WATCH_STREAMS`` WatchGame streams are open per process.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+
+from service.api import auth
+from service.api.errors import (
+    PermissionDenied,
+    RateLimited,
+    ResourceExhausted,
+    ServiceError,
+    Unauthenticated,
+    Unavailable,
+)
+from service.config import Config
+
+SERVICE_PREFIX = "/tabletop.v1.GameService/"
+MAX_BUCKETS = 100_000  # least recently used buckets beyond this are forgotten (a full bucket is the default)
+
+
+class RateLimiter:
+    """Token buckets by key: ``rate`` per second, bursts up to ``max(1, rate)``."""
+
+    def __init__(self, rate: float, clock: Callable[[], float] = time.monotonic, capacity: int = MAX_BUCKETS) -> None:
+        self.rate = rate
+        self.burst = max(1.0, rate)
+        self.clock = clock
+        self.capacity = capacity
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def take(self, key: str) -> float:
+        """0 when a request may pass now, else the seconds until one may."""
+        now = self.clock()
+        with self._lock:
+            tokens, since = self._buckets.pop(key, (self.burst, now))
+            tokens = min(self.burst, tokens + (now - since) * self.rate)
+            wait = 0.0 if tokens >= 1 else (1 - tokens) / self.rate
+            self._buckets[key] = (tokens - 1 if wait == 0 else tokens, now)
+            if len(self._buckets) > self.capacity:
+                self._buckets.popitem(last=False)
+        return wait
+
+
+class StreamSlots:
+    """A counting cap on open watch streams."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.open = 0
+        self._lock = threading.Lock()
+
+    def acquire(self) -> bool:
+        """Take a slot; False when all are taken."""
+        with self._lock:
+            if self.limit > 0 and self.open >= self.limit:
+                return False
+            self.open += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self.open -= 1
+
+
+class LimitsInterceptor(grpc.ServerInterceptor):
+    """Admission for GameService calls: draining, API keys, rate limits, the stream cap."""
+
+    def __init__(self, config: Config, stopping: threading.Event, on_limited: Callable[[str], None] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.stopping = stopping
+        self.api_keys = config.api_key_set
+        self.per_token = RateLimiter(config.rate_limit_per_token, clock) if config.rate_limit_per_token > 0 else None
+        self.per_address = (RateLimiter(config.rate_limit_per_address, clock)
+                            if config.rate_limit_per_address > 0 else None)
+        self.streams = StreamSlots(config.max_watch_streams)
+        self.on_limited = on_limited or (lambda scope: None)
+
+    def intercept_service(self, continuation: Callable[[Any], Any], details: Any) -> Any:
+        handler = continuation(details)
+        if handler is None or not details.method.startswith(SERVICE_PREFIX):
+            return handler
+        method = details.method.removeprefix(SERVICE_PREFIX)
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                self._unary(method, handler.unary_unary), handler.request_deserializer, handler.response_serializer)
+        if handler.unary_stream:
+            return grpc.unary_stream_rpc_method_handler(
+                self._stream(method, handler.unary_stream), handler.request_deserializer,
+                handler.response_serializer)
+        return handler
+
+    def admit(self, method: str, context: grpc.ServicerContext) -> None:
+        """Raise the error that refuses this call, if any."""
+        if self.stopping.is_set():
+            raise Unavailable("SHUTTING_DOWN", "This replica is shutting down; retry (another replica will answer).")
+        metadata = context.invocation_metadata() or ()
+        if method == "CreateGame" and self.api_keys:
+            _check_api_key(self.api_keys, metadata)
+        if self.per_address is not None:
+            self._take(self.per_address, _address(context.peer()), "address")
+        if self.per_token is not None:
+            token = _token(metadata)
+            if token:
+                self._take(self.per_token, token, "token")
+
+    def _take(self, limiter: RateLimiter, key: str, scope: str) -> None:
+        wait = limiter.take(key)
+        if wait > 0:
+            self.on_limited(scope)
+            raise RateLimited(scope, wait, limiter.rate)
+
+    def _unary(self, method: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
+            self.admit(method, context)
+            return fn(request, context)
+        return wrapper
+
+    def _stream(self, method: str, fn: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
+        def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            self.admit(method, context)
+            if not self.streams.acquire():
+                raise ResourceExhausted("TOO_MANY_WATCH_STREAMS",
+                                        f"This replica has {self.streams.limit} watch streams open; retry later.",
+                                        limit=self.streams.limit)
+            last = int(getattr(request, "from_version", 0) or 0)
+            try:
+                for response in fn(request, _Draining(context, self.stopping)):
+                    last = max(last, int(getattr(response, "version", 0) or 0))
+                    yield response
+            finally:
+                self.streams.release()
+            if self.stopping.is_set() and context.is_active():
+                raise Unavailable("SHUTTING_DOWN", f"This replica is shutting down; watch again with "
+                                  f"from_version={last} to resume.", last_version=last)
+        return wrapper
+
+
+# Helpers
+
+class _Draining:
+    """A servicer context whose ``is_active`` turns False when the server starts draining."""
+
+    def __init__(self, context: grpc.ServicerContext, stopping: threading.Event) -> None:
+        self._context = context
+        self._stopping = stopping
+
+    def is_active(self) -> bool:
+        return not self._stopping.is_set() and bool(self._context.is_active())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._context, name)
+
+
+def _check_api_key(keys: frozenset[str], metadata: Any) -> None:
+    given = next((str(v) for k, v in metadata if k == "x-api-key"), "")
+    if not given:
+        raise Unauthenticated("API_KEY_REQUIRED", "Creating games needs an operator-issued key in 'x-api-key'.")
+    if not any(hmac.compare_digest(given.encode(), key.encode()) for key in keys):
+        raise PermissionDenied("API_KEY_INVALID", "The 'x-api-key' is not one this service accepts.")
+
+
+def _token(metadata: Any) -> str | None:
+    try:
+        return auth.bearer(metadata)
+    except ServiceError:
+        return None  # a malformed header is refused by the handler itself
+
+
+def _address(peer: str) -> str:
+    """``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4`` (the port changes per connection)."""
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6"):
+        return f"{kind}:{rest.rsplit(':', 1)[0]}"
+    return peer

@@ -1,0 +1,289 @@
+"""Metrics and structured logs: what operators see of a running service (issue 5).
+
+``Metrics`` holds the Prometheus series in a registry of its own (one per server, so
+tests can run several servers in one process); ``serve_metrics`` exposes it on the
+separate metrics port. ``TelemetryInterceptor`` times every GameService call, counts
+actions and writes one log line per call. Log lines carry only an allowlist of fields
+(request id, game, seat, version, ruleset, method, code, reason, duration): never a
+hand, a role, a ticket or a token, because those are never put on a record and the
+JSON formatter drops every other attribute and scrubs anything shaped like a token.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import logging
+import re
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from google.rpc import error_details_pb2
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+
+from service.api import tracing
+from service.api.errors import CODES, ServiceError, to_status
+from service.engine.errors import RuleError
+
+SERVICE_PREFIX = "/tabletop.v1.GameService/"
+LOG_FIELDS = ("request_id", "method", "code", "reason", "game", "seat", "version", "ruleset", "duration_ms",
+              "replayed", "peer")
+# A player token is ``<game id>.<seat>.<secret>``; defence in depth if one ever reaches a message.
+TOKEN_SHAPE = re.compile(r"\b[0-9a-f]{8,64}\.\d{1,3}\.[A-Za-z0-9_-]{16,}")
+access_log = logging.getLogger("tabletop.access")
+
+
+@dataclass
+class Call:
+    """What is known about the call being served; read by logs, metrics and spans."""
+
+    method: str
+    request_id: str
+    game: str | None = None
+    seat: int | None = None
+    version: int | None = None
+    ruleset: str | None = None
+    replayed: bool = False
+    started: float = field(default_factory=time.perf_counter)
+
+
+CURRENT: contextvars.ContextVar[Call | None] = contextvars.ContextVar("tabletop_call", default=None)
+
+
+class Metrics:
+    """The service's Prometheus series, in their own registry."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.actions = Counter("tabletop_actions", "SubmitAction calls by ruleset, result and reason",
+                               ("ruleset", "result", "reason"), registry=r)
+        self.action_seconds = Histogram("tabletop_action_duration_seconds", "SubmitAction latency", ("ruleset",),
+                                        buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5),
+                                        registry=r)
+        self.rpcs = Counter("tabletop_rpcs", "GameService calls by method and status code", ("method", "code"),
+                            registry=r)
+        self.cas_conflicts = Counter("tabletop_cas_conflicts", "Compare-and-set writes lost to a concurrent change",
+                                     registry=r)
+        self.replays = Counter("tabletop_idempotent_replays", "Requests answered from a remembered request id",
+                               registry=r)
+        self.watch_streams = Gauge("tabletop_watch_streams_open", "WatchGame streams open now", registry=r)
+        self.rate_limited = Counter("tabletop_rate_limited", "Calls refused by a rate limit", ("scope",),
+                                    registry=r)
+        self.redis_seconds = Histogram("tabletop_redis_duration_seconds", "Redis round-trip latency by operation",
+                                       ("op",), buckets=(.0002, .0005, .001, .0025, .005, .01, .025, .05, .1, .5, 1),
+                                       registry=r)
+
+
+class HostObserver:
+    """The hook ``GameHost`` and ``GameStore`` call: fills the current call, counts, times Redis."""
+
+    def __init__(self, metrics: Metrics, tracer: Any = None) -> None:
+        self.metrics = metrics
+        self.tracer = tracer
+
+    def loaded(self, game_id: str, ruleset: str, version: int, seat: int | None) -> None:
+        """A game was read (and the caller's seat verified)."""
+        call = CURRENT.get()
+        if call is not None:
+            call.game, call.ruleset, call.version, call.seat = game_id, ruleset, version, seat
+        tracing.annotate(game_id=game_id, seat=seat, version=version)
+
+    def written(self, game_id: str, version: int) -> None:
+        """A compare-and-set wrote ``version``."""
+        call = CURRENT.get()
+        if call is not None:
+            call.version = version
+
+    def conflict(self, game_id: str) -> None:
+        """A compare-and-set lost a race and will be retried on fresh state."""
+        self.metrics.cas_conflicts.inc()
+
+    def replayed(self, game_id: str) -> None:
+        """A request id was seen before: its remembered response is returned."""
+        self.metrics.replays.inc()
+        call = CURRENT.get()
+        if call is not None:
+            call.replayed = True
+
+    @contextmanager
+    def redis(self, op: str, game_id: str | None = None) -> Iterator[None]:
+        """Time one Redis round trip (and trace it when tracing is on)."""
+        started = time.perf_counter()
+        with tracing.redis_span(self.tracer, op, game_id):
+            try:
+                yield
+            finally:
+                self.metrics.redis_seconds.labels(op).observe(time.perf_counter() - started)
+
+
+class TelemetryInterceptor(grpc.ServerInterceptor):
+    """Per call: request id, trace span, timing, action metrics, one structured log line."""
+
+    def __init__(self, metrics: Metrics, tracer: Any = None) -> None:
+        self.metrics = metrics
+        self.tracer = tracer
+
+    def intercept_service(self, continuation: Callable[[Any], Any], details: Any) -> Any:
+        handler = continuation(details)
+        if handler is None or not details.method.startswith(SERVICE_PREFIX):
+            return handler
+        method = details.method.removeprefix(SERVICE_PREFIX)
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                self._unary(method, handler.unary_unary), handler.request_deserializer, handler.response_serializer)
+        if handler.unary_stream:
+            return grpc.unary_stream_rpc_method_handler(
+                self._stream(method, handler.unary_stream), handler.request_deserializer,
+                handler.response_serializer)
+        return handler
+
+    def _unary(self, method: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+        def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
+            call = _begin(method, request, context)
+            token = CURRENT.set(call)
+            try:
+                with tracing.server_span(self.tracer, method, context, call):
+                    response = fn(request, context)
+                _learn(call, response)
+                self._finish(call, context, None)
+                return response
+            except Exception as exc:
+                self._finish(call, context, exc)
+                raise
+            finally:
+                CURRENT.reset(token)
+        return wrapper
+
+    def _stream(self, method: str, fn: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
+        def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+            call = _begin(method, request, context)
+            self.metrics.watch_streams.inc()
+            try:
+                with tracing.server_span(self.tracer, method, context, call, activate=False) as span:
+                    for response in _steps(fn(request, context), call, span):
+                        call.version = getattr(response, "version", call.version)
+                        yield response
+                self._finish(call, context, None)
+            except Exception as exc:
+                self._finish(call, context, exc)
+                raise
+            finally:
+                self.metrics.watch_streams.dec()
+        return wrapper
+
+    def _finish(self, call: Call, context: grpc.ServicerContext, exc: BaseException | None) -> None:
+        code, reason = describe(exc)
+        if exc is not None and not context.is_active() and code == "INTERNAL":
+            code, reason = "CANCELLED", "CLIENT_GONE"  # a stream whose client left; not a server fault
+        elapsed = time.perf_counter() - call.started
+        self.metrics.rpcs.labels(call.method, code).inc()
+        if call.method == "SubmitAction":
+            ruleset = call.ruleset or "unknown"
+            result = "replayed" if call.replayed else "applied" if exc is None else (
+                "failed" if code in ("UNAVAILABLE", "INTERNAL", "ABORTED") else "rejected")
+            self.metrics.actions.labels(ruleset, result, reason or "OK").inc()
+            self.metrics.action_seconds.labels(ruleset).observe(elapsed)
+        level = logging.ERROR if code == "INTERNAL" else logging.INFO
+        access_log.log(level, "%s %s", call.method, code, extra={
+            "request_id": call.request_id, "method": call.method, "code": code, "reason": reason,
+            "game": call.game, "seat": call.seat, "version": call.version, "ruleset": call.ruleset,
+            "replayed": call.replayed or None, "duration_ms": round(elapsed * 1000, 2)})
+
+
+def describe(exc: BaseException | None) -> tuple[str, str | None]:
+    """The gRPC code name and ErrorInfo reason an exception leaves with (from the one table)."""
+    if exc is None:
+        return "OK", None
+    if isinstance(exc, grpc.RpcError) or type(exc).__name__ == "_AbortError":
+        return "ABORTED_BY_HANDLER", None
+    if isinstance(exc, (ServiceError, RuleError)) or any(isinstance(exc, cls) for cls, _ in CODES):
+        status = to_status(exc)
+        info = error_details_pb2.ErrorInfo()
+        status.details[0].Unpack(info)
+        return next(c.name for c in grpc.StatusCode if c.value[0] == status.code), info.reason
+    return "INTERNAL", "INTERNAL"
+
+
+def serve_metrics(metrics: Metrics, port: int, addr: str = "0.0.0.0") -> tuple[Any, int]:
+    """Serve ``/metrics`` (Prometheus text) on ``port`` (0 picks one); returns (server, bound port)."""
+    server, _thread = start_http_server(port, addr, registry=metrics.registry)
+    return server, int(server.server_port)
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per line with only allowlisted fields, token-shaped strings scrubbed."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        out: dict[str, Any] = {
+            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
+            "level": record.levelname, "logger": record.name, "msg": _scrub(record.getMessage())}
+        for name in LOG_FIELDS:
+            value = getattr(record, name, None)
+            if value is not None:
+                out[name] = _scrub(value) if isinstance(value, str) else value
+        if record.exc_info:
+            out["error"] = _scrub(self.formatException(record.exc_info))
+        return json.dumps(out, separators=(",", ":"), default=str)
+
+
+def configure_logging(level: str, fmt: str, stream: Any = None) -> None:
+    """Root logging: ``json`` (one object per line) or ``text``."""
+    handler = logging.StreamHandler(stream or sys.stderr)
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())
+
+
+# Helpers
+
+def _begin(method: str, request: Any, context: grpc.ServicerContext) -> Call:
+    """A call record: the request id from ``x-request-id``, the request's ``request_id``, or a new one."""
+    metadata = dict(context.invocation_metadata() or ())
+    request_id = str(metadata.get("x-request-id") or getattr(request, "request_id", "") or uuid.uuid4().hex[:16])
+    name = getattr(request, "name", "")
+    game = name.removeprefix("games/") if isinstance(name, str) and name.startswith("games/") else None
+    return Call(method, request_id[:128], game=game)
+
+
+def _learn(call: Call, response: Any) -> None:
+    """Game, version and ruleset from a response that carries a game."""
+    game = getattr(response, "game", None)
+    if game is not None and getattr(game, "name", ""):
+        call.game = game.name.removeprefix("games/")
+        call.version = game.version
+        call.ruleset = game.ruleset or call.ruleset
+    elif isinstance(getattr(response, "version", None), int):
+        call.version = response.version
+
+
+def _scrub(text: str) -> str:
+    return TOKEN_SHAPE.sub("[redacted]", text)
+
+
+def _steps(responses: Iterator[Any], call: Call, span: Any) -> Iterator[Any]:
+    """Run each step of a stream handler with the call (and its span) current.
+
+    A generator's context must not stay attached across a ``yield``, so it is set
+    and reset around every step instead of once around the stream.
+    """
+    while True:
+        token = CURRENT.set(call)
+        try:
+            with tracing.activate(span):
+                response = next(responses)
+        except StopIteration:
+            return
+        finally:
+            CURRENT.reset(token)
+        yield response

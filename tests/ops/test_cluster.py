@@ -1,0 +1,150 @@
+"""The end-to-end core against a real three-master Redis Cluster on loopback.
+
+``TABLETOP_REDIS_URL=redis+cluster://host:port`` runs the same Lua compare-and-set,
+read pipeline and XREAD as a single server: every key of a game shares the hash
+tag ``{g:<id>}`` and so one slot. These tests check that on a real cluster.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import pytest
+import redis
+from tabletop.v1 import game_pb2, game_service_pb2_grpc
+from tabletop.v1 import game_service_pb2 as svc
+
+from tests.conftest import GrpcServer, start_grpc
+from tests.helpers import bearer, create_game, deciding_seat, error_info, play
+from tests.ops.cluster import RedisCluster3
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[RedisCluster3]:
+    nodes = RedisCluster3()
+    nodes.start()
+    yield nodes
+    nodes.stop()
+
+
+@pytest.fixture(scope="module")
+def server(cluster: RedisCluster3) -> Iterator[GrpcServer]:
+    started = start_grpc(cluster.url)
+    yield started
+    started.running.stop(0)
+
+
+@pytest.fixture(scope="module")
+def stub(server: GrpcServer) -> Iterator[game_service_pb2_grpc.GameServiceStub]:
+    with grpc.insecure_channel(server.target) as channel:
+        yield game_service_pb2_grpc.GameServiceStub(channel)
+
+
+def test_the_store_really_is_a_cluster(server: GrpcServer) -> None:
+    client = server.running.store.client
+    assert isinstance(client, redis.cluster.RedisCluster)
+    masters = [n for n in client.get_nodes() if n.server_type == "primary"]
+    assert len(masters) == 3
+
+
+def test_create_join_act_and_all_keys_of_a_game_share_one_slot(stub, cluster: RedisCluster3) -> None:
+    created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, display_names=["ann"]))
+    name = created.game.name
+    joined = stub.JoinGame(svc.JoinGameRequest(name=name, display_name="bob"))
+    assert joined.game.status == game_pb2.GAME_STATUS_ACTIVE
+    tokens = {0: created.credentials[0].player_token, 1: joined.credential.player_token}
+    seat, actions = deciding_seat(stub, name, tokens)
+    stub.SubmitAction(svc.SubmitActionRequest(name=name, action=actions[0], request_id="k1"),
+                      metadata=bearer(tokens[seat]))
+    assert play(stub, name, tokens, 4, random.Random(3)) == 4
+    game_id = name.removeprefix("games/")
+    found: dict[int, list[bytes]] = {}
+    for port in cluster.ports:
+        node = redis.Redis(host="127.0.0.1", port=port)
+        keys = list(node.scan_iter(match=f"{{g:{game_id}}}*", count=1000))
+        if keys:
+            found[port] = keys
+        slots = {node.execute_command("CLUSTER KEYSLOT", k) for k in keys}
+        assert len(slots) <= 1, keys
+        node.close()
+    assert len(found) == 1, found  # one node holds the game: hash, log stream, request-id key
+    (keys,) = found.values()
+    assert {b"{g:%s}" % game_id.encode(), b"{g:%s}:log" % game_id.encode()} <= set(keys)
+    assert any(b":req:" in k for k in keys)
+
+
+def test_games_spread_over_the_masters(stub, cluster: RedisCluster3) -> None:
+    for _ in range(12):
+        create_game(stub, seats=2, seed=None)
+    holding = [port for port in cluster.ports
+               if any(True for _ in redis.Redis(host="127.0.0.1", port=port).scan_iter(match="{g:*", count=1000))]
+    assert len(holding) >= 2, "with 12+ random game ids more than one master should hold games"
+
+
+def test_watch_streams_every_later_version(stub) -> None:
+    game, tokens = create_game(stub, seats=2, seed=11)
+    call = stub.WatchGame(svc.WatchGameRequest(name=game.name, from_version=0), metadata=bearer(tokens[0]))
+    received: list[int] = []
+
+    def consume() -> None:
+        try:
+            for message in call:
+                received.append(message.version)
+                if message.version >= 5:
+                    call.cancel()
+        except grpc.RpcError:
+            pass
+    thread = threading.Thread(target=consume)
+    thread.start()
+    play(stub, game.name, tokens, 4, random.Random(1))
+    thread.join(15)
+    assert not thread.is_alive()
+    assert received[:5] == [1, 2, 3, 4, 5]
+
+
+def test_same_request_id_applies_once(stub) -> None:
+    game, tokens = create_game(stub, seats=2, seed=5)
+    action = stub.ListLegalActions(svc.ListLegalActionsRequest(name=game.name), metadata=bearer(tokens[0])).actions[0]
+    request = svc.SubmitActionRequest(name=game.name, action=action, request_id="once")
+    first = stub.SubmitAction(request, metadata=bearer(tokens[0]))
+    again = stub.SubmitAction(request, metadata=bearer(tokens[0]))
+    assert first.SerializeToString() == again.SerializeToString()
+    assert stub.GetGame(svc.GetGameRequest(name=game.name)).game.version == 2
+
+
+def test_stale_expected_version_is_refused(stub) -> None:
+    game, tokens = create_game(stub, seats=2, seed=6)
+    action = stub.ListLegalActions(svc.ListLegalActionsRequest(name=game.name), metadata=bearer(tokens[0])).actions[0]
+    with pytest.raises(grpc.RpcError) as err:
+        stub.SubmitAction(svc.SubmitActionRequest(name=game.name, action=action, expected_version=7),
+                          metadata=bearer(tokens[0]))
+    assert error_info(err.value).reason == "STALE_VERSION"
+
+
+def test_32_concurrent_draws_only_the_legal_two_apply(stub) -> None:
+    game, tokens = create_game(stub, seats=3, seed=21)
+    for token in tokens.values():  # everyone keeps their initial tickets
+        action = stub.ListLegalActions(svc.ListLegalActionsRequest(name=game.name), metadata=bearer(token)).actions[0]
+        stub.SubmitAction(svc.SubmitActionRequest(name=game.name, action=action), metadata=bearer(token))
+    seat, actions = deciding_seat(stub, game.name, tokens)
+    blind = next(a for a in actions if a.ttr_europe.HasField("draw_train_card")
+                 and not a.ttr_europe.draw_train_card.HasField("face_up_slot"))
+    before = stub.GetGame(svc.GetGameRequest(name=game.name)).game.version
+
+    def one(i: int) -> int | grpc.StatusCode:
+        try:
+            return stub.SubmitAction(svc.SubmitActionRequest(name=game.name, action=blind, request_id=f"c{i}"),
+                                     metadata=bearer(tokens[seat])).game.version
+        except grpc.RpcError as err:
+            return err.code()
+    with ThreadPoolExecutor(32) as pool:
+        results = list(pool.map(one, range(32)))
+    assert sorted(r for r in results if isinstance(r, int)) == [before + 1, before + 2]
+    assert all(r in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
+               for r in results if not isinstance(r, int))
+    log = stub.GetGameLog(svc.GetGameLogRequest(name=game.name)).entries
+    assert [e.version for e in log] == list(range(1, before + 3))

@@ -1,0 +1,173 @@
+"""Prometheus metrics, scraped over HTTP from the separate metrics port."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from tabletop.v1 import game_service_pb2 as svc
+from tabletop.v1 import game_service_pb2_grpc
+
+from service.api.host import GameHost
+from service.api.observability import HostObserver, Metrics, serve_metrics
+from service.store.redis_store import GameStore, connect
+from tests.conftest import GrpcServer, start_grpc
+from tests.helpers import bearer, create_game, deciding_seat, play
+from tests.ops.cluster import free_port
+
+
+@pytest.fixture(scope="module")
+def server(redis_url: str) -> Iterator[GrpcServer]:
+    started = start_grpc(redis_url)
+    yield started
+    started.running.stop(0)
+
+
+@pytest.fixture(scope="module")
+def metrics_url(server: GrpcServer) -> Iterator[str]:
+    http, port = serve_metrics(server.running.metrics, 0, "127.0.0.1")
+    yield f"http://127.0.0.1:{port}/metrics"
+    http.shutdown()
+
+
+def scrape(url: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    """Every sample of a scrape, keyed by (name, labels)."""
+    with urllib.request.urlopen(url, timeout=5) as response:
+        assert response.headers["Content-Type"].startswith("text/plain")
+        text = response.read().decode()
+    return {(s.name, frozenset(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def value(samples: dict[tuple[str, frozenset[tuple[str, str]]], float], name: str, **labels: str) -> float:
+    return sum(v for (n, ls), v in samples.items() if n == name and set(labels.items()) <= ls)
+
+
+def test_actions_by_ruleset_result_and_reason_latency_and_replays(server: GrpcServer, metrics_url: str) -> None:
+    with grpc.insecure_channel(server.target) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        game, tokens = create_game(stub, seats=2, seed=3)
+        seat, actions = deciding_seat(stub, game.name, tokens)
+        request = svc.SubmitActionRequest(name=game.name, action=actions[0], request_id="m1")
+        stub.SubmitAction(request, metadata=bearer(tokens[seat]))
+        stub.SubmitAction(request, metadata=bearer(tokens[seat]))  # a retry: replayed
+        with pytest.raises(grpc.RpcError):  # seat 0 already chose its tickets: not its decision now
+            stub.SubmitAction(svc.SubmitActionRequest(name=game.name, action=actions[0]),
+                              metadata=bearer(tokens[seat]))
+        play(stub, game.name, tokens, 3, random.Random(2))
+    samples = scrape(metrics_url)
+    assert value(samples, "tabletop_actions_total", ruleset="ttr-europe", result="applied", reason="OK") >= 4
+    assert value(samples, "tabletop_actions_total", ruleset="ttr-europe", result="replayed") >= 1
+    rejected = {dict(ls)["reason"] for (n, ls), v in samples.items()
+                if n == "tabletop_actions_total" and dict(ls).get("result") == "rejected" and v}
+    assert rejected and all(r.isupper() for r in rejected), rejected
+    assert value(samples, "tabletop_idempotent_replays_total") >= 1
+    assert value(samples, "tabletop_action_duration_seconds_count", ruleset="ttr-europe") >= 6
+    assert value(samples, "tabletop_redis_duration_seconds_count", op="write") >= 5
+    assert value(samples, "tabletop_redis_duration_seconds_count", op="load") >= 6
+    assert value(samples, "tabletop_rpcs_total", method="SubmitAction", code="OK") >= 5
+
+
+def test_open_watch_streams_gauge_follows_streams(server: GrpcServer, metrics_url: str) -> None:
+    with grpc.insecure_channel(server.target) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        game, tokens = create_game(stub, seats=2, seed=4)
+        base = value(scrape(metrics_url), "tabletop_watch_streams_open")
+        calls = [stub.WatchGame(svc.WatchGameRequest(name=game.name), metadata=bearer(tokens[0])) for _ in range(3)]
+        for call in calls:
+            next(call)
+        assert value(scrape(metrics_url), "tabletop_watch_streams_open") == base + 3
+        for call in calls:
+            call.cancel()
+        deadline = time.monotonic() + 5
+        while value(scrape(metrics_url), "tabletop_watch_streams_open") != base and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert value(scrape(metrics_url), "tabletop_watch_streams_open") == base
+
+
+class _RacedStore(GameStore):
+    """Before its first write, another writer moves the game on: a real lost compare-and-set."""
+
+    raced = False
+
+    def write(self, game_id, expected, doc, entry, ttl, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if expected > 0 and not self.raced:
+            self.raced = True
+            current = self.load(game_id).doc  # the state as it was: only the version moves
+            assert current is not None
+            assert super().write(game_id, expected, current, b'{"seat":null,"action":null,"events":[],"time":0}',
+                                 ttl)[0]
+        return super().write(game_id, expected, doc, entry, ttl, *args, **kwargs)
+
+
+def test_compare_and_set_conflicts_are_counted(server: GrpcServer, redis_url: str) -> None:
+    metrics = Metrics()
+    observer = HostObserver(metrics)
+    host = GameHost(_RacedStore(connect(redis_url), probe=observer.redis), server.config, observer=observer)
+    with grpc.insecure_channel(server.target) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        game, tokens = create_game(stub, seats=2, seed=8)
+        seat, actions = deciding_seat(stub, game.name, tokens)
+    host.submit(svc.SubmitActionRequest(name=game.name, action=actions[0]), tokens[seat])
+    http, port = serve_metrics(metrics, 0, "127.0.0.1")
+    try:
+        samples = scrape(f"http://127.0.0.1:{port}/metrics")
+    finally:
+        http.shutdown()
+    assert value(samples, "tabletop_cas_conflicts_total") == 1
+    assert value(samples, "tabletop_redis_duration_seconds_count", op="write") == 3  # raced, lost, won
+
+
+def test_the_service_process_serves_metrics_on_its_metrics_port(redis_url: str) -> None:
+    grpc_port, metrics_port = free_port(), free_port()
+    env = {"TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": str(metrics_port), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(grpc_port)], env=env,
+                            stderr=subprocess.DEVNULL)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=30)
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            create_game(stub, seats=2)
+        samples = _scrape_retrying(f"http://127.0.0.1:{metrics_port}/metrics")
+        assert value(samples, "tabletop_rpcs_total", method="CreateGame", code="OK") == 1
+        assert ("tabletop_watch_streams_open", frozenset()) in samples
+    finally:
+        proc.terminate()
+        assert proc.wait(30) == 0
+
+
+def test_metrics_port_zero_disables_the_endpoint(redis_url: str) -> None:
+    grpc_port = free_port()
+    env = {"TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "PATH": "/usr/bin:/bin"}
+    proc = subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(grpc_port)], env=env,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=30)
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=30)
+    assert "Prometheus metrics on port" not in err and "gRPC service listening" in err
+
+
+# Helpers
+
+def _scrape_retrying(url: str) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            return scrape(url)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+
