@@ -16,6 +16,7 @@ from itertools import combinations
 from typing import Any
 
 import grpc
+from google.protobuf import any_pb2
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.rpc import error_details_pb2
 
@@ -33,7 +34,7 @@ def build_openapi(routes: tuple[Route, ...], title: str = "Tabletop", version: s
     schemas: dict[str, Schema] = {}
     roots = [d for file in _package_files() for d in file.message_types_by_name.values()]
     roots += [r.method.input_type for r in routes] + [r.method.output_type for r in routes]
-    roots += [cls.DESCRIPTOR for cls in _ERROR_DETAILS]
+    roots += [cls.DESCRIPTOR for cls in _ERROR_DETAILS] + [any_pb2.Any.DESCRIPTOR]
     for descriptor in roots:
         _add_message(descriptor, schemas)
     schemas[ERROR_SCHEMA] = _error_schema()

@@ -1,0 +1,187 @@
+"""Bad REST input: each gets a clear JSON error, the right status, and changes nothing."""
+
+from __future__ import annotations
+
+import socket
+from typing import Any
+
+import pytest
+
+from rest.app import create_app, serve
+from tests.rest.rest_api import Api
+
+
+@pytest.fixture
+def game(api: Api) -> tuple[str, dict[int, str], dict[str, Any], int]:
+    """A fresh game, a seat able to act, one of its legal actions, and the version."""
+    name, tokens = api.create_game()
+    for seat, token in tokens.items():
+        actions = api.get(f"/v1/{name}:legalActions", token).json().get("actions", [])
+        if actions:
+            return name, {seat: token, **tokens}, actions[0], api.version(name)
+    raise AssertionError("no seat can act")
+
+
+def _error(reply: Any, http: int, status: str, reason: str | None = None) -> dict[str, Any]:
+    assert reply.status_code == http, reply.text
+    assert reply.headers["Content-Type"] == "application/json"
+    error = reply.json()["error"]
+    assert set(error) == {"code", "status", "message", "reason", "details"}
+    assert error["code"] == http and error["status"] == status and error["message"]
+    if reason is not None:
+        assert error["reason"] == reason, error
+    infos = [d for d in error["details"] if d["@type"].endswith("google.rpc.ErrorInfo")]
+    assert len(infos) == 1 and infos[0]["reason"] == error["reason"] and infos[0]["domain"] == "tabletop.dev"
+    return error
+
+
+def _seat(tokens: dict[int, str], action: dict[str, Any], api: Api, name: str) -> int:
+    for seat, token in tokens.items():
+        if action in api.get(f"/v1/{name}:legalActions", token).json().get("actions", []):
+            return seat
+    raise AssertionError("nobody may take the action")
+
+
+def test_malformed_json(api: Api, game: Any) -> None:
+    name, tokens, _, version = game
+    reply = api.post(
+        f"/v1/{name}:act", tokens[0], data=b'{"action": ', headers={"Content-Type": "application/json"}
+    )
+    _error(reply, 400, "INVALID_ARGUMENT", "MALFORMED_JSON")
+    reply = api.post(
+        f"/v1/{name}:act", tokens[0], data=b"[1, 2]", headers={"Content-Type": "application/json"}
+    )
+    assert "JSON object" in _error(reply, 400, "INVALID_ARGUMENT", "MALFORMED_JSON")["message"]
+    assert api.version(name) == version
+
+
+def test_unknown_fields_are_named(api: Api, game: Any) -> None:
+    name, tokens, action, version = game
+    seat = _seat(tokens, action, api, name)
+    reply = api.post(f"/v1/{name}:act", tokens[seat], json={"action": action, "actoin": 1})
+    error = _error(reply, 400, "INVALID_ARGUMENT", "UNKNOWN_FIELD")
+    assert "actoin" in error["message"]
+    violations = [d for d in error["details"] if d["@type"].endswith("google.rpc.BadRequest")]
+    assert violations[0]["fieldViolations"][0]["field"] == "actoin"
+    nested = {"action": {"ttrEurope": {"keepTickets": {"ticketIds": [1], "bogus": True}}}}
+    error = _error(
+        api.post(f"/v1/{name}:act", tokens[seat], json=nested), 400, "INVALID_ARGUMENT", "UNKNOWN_FIELD"
+    )
+    assert "action.ttrEurope.keepTickets.bogus" in error["message"]
+    assert api.version(name) == version
+
+
+@pytest.mark.parametrize(
+    "body, field",
+    [
+        ({"ruleset": "ttr-europe", "seatCount": "three"}, "seatCount"),
+        ({"ruleset": "ttr-europe", "seatCount": 2.5}, "seatCount"),
+        ({"ruleset": 5, "seatCount": 3}, "ruleset"),
+        ({"ruleset": "ttr-europe", "seatCount": 3, "displayNames": "ann"}, "displayNames"),
+        ({"ruleset": "ttr-europe", "seatCount": 3, "seed": -1}, "seed"),
+        ({"ruleset": "ttr-europe", "seatCount": 3, "options": {"ttrEurope": {}, "bang": {}}}, "options"),
+    ],
+)
+def test_wrong_types_are_400_naming_the_field(api: Api, body: dict[str, Any], field: str) -> None:
+    error = _error(api.post("/v1/games", json=body), 400, "INVALID_ARGUMENT", "INVALID_FIELD")
+    assert field in error["message"]
+
+
+def test_wrong_content_type_is_415(api: Api, game: Any) -> None:
+    name, tokens, _, version = game
+    reply = api.post(f"/v1/{name}:act", tokens[0], data=b"action=1", headers={"Content-Type": "text/plain"})
+    _error(reply, 415, "INVALID_ARGUMENT", "UNSUPPORTED_MEDIA_TYPE")
+    assert api.version(name) == version
+
+
+def test_oversized_body_is_413(api: Api, game: Any) -> None:
+    name, tokens, action, version = game
+    huge = {"action": action, "requestId": "x" * 70_000}
+    _error(api.post(f"/v1/{name}:act", tokens[0], json=huge), 413, "INVALID_ARGUMENT", "BODY_TOO_LARGE")
+    assert api.version(name) == version
+
+
+def test_missing_and_forged_tokens(api: Api, game: Any) -> None:
+    name, tokens, action, version = game
+    missing = api.post(f"/v1/{name}:act", json={"action": action})
+    assert _error(missing, 401, "UNAUTHENTICATED")["reason"]
+    assert missing.headers["WWW-Authenticate"] == "Bearer"
+    seat = _seat(tokens, action, api, name)
+    secret = tokens[seat].rpartition(".")[2]
+    forged = tokens[seat][: -len(secret)] + ("A" * len(secret))
+    reply = api.post(f"/v1/{name}:act", forged, json={"action": action})
+    assert reply.status_code in (401, 403), reply.text
+    _error(reply, reply.status_code, "UNAUTHENTICATED" if reply.status_code == 401 else "PERMISSION_DENIED")
+    _error(api.post(f"/v1/{name}:act", "garbage", json={"action": action}), 401, "UNAUTHENTICATED")
+    other_name, _ = api.create_game()
+    reply = api.post(
+        f"/v1/{other_name}:act", tokens[seat], json={"action": action}
+    )  # right token, wrong game
+    assert reply.status_code in (401, 403), reply.text
+    assert api.version(name) == version
+
+
+def test_out_of_turn_is_409_failed_precondition(api: Api, game: Any) -> None:
+    name, tokens, action, version = game
+    seat = _seat(tokens, action, api, name)
+    assert api.post(f"/v1/{name}:act", tokens[seat], json={"action": action}).status_code == 200
+    again = api.post(f"/v1/{name}:act", tokens[seat], json={"action": action})  # no longer its decision
+    error = _error(again, 409, "FAILED_PRECONDITION")
+    assert error["reason"] and error["reason"] == error["reason"].upper()
+    assert api.version(name) == version + 1
+
+
+def test_unknown_game_is_404(api: Api) -> None:
+    _error(api.get("/v1/games/doesnotexist"), 404, "NOT_FOUND")
+
+
+def test_unknown_route_and_wrong_method_are_json(api: Api, game: Any) -> None:
+    name, _, _, version = game
+    _error(api.get("/v2/games"), 404, "NOT_FOUND", "ROUTE_NOT_FOUND")
+    wrong = api.get(f"/v1/{name}:act")  # ":act" is POST only; never a GetGame of "<id>:act"
+    _error(wrong, 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+    assert "POST" in wrong.headers["Allow"]
+    _error(api.call("DELETE", f"/v1/{name}"), 405, "UNIMPLEMENTED", "METHOD_NOT_ALLOWED")
+    assert api.version(name) == version
+
+
+def test_path_and_body_disagree_is_400(api: Api, game: Any) -> None:
+    name, tokens, action, version = game
+    reply = api.post(f"/v1/{name}:act", tokens[0], json={"name": "games/other", "action": action})
+    _error(reply, 400, "INVALID_ARGUMENT", "CONFLICTING_FIELD")
+    assert api.version(name) == version
+
+
+def test_bad_headers_and_query(api: Api, game: Any) -> None:
+    name, tokens, action, version = game
+    bad_if_match = api.post(
+        f"/v1/{name}:act", tokens[0], json={"action": action}, headers={"If-Match": "soon"}
+    )
+    _error(bad_if_match, 400, "INVALID_ARGUMENT", "INVALID_HEADER")
+    _error(api.get(f"/v1/{name}?view=full"), 400, "INVALID_ARGUMENT", "UNKNOWN_QUERY_PARAMETER")
+    key_on_create = api.post("/v1/games", json={"ruleset": "ttr-europe"}, headers={"Idempotency-Key": "k"})
+    _error(key_on_create, 400, "INVALID_ARGUMENT", "UNSUPPORTED_HEADER")
+    assert api.version(name) == version
+
+
+def test_service_errors_map_generically(grpc_server: Any) -> None:
+    """RESOURCE_EXHAUSTED -> 429 + Retry-After; DEADLINE_EXCEEDED -> 504; UNAVAILABLE -> 503."""
+    big = serve(create_app(grpc_server.target, max_body_bytes=1 << 20), "127.0.0.1", 0)
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts TCP, never speaks HTTP/2
+    hasty = serve(create_app(f"127.0.0.1:{silent.getsockname()[1]}", deadline_seconds=0.3), "127.0.0.1", 0)
+    dead = serve(create_app("127.0.0.1:1", deadline_seconds=2), "127.0.0.1", 0)
+    try:
+        names = ["n" * 100] * 1000  # over the service's own request limit, under this facade's
+        reply = Api(big.url).post(
+            "/v1/games", json={"ruleset": "ttr-europe", "seatCount": 3, "displayNames": names}
+        )
+        _error(reply, 429, "RESOURCE_EXHAUSTED")
+        assert int(reply.headers["Retry-After"]) >= 1
+        _error(Api(hasty.url).get("/v1/rulesets"), 504, "DEADLINE_EXCEEDED")
+        _error(Api(dead.url).get("/v1/rulesets"), 503, "UNAVAILABLE")
+        _error(Api(dead.url).get("/readyz"), 503, "UNAVAILABLE")
+        assert Api(dead.url).get("/healthz").status_code == 200
+    finally:
+        for server in (big, hasty, dead):
+            server.close()
+        silent.close()

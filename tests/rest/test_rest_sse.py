@@ -1,0 +1,149 @@
+"""WatchGame as Server-Sent Events: events, resume, snapshots, heartbeats, disconnects."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from rest.app import create_app, serve
+from tests.conftest import start_grpc
+from tests.rest.conftest import HEARTBEAT_SECONDS
+from tests.rest.rest_api import Api, SseEvent, SseReader
+
+
+def _act(api: Api, name: str, tokens: dict[int, str]) -> int:
+    """Apply the first legal action of the first seat that has one; the new version."""
+    for token in tokens.values():
+        actions = api.get(f"/v1/{name}:legalActions", token).json().get("actions", [])
+        if actions:
+            reply = api.post(f"/v1/{name}:act", token, json={"action": actions[0]})
+            assert reply.status_code == 200, reply.text
+            return int(reply.json()["game"]["version"])
+    raise AssertionError("no seat can act")
+
+
+def _events(items: list[SseEvent]) -> list[SseEvent]:
+    return [item for item in items if item.comment is None]
+
+
+def _until_version(version: int) -> Any:
+    return lambda item: item.comment is None and int(item.id or 0) >= version
+
+
+def _watch(api: Api, name: str, token: str | None = None, **kwargs: Any) -> Any:
+    return api.get(f"/v1/{name}:watch", token, stream=True, timeout=5, **kwargs)
+
+
+@contextmanager
+def _reader(api: Api, name: str, token: str | None = None, **kwargs: Any) -> Iterator[SseReader]:
+    response = _watch(api, name, token, **kwargs)
+    assert response.status_code == 200, response.text
+    try:
+        yield SseReader(response)
+    finally:
+        response.close()
+
+
+def test_watch_streams_every_version_then_live_events(api: Api) -> None:
+    name, tokens = api.create_game()
+    current = api.version(name)
+    with _reader(api, name, tokens[0]) as stream:
+        assert stream.response.headers["Content-Type"].startswith("text/event-stream")
+        assert stream.response.headers["Cache-Control"] == "no-cache"
+        backlog = _events(stream.read(_until_version(current)))
+        assert [int(e.id or 0) for e in backlog] == list(range(1, current + 1))
+        for event in backlog:
+            assert event.event == "event"
+            payload = event.json()
+            assert payload["version"] == event.id and payload["events"]
+        new_version = _act(api, name, tokens)
+        live = _events(stream.read(_until_version(new_version)))
+        assert [e.id for e in live] == [str(new_version)]
+        assert all(int(e["version"]) == new_version for e in live[0].json()["events"])
+
+
+@pytest.mark.parametrize("how", ["last-event-id", "query"])
+def test_resume_after_a_version(api: Api, how: str) -> None:
+    name, tokens = api.create_game()
+    resume_from = api.version(name)
+    target = _act(api, name, tokens)
+    target = _act(api, name, tokens)
+    if how == "last-event-id":
+        kwargs: dict[str, Any] = {
+            "headers": {"Last-Event-ID": str(resume_from)},
+            "params": {"fromVersion": "0"},
+        }
+    else:
+        kwargs = {"params": {"fromVersion": str(resume_from)}}
+    with _reader(api, name, tokens[1], **kwargs) as stream:
+        got = _events(stream.read(_until_version(target)))
+    assert [int(e.id or 0) for e in got] == list(range(resume_from + 1, target + 1))
+
+
+def test_heartbeat_comments_while_idle(api: Api) -> None:
+    name, tokens = api.create_game()
+    started = time.monotonic()
+    with _reader(api, name, tokens[0], headers={"Last-Event-ID": str(api.version(name))}) as stream:
+        items = stream.read(lambda item: item.comment == "heartbeat")
+    assert time.monotonic() - started < HEARTBEAT_SECONDS * 6
+    assert not _events(items), "nothing happened, yet an event came"
+
+
+def test_client_disconnect_ends_the_stream(api: Api) -> None:
+    name, tokens = api.create_game()
+    before = _pumps()
+    streams = [SseReader(_watch(api, name, tokens[0])) for _ in range(3)]
+    for stream in streams:
+        stream.read(_until_version(1))
+    assert _pumps() >= before + 3
+    for stream in streams:
+        stream.response.close()
+    deadline = time.monotonic() + HEARTBEAT_SECONDS * 8
+    while _pumps() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _pumps() <= before, "a watch outlived its client"
+    assert api.get("/v1/rulesets").status_code == 200
+
+
+def test_watch_errors_before_streaming_are_http_errors(api: Api) -> None:
+    missing = _watch(api, "games/nosuchgame")
+    assert missing.status_code == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
+    name, _ = api.create_game()
+    forged = _watch(api, name, "not-a-token")
+    assert forged.status_code == 401 and forged.json()["error"]["status"] == "UNAUTHENTICATED"
+    bad_resume = _watch(api, name, headers={"Last-Event-ID": "yesterday"})
+    assert bad_resume.status_code == 400 and bad_resume.json()["error"]["reason"] == "INVALID_HEADER"
+
+
+@pytest.fixture(scope="module")
+def short_backlog_api(redis_url: str) -> Iterator[Api]:
+    """A gRPC server that snapshots any watcher more than 1 version behind, and REST on it."""
+    grpc_server = start_grpc(redis_url, watch_backlog=1)
+    rest = serve(create_app(grpc_server.target, heartbeat_seconds=HEARTBEAT_SECONDS), "127.0.0.1", 0)
+    yield Api(rest.url)
+    rest.close()
+    grpc_server.running.stop(0)
+
+
+def test_far_behind_watcher_gets_a_snapshot_first(short_backlog_api: Api) -> None:
+    api = short_backlog_api
+    name, tokens = api.create_game()
+    _act(api, name, tokens)
+    current = _act(api, name, tokens)
+    with _reader(api, name, tokens[0]) as stream:
+        first = _events(stream.read(lambda item: item.comment is None))[0]
+        assert first.event == "snapshot" and first.id == str(current)
+        snapshot = first.json()["snapshot"]
+        assert snapshot["game"]["version"] == str(current) and snapshot["viewerSeat"] == 0
+        new_version = _act(api, name, tokens)
+        after = _events(stream.read(_until_version(new_version)))
+        assert [(e.event, e.id) for e in after] == [("event", str(new_version))]
+
+
+def _pumps() -> int:
+    return sum(1 for thread in threading.enumerate() if thread.name == "sse-pump" and thread.is_alive())
