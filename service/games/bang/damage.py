@@ -24,13 +24,16 @@ BEER_HEAL = 1
 def damage(state: State, seat: int, amount: int, source: int | None, events: list[Event]) -> None:
     """Take ``amount`` life from ``seat``; ``source`` is the responsible player (None: Dynamite)."""
     p = player(state, seat)
-    p["life"] -= amount
+    left = p["life"] - amount
+    # Life never goes below 0: the dying window keeps how many points are still missing
+    # to stay alive (2 life - 3 damage: 2 Beers needed, BANG-047).
+    p["life"] = max(0, left)
     events.append({"kind": "damage", "seat": seat, "amount": amount, "life": p["life"],
                    "other": source})
     # Stack order: the dying window (top) resolves before the on-hit abilities.
     push(state, "after_hit", None, source, hit=seat, amount=amount)
-    if p["life"] <= 0:
-        push(state, "dying", seat, source, amount=amount)
+    if left <= 0:
+        push(state, "dying", seat, source, need=1 - left)
 
 
 def heal(state: State, seat: int, amount: int, events: list[Event], reason: str) -> None:
@@ -41,14 +44,27 @@ def heal(state: State, seat: int, amount: int, events: list[Event], reason: str)
     events.append({"kind": "heal", "seat": seat, "amount": gained, "life": p["life"], "reason": reason})
 
 
-def beers_can_save(state: State, seat: int) -> bool:
+def revive(state: State, req: Request, amount: int, events: list[Event], reason: str) -> None:
+    """Heal inside the dying window: the missing points first, then life from 1."""
+    seat = req["seat"]
+    p = player(state, seat)
+    req["args"]["need"] -= amount
+    if req["args"]["need"] <= 0:
+        p["life"] = min(p["max"], 1 - req["args"]["need"])
+        req["args"]["need"] = 0
+    events.append({"kind": "heal", "seat": seat, "amount": amount, "life": p["life"], "reason": reason})
+    if p["life"] >= 1 and state["pending"] and state["pending"][-1] is req:
+        state["pending"].pop()
+
+
+def beers_can_save(state: State, seat: int, need: int) -> bool:
     """Whether the Beers (and Sid Ketchum's discards) in hand can bring ``seat`` back to 1 life."""
     if len(alive_seats(state)) <= 2:
         return False  # Beer has no effect with two players left (BANG-048).
     p = player(state, seat)
     beers = sum(1 for c in p["hand"] if TYPE_OF[c].effect == "beer")
     extra = (len(p["hand"]) - beers) // 2 if ability_of(state, seat).activations(state, seat) else 0
-    return beers > 0 and beers * BEER_HEAL + extra >= 1 - p["life"]
+    return beers > 0 and beers * BEER_HEAL + extra >= need
 
 
 def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) -> None:
@@ -96,7 +112,7 @@ class Dying(RequestKind):
     def legal(self, state: State, req: Request) -> list[Action]:
         seat = req["seat"]
         out: list[Action] = [{"type": "pass"}]
-        if beers_can_save(state, seat):
+        if beers_can_save(state, seat, req["args"]["need"]):
             seen: set[str] = set()
             for c in player(state, seat)["hand"]:
                 if TYPE_OF[c].effect == "beer" and c not in seen:
@@ -112,7 +128,7 @@ class Dying(RequestKind):
             raise RuleError(Reason.WRONG_ANSWER, "Only a Beer can save you from a lethal hit", card=card)
         if len(alive_seats(state)) <= 2:
             raise RuleError(Reason.BEER_WITH_TWO_PLAYERS, "Beer has no effect with two players left")
-        if not beers_can_save(state, req["seat"]):
+        if not beers_can_save(state, req["seat"], req["args"]["need"]):
             raise RuleError(Reason.BEER_CANNOT_SAVE, "Your Beers cannot bring you back above 0 life")
 
     def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
@@ -125,25 +141,18 @@ class Dying(RequestKind):
         p["hand"].remove(action["card"])
         state["discard"].append(action["card"])
         events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "beer"})
-        heal(state, seat, BEER_HEAL, events, reason="beer")
-        settle_dying(state, req)
+        revive(state, req, BEER_HEAL, events, reason="beer")
 
     def settled(self, state: State, req: Request) -> bool:
-        return bool(player(state, req["seat"])["life"] >= 1)
+        return bool(req["args"]["need"] <= 0)
 
     def auto(self, state: State, req: Request) -> Action | None:
         seat = req["seat"]
-        if beers_can_save(state, seat):
+        if beers_can_save(state, seat, req["args"]["need"]):
             return None
         if ability_of(state, seat).activations(state, seat):
             return None
         return {"type": "pass"}
-
-
-def settle_dying(state: State, req: Request) -> None:
-    """Close the dying window once the player is back above 0 life."""
-    if player(state, req["seat"])["life"] >= 1 and state["pending"] and state["pending"][-1] is req:
-        state["pending"].pop()
 
 
 @step("after_hit")

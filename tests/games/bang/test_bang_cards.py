@@ -67,7 +67,7 @@ def test_beer_out_of_turn_only_against_a_lethal_hit_several_at_once() -> None:
     equip(st, 1, ["dynamite"])
     stack_deck(st, ["any:5s"])
     act(st, 0, {"type": "end_turn"})
-    assert pending_kind(st) == "dying" and st["p"][1]["life"] == -1
+    assert pending_kind(st) == "dying" and st["p"][1]["life"] == 0 and st["pending"][-1]["args"]["need"] == 2
     for c in list(st["p"][1]["hand"]):
         act(st, 1, {"type": "respond", "card": c})
     assert st["p"][1]["life"] == 1 and st["p"][1]["alive"]

@@ -14,7 +14,7 @@ from service.engine.errors import MalformedAction, RuleError
 from service.engine.rng import Rng
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import Ability, ability, ability_of
-from service.games.bang.damage import heal, settle_dying
+from service.games.bang.damage import heal, revive
 from service.games.bang.pending import RequestKind, request
 from service.games.bang.reasons import Reason
 from service.games.bang.state import Request, draw, player, pop_deck, push, seats_from
@@ -209,10 +209,11 @@ class SidKetchum(Ability):
             p["hand"].remove(c)
             state["discard"].append(c)
         events.append({"kind": "discard", "seat": seat, "cards": list(action["cards"]), "reason": "sid_ketchum"})
-        heal(state, seat, 1, events, reason="sid_ketchum")
         top = state["pending"][-1] if state["pending"] else None
         if top is not None and top["kind"] == "dying" and top["seat"] == seat:
-            settle_dying(state, top)
+            revive(state, top, 1, events, reason="sid_ketchum")
+        else:
+            heal(state, seat, 1, events, reason="sid_ketchum")
 
 
 @ability("suzy_lafayette")
