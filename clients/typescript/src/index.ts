@@ -53,7 +53,11 @@ export interface TabletopClientOptions {
   token?: string;
   /** More interceptors, run after the bearer-token one. */
   interceptors?: Interceptor[];
-  /** Default deadline of every call, in milliseconds. */
+  /**
+   * Default deadline of every call, in milliseconds. It applies to watchGame too:
+   * pass `{ timeoutMs: 0 }` there, or the stream is cut after this long (and, with
+   * Connect 2.1, a stream left early still holds its deadline timer until it fires).
+   */
   timeoutMs?: number;
   /** A transport to share (one HTTP/2 connection for many seats); `token` is then ignored. */
   transport?: Transport;

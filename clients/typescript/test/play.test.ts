@@ -165,7 +165,9 @@ test("watching from version 0 streams every version in order", async () => {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), 5_000);
   try {
-    for await (const message of spectator.watchGame({ name, fromVersion: 0n }, { signal: controller.signal })) {
+    // timeoutMs 0: the client's default deadline is for unary calls; a watch lives until aborted.
+    const options = { signal: controller.signal, timeoutMs: 0 };
+    for await (const message of spectator.watchGame({ name, fromVersion: 0n }, options)) {
       seen.push(message.version);
       if (message.version >= current) {
         break;
@@ -173,6 +175,7 @@ test("watching from version 0 streams every version in order", async () => {
     }
   } finally {
     clearTimeout(timer);
+    controller.abort(); // ends the stream now rather than when the server next looks
   }
   assert.ok(seen.length > 0, "the stream sent nothing");
   assert.equal(seen.at(-1), current);
