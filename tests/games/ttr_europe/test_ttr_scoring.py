@@ -1,0 +1,245 @@
+"""Final scoring: tickets with stations, longest path, bonuses, winners (TTR-051..TTR-061)."""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ttr_helpers import give_route, give_tickets, route_id, started
+
+import service.games.ttr_europe as ttr
+from service.engine.errors import EngineReason, RuleError
+from service.games.ttr_europe.board import ROUTES
+from service.games.ttr_europe.scoring import final_result, longest_path, winners
+
+State = dict[str, Any]
+
+
+def edges(*pairs: tuple[str, str]) -> list[tuple[str, str, int]]:
+    return [(a, b, ROUTES[route_id(a, b)].length) for a, b in pairs]
+
+
+def ticket(a: str, b: str) -> int:
+    from service.games.ttr_europe.board import TICKETS
+    return next(t.id for t in TICKETS.values() if {t.a, t.b} == {a, b})
+
+
+def scored(state: State, seat: int) -> dict[str, Any]:
+    return final_result(state)["scores"][seat]
+
+
+@pytest.mark.rule("TTR-057")
+def test_longest_path_passes_a_city_twice() -> None:
+    graph = edges(("Berlin", "Frankfurt"), ("Frankfurt", "Essen"), ("Essen", "Berlin"),
+                  ("Berlin", "Warszawa"))
+    assert longest_path(graph) == 11
+
+
+@pytest.mark.rule("TTR-057")
+def test_longest_path_of_a_branch() -> None:
+    graph = edges(("Paris", "Frankfurt"), ("Frankfurt", "Munchen"), ("Munchen", "Wien"),
+                  ("Frankfurt", "Essen"))
+    assert longest_path(graph) == 8
+
+
+def test_longest_path_shapes() -> None:
+    assert longest_path([]) == 0
+    assert longest_path(edges(("Munchen", "Wien"))) == 3
+    # A closed cycle (every degree even) is walked whole.
+    assert longest_path(edges(("Berlin", "Frankfurt"), ("Frankfurt", "Essen"), ("Essen", "Berlin"))) == 7
+    # Two separate networks: the longer one counts.
+    assert longest_path(edges(("Munchen", "Wien"), ("Kharkov", "Kyiv"), ("Moskva", "Kharkov"))) == 8
+    # Figure eight: two cycles sharing Berlin, all degrees even.
+    eight = edges(("Berlin", "Frankfurt"), ("Frankfurt", "Essen"), ("Essen", "Berlin"),
+                  ("Berlin", "Danzig"), ("Danzig", "Warszawa"), ("Berlin", "Warszawa"))
+    assert longest_path(eight) == sum(length for _a, _b, length in eight)
+
+
+def _brute(graph: list[tuple[str, str, int]]) -> int:
+    best = 0
+
+    def walk(city: str, used: frozenset[int], total: int) -> None:
+        nonlocal best
+        best = max(best, total)
+        for i, (a, b, length) in enumerate(graph):
+            if i not in used and city in (a, b):
+                walk(b if city == a else a, used | {i}, total + length)
+
+    for city in {c for a, b, _l in graph for c in (a, b)}:
+        walk(city, frozenset(), 0)
+    return best
+
+
+# A dense corner of the map, so random subsets have cycles and branches.
+_AREA = {"Berlin", "Frankfurt", "Essen", "Wien", "Munchen", "Danzig", "Warszawa", "Budapest", "Zagrab",
+         "Venezia", "Zurich", "Paris", "Bruxelles", "Amsterdam", "Marseille"}
+_AREA_ROUTES = [r for r in ROUTES.values() if r.a in _AREA and r.b in _AREA]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(_AREA_ROUTES), min_size=0, max_size=12, unique=True))
+def test_longest_path_matches_brute_force(routes: list[Any]) -> None:
+    graph = [(r.a, r.b, r.length) for r in routes]
+    assert longest_path(graph) == _brute(graph)
+
+
+@pytest.mark.rule("TTR-051", "TTR-052")
+def test_station_borrows_one_route() -> None:
+    state = started(3)
+    tid = ticket("Kyiv", "Petrograd")
+    give_tickets(state, 0, [tid])
+    state["tickets"][0] = [tid]
+    give_route(state, 0, route_id("Petrograd", "Moskva"))
+    give_route(state, 0, route_id("Kharkov", "Kyiv"))
+    give_route(state, 1, route_id("Moskva", "Kharkov"))
+    assert scored(state, 0)["tickets"] == -6
+    state["station_at"]["Moskva"] = 0
+    state["stations"][0] = 2
+    entry = scored(state, 0)
+    assert entry["tickets"] == 6 and entry["borrowed"] == [route_id("Moskva", "Kharkov")]
+    assert entry["results"] == [[tid, True]]
+    # TTR-052: with two opponent routes in the way, one station is not enough; two are.
+    state = started(3)
+    give_tickets(state, 0, [tid])
+    state["tickets"][0] = [tid]
+    give_route(state, 0, route_id("Kharkov", "Kyiv"))
+    give_route(state, 1, route_id("Petrograd", "Moskva"))
+    give_route(state, 1, route_id("Moskva", "Kharkov"))
+    state["station_at"]["Moskva"] = 0
+    assert scored(state, 0)["tickets"] == -6
+    del state["station_at"]["Moskva"]
+    state["station_at"].update({"Petrograd": 0, "Kharkov": 0})
+    assert scored(state, 0)["tickets"] == 6
+
+
+@pytest.mark.rule("TTR-053")
+def test_one_route_per_station_for_all_tickets() -> None:
+    state = started(3)
+    paris_wien, budapest_sofia = ticket("Paris", "Wien"), ticket("Budapest", "Sofia")
+    give_tickets(state, 0, [paris_wien, budapest_sofia])
+    state["tickets"][0] = [paris_wien, budapest_sofia]
+    for a, b in (("Paris", "Frankfurt"), ("Frankfurt", "Munchen"), ("Wien", "Zagrab"), ("Zagrab", "Sarajevo"),
+                 ("Sarajevo", "Sofia")):
+        give_route(state, 0, route_id(a, b))
+    give_route(state, 1, route_id("Wien", "Budapest", "red"))
+    give_route(state, 2, route_id("Munchen", "Wien"))
+    state["station_at"]["Wien"] = 0
+    entry = scored(state, 0)
+    # Borrowing Munchen-Wien completes Paris-Wien (8) and fails Budapest-Sofia (5): +3, the best choice.
+    assert entry["results"] == [[paris_wien, True], [budapest_sofia, False]]
+    assert entry["tickets"] == 3 and entry["borrowed"] == [route_id("Munchen", "Wien")]
+
+
+@pytest.mark.rule("TTR-059")
+def test_stations_do_not_lengthen_the_path() -> None:
+    state = started(2)
+    give_route(state, 0, route_id("Kharkov", "Kyiv"))
+    give_route(state, 1, route_id("Moskva", "Kharkov"))
+    state["station_at"]["Kharkov"] = 0
+    assert scored(state, 0)["longest"] == 4
+
+
+@pytest.mark.rule("TTR-054", "TTR-056", "TTR-058")
+def test_score_breakdown() -> None:
+    state = started(3)
+    berlin_roma, stockholm_wien = ticket("Berlin", "Roma"), ticket("Stockholm", "Wien")
+    state["tickets"][0] = []
+    give_tickets(state, 0, [berlin_roma, stockholm_wien])
+    for seat in (1, 2):
+        for t in list(state["tickets"][seat]):
+            state["tickets"][seat].remove(t)
+            state["box"].append(t)
+    for a, b in (("Berlin", "Wien"), ("Wien", "Zagrab"), ("Zagrab", "Venezia"), ("Venezia", "Roma")):
+        give_route(state, 0, route_id(a, b))
+    # Seat 2 ties seat 0 on the longest path: Rostov-Kharkov-Kyiv-Smolensk, 2 + 4 + 3 = 9.
+    give_route(state, 2, route_id("Kharkov", "Kyiv"))
+    give_route(state, 2, route_id("Kyiv", "Smolensk"))
+    give_route(state, 2, route_id("Kharkov", "Rostov"))
+    state["station_at"]["Roma"] = 0
+    state["stations"][0] = 2
+    result = final_result(state)
+    p0, p1, p2 = result["scores"]
+    assert p0["tickets"] == 9 - 11 and p0["stations"] == 8 and p1["stations"] == 12
+    assert p0["longest"] == p2["longest"] == 9 and p1["longest"] == 0
+    assert p0["express"] == p2["express"] == 10 and p1["express"] == 0
+    for entry in result["scores"]:
+        assert entry["total"] == entry["routes"] + entry["tickets"] + entry["stations"] + entry["express"]
+        assert entry["routes"] == state["score"][entry["seat"]]
+
+
+@pytest.mark.rule("TTR-060", "TTR-061")
+def test_winners_and_tie_breaks() -> None:
+    def entry(seat: int, total: int, completed: int = 0, used: int = 0, express: int = 0) -> dict[str, int]:
+        return {"seat": seat, "total": total, "completed": completed, "stations_used": used,
+                "express": express}
+    assert winners([entry(0, 120), entry(1, 98), entry(2, 97)]) == [0]
+    assert winners([entry(0, 100, 5), entry(1, 100, 4)]) == [0]
+    assert winners([entry(0, 100, 5, 2), entry(1, 100, 5, 1)]) == [1]
+    assert winners([entry(0, 100, 5, 1, 0), entry(1, 100, 5, 1, 10)]) == [1]
+    assert winners([entry(0, 100, 5, 1, 10), entry(1, 100, 5, 1, 10), entry(2, 3)]) == [0, 1]
+
+
+def _end_turn_by_drawing(state: State) -> None:
+    seat = state["turn"]
+    ttr.apply(state, seat, {"kind": "draw_card", "slot": None})
+    ttr.apply(state, seat, {"kind": "draw_card", "slot": None})
+
+
+@pytest.mark.rule("TTR-055")
+@pytest.mark.parametrize("left_after, triggers", [(3, False), (2, True), (0, True)])
+def test_last_round(left_after: int, triggers: bool) -> None:
+    from ttr_helpers import set_hand
+    state = started(4)
+    _end_turn_by_drawing(state)
+    rid = route_id("Munchen", "Wien")  # 3 orange
+    state["trains"][1] = left_after + 3
+    set_hand(state, 1, {"orange": 3})
+    events = ttr.apply(state, 1, {"kind": "claim_route", "route": rid, "color": "orange", "cards": 3,
+                                  "locos": 0})
+    assert state["trains"][1] == left_after
+    if not triggers:
+        assert state["phase"] == "play" and state["last"] is None
+        return
+    assert {"type": "last_round", "seat": 1, "trains": left_after} in events
+    assert ttr.view(state, 0).last_round_trigger_seat == 1
+    for seat in (2, 3, 0):
+        assert state["turn"] == seat and state["phase"] == "last"
+        _end_turn_by_drawing(state)
+    assert state["turn"] == 1
+    ttr.apply(state, 1, {"kind": "draw_tickets"})
+    events = ttr.apply(state, 1, {"kind": "keep_tickets", "tickets": state["offered"][1][:1]})
+    assert events[-1]["type"] == "game_scored" and ttr.is_over(state)
+    assert ttr.to_act(state) == [] and ttr.legal_actions(state, 0) == []
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, 2, {"kind": "draw_card", "slot": None})
+    assert err.value.reason == EngineReason.GAME_FINISHED
+    view = ttr.view(state, 3)
+    assert len(view.final_scores) == 4 and list(view.winners) == state["result"]["winners"]
+    # Every ticket of every player is revealed at the end.
+    for score, kept in zip(view.final_scores, state["tickets"]):
+        assert [t.ticket.id for t in score.tickets] == kept
+
+
+def test_assignment_search_is_exhaustive() -> None:
+    """The chosen borrowings score at least as much as every other single choice."""
+    state = started(3)
+    paris_wien, budapest_sofia = ticket("Paris", "Wien"), ticket("Budapest", "Sofia")
+    give_tickets(state, 0, [paris_wien, budapest_sofia])
+    for a, b in (("Paris", "Frankfurt"), ("Frankfurt", "Munchen"), ("Wien", "Zagrab"), ("Zagrab", "Sarajevo"),
+                 ("Sarajevo", "Sofia")):
+        give_route(state, 0, route_id(a, b))
+    give_route(state, 1, route_id("Wien", "Budapest", "red"))
+    give_route(state, 2, route_id("Munchen", "Wien"))
+    state["station_at"].update({"Wien": 0, "Budapest": 0})
+    # Two stations: one borrows Munchen-Wien, the other Budapest-Wien; both tickets complete.
+    entry = scored(state, 0)
+    assert entry["completed"] == len(state["tickets"][0]) - sum(
+        1 for t, ok in entry["results"] if not ok)
+    assert dict((t, ok) for t, ok in entry["results"])[paris_wien]
+    assert dict((t, ok) for t, ok in entry["results"])[budapest_sofia]
+    assert sorted(entry["borrowed"]) == sorted([route_id("Munchen", "Wien"),
+                                                route_id("Wien", "Budapest", "red")])
+    assert list(combinations([1, 2], 2))
