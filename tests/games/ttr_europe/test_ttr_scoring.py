@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from itertools import combinations
+from itertools import product
 from typing import Any
 
 import pytest
@@ -12,7 +12,7 @@ from ttr_helpers import give_route, give_tickets, route_id, started
 
 import service.games.ttr_europe as ttr
 from service.engine.errors import EngineReason, RuleError
-from service.games.ttr_europe.board import ROUTES
+from service.games.ttr_europe.board import ROUTES, ROUTES_AT
 from service.games.ttr_europe.scoring import final_result, longest_path, winners
 
 State = dict[str, Any]
@@ -236,10 +236,47 @@ def test_assignment_search_is_exhaustive() -> None:
     state["station_at"].update({"Wien": 0, "Budapest": 0})
     # Two stations: one borrows Munchen-Wien, the other Budapest-Wien; both tickets complete.
     entry = scored(state, 0)
-    assert entry["completed"] == len(state["tickets"][0]) - sum(
-        1 for t, ok in entry["results"] if not ok)
-    assert dict((t, ok) for t, ok in entry["results"])[paris_wien]
-    assert dict((t, ok) for t, ok in entry["results"])[budapest_sofia]
+    results = {t: ok for t, ok in entry["results"]}
+    assert entry["completed"] == sum(results.values())
+    assert results[paris_wien] and results[budapest_sofia]
     assert sorted(entry["borrowed"]) == sorted([route_id("Munchen", "Wien"),
                                                 route_id("Wien", "Budapest", "red")])
-    assert list(combinations([1, 2], 2))
+
+
+def _root(parent: dict[str, str], city: str) -> str:
+    while parent.get(city, city) != city:
+        city = parent[city]
+    return city
+
+
+def _brute_tickets(own: list[tuple[str, str, int]], borrowable: list[list[tuple[str, str, int]]],
+                   tickets: list[int]) -> tuple[int, int]:
+    """Best (ticket points, completed) over every borrowing, without any pruning."""
+    from service.games.ttr_europe.board import TICKETS
+    best: tuple[int, int] | None = None
+    for pick in product(*[[None, *options] for options in borrowable]):
+        graph = own + [edge for edge in pick if edge is not None]
+        parent: dict[str, str] = {}
+        for a, b, _l in graph:
+            parent[_root(parent, a)] = _root(parent, b)
+        done = [_root(parent, TICKETS[t].a) == _root(parent, TICKETS[t].b) for t in tickets]
+        key = (sum(TICKETS[t].points * (1 if ok else -1) for t, ok in zip(tickets, done)), sum(done))
+        best = key if best is None or key > best else best
+    assert best is not None
+    return best
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.lists(st.integers(-1, 2), min_size=101, max_size=101),
+       st.lists(st.sampled_from(sorted(ROUTES_AT)), min_size=0, max_size=3, unique=True),
+       st.lists(st.integers(1, 46), min_size=1, max_size=8, unique=True))
+def test_station_assignment_matches_brute_force(owners: list[int], cities: list[str],
+                                                tickets: list[int]) -> None:
+    from service.games.ttr_europe.board import TICKETS
+    from service.games.ttr_europe.scoring import ticket_results
+    own = [(r.a, r.b, r.length) for r in ROUTES.values() if owners[r.id - 1] == 0]
+    borrowable = [[(ROUTES[r].a, ROUTES[r].b, ROUTES[r].length) for r in ROUTES_AT[c] if owners[r - 1] > 0]
+                  for c in cities]
+    results, _pick = ticket_results(own, borrowable, tickets)
+    got = (sum(TICKETS[t].points * (1 if ok else -1) for t, ok in zip(tickets, results)), sum(results))
+    assert got == _brute_tickets(own, borrowable, tickets)
