@@ -7,7 +7,8 @@ rich errors into ``TabletopError``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import random
+from collections.abc import Iterable, Iterator
 
 import grpc
 import pytest
@@ -219,6 +220,29 @@ def test_game_log_lists_versions_oldest_first(client: TabletopClient,
     assert not log.complete and not log.HasField("seed")
 
 
+def test_a_whole_game_played_through_the_client(client: TabletopClient) -> None:
+    """Random legal actions until the end: then the log is complete and a watch from 0 ends by itself."""
+    created = client.create_game("ttr-europe", 3, display_names=["Ada", "Brian", "Chen"], seed=11)
+    name, players, rng = created.game.name, client.for_seats(created.credentials), random.Random(11)
+    assert sorted(players) == [0, 1, 2]
+    for _ in range(2000):
+        deciding = _first_to_decide(players.values(), name)
+        if deciding is None:
+            break
+        player, legal = deciding
+        player.submit_action(name, rng.choice(legal.actions), expected_version=legal.version)
+    final = client.get_game(name)
+    assert final.game.status == game_pb2.GAME_STATUS_FINISHED
+    assert len(final.view.ttr_europe.final_scores) == 3
+    log = client.game_log(name)
+    assert log.complete and log.seed == 11
+    assert [e.version for e in log.entries] == list(range(1, final.game.version + 1))
+    assert all(e.HasField("action") for e in log.entries if e.HasField("seat"))
+    watched = list(client.watch(name, from_version=0, timeout=10.0))  # ends at the end of the game
+    assert watched[-1].version == final.game.version
+    assert [m.version for m in watched] == sorted({m.version for m in watched})
+
+
 def test_with_token_shares_the_channel_and_close_is_owned(grpc_server) -> None:  # type: ignore[no-untyped-def]
     owner = TabletopClient(grpc_server.target, timeout=10.0)
     with owner.with_token("ignored") as child:
@@ -234,10 +258,23 @@ def test_game_name_accepts_a_bare_id() -> None:
     assert game_name("games/abc") == "games/abc"
 
 
-class _FailedCall(grpc.RpcError, grpc.Call):  # type: ignore[misc]
+# Helpers
+
+def _first_to_decide(players: Iterable[TabletopClient], name: str
+                     ) -> tuple[TabletopClient, game_service_pb2.ListLegalActionsResponse] | None:
+    """The first seat with a legal action and its actions; None once nobody can act (game over)."""
+    for player in players:
+        legal = player.legal_actions(name)
+        if legal.actions:
+            return player, legal
+    return None
+
+
+class _FailedCall(grpc.RpcError, grpc.Call):  # type: ignore[misc, unused-ignore]
     """A failed call as grpc raises it, for decoding tests that need no server."""
 
-    def __init__(self, code: grpc.StatusCode, message: str, trailers: tuple[tuple[str, bytes], ...]) -> None:
+    def __init__(self, code: grpc.StatusCode, message: str,
+                 trailers: tuple[tuple[str, str | bytes], ...]) -> None:
         self._code, self._message, self._trailers = code, message, trailers
 
     def code(self) -> grpc.StatusCode:
@@ -246,7 +283,7 @@ class _FailedCall(grpc.RpcError, grpc.Call):  # type: ignore[misc]
     def details(self) -> str:
         return self._message
 
-    def trailing_metadata(self) -> tuple[tuple[str, bytes], ...]:
+    def trailing_metadata(self) -> tuple[tuple[str, str | bytes], ...]:  # type: ignore[override, unused-ignore]
         return self._trailers
 
     def initial_metadata(self) -> tuple[()]:
@@ -255,8 +292,8 @@ class _FailedCall(grpc.RpcError, grpc.Call):  # type: ignore[misc]
     def is_active(self) -> bool:
         return False
 
-    def time_remaining(self) -> None:
-        return None
+    def time_remaining(self) -> float:
+        return 0.0
 
     def cancel(self) -> bool:
         return False

@@ -130,6 +130,10 @@ class TabletopClient:
         """A client for another seat sharing this channel; closing it leaves the channel open."""
         return TabletopClient(self.target, token, timeout=self.timeout, channel=self._channel)
 
+    def for_seats(self, credentials: Iterable[game_pb2.SeatCredential]) -> dict[int, TabletopClient]:
+        """One client per seat from CreateGame's ``credentials``, all sharing this channel."""
+        return {credential.seat: self.with_token(credential.player_token) for credential in credentials}
+
     def close(self) -> None:
         """Closes the channel if this client opened it."""
         if self._owns_channel:
