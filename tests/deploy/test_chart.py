@@ -9,11 +9,15 @@ there and are checked structurally instead.
 from __future__ import annotations
 
 import base64
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import helm_python
 import pytest
+import yaml  # type: ignore[import-untyped]
 from kubernetes_validate import utils as kv  # type: ignore[import-untyped]
 
 from tests.deploy.chartkit import CHART, NAMESPACE, RELEASE, Manifest, Rendered, deep_merge
@@ -81,6 +85,25 @@ def test_every_builtin_object_validates_strictly(
         except (kv.ValidationError, kv.SchemaNotFoundError) as exc:
             failures.append(f"{doc['kind']}/{doc['metadata']['name']}: {exc}")
     assert failures == []
+
+
+@pytest.mark.parametrize("kube_version", KUBE_VERSIONS)
+def test_kubernetes_validate_cli_accepts_the_production_manifests(
+    kube_version: str, production_chart: Rendered, tmp_path: Path,
+) -> None:
+    """The same check through the kubernetes-validate command line, as an operator would run it."""
+    builtin = [doc for doc in production_chart.docs if not doc["apiVersion"].startswith(CRD_GROUPS)]
+    manifest = tmp_path / "tabletop.yaml"
+    manifest.write_text(yaml.safe_dump_all(builtin))
+    cli = Path(sys.executable).parent / "kubernetes-validate"
+    result = subprocess.run([str(cli), "--strict", "--quiet", "-k", kube_version, str(manifest)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    broken = deep_merge(production_chart.component("Deployment", "grpc"), {"spec": {"bogus": 1}})
+    manifest.write_text(yaml.safe_dump_all([*builtin, broken]))
+    result = subprocess.run([str(cli), "--strict", "--quiet", "-k", kube_version, str(manifest)],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode != 0 and "bogus" in result.stdout + result.stderr
 
 
 def test_strict_validation_rejects_an_unknown_field(default_chart: Rendered) -> None:
