@@ -17,6 +17,8 @@ from google.rpc import error_details_pb2, status_pb2
 from tabletop.client import TabletopClient, TabletopError, game_name
 from tabletop.v1 import game_pb2, game_service_pb2, ttr_europe_pb2
 
+from tests.conftest import GrpcServer, start_grpc
+
 
 @pytest.fixture(scope="module")
 def client(grpc_server) -> Iterator[TabletopClient]:  # type: ignore[no-untyped-def]
@@ -241,6 +243,41 @@ def test_a_whole_game_played_through_the_client(client: TabletopClient) -> None:
     watched = list(client.watch(name, from_version=0, timeout=10.0))  # ends at the end of the game
     assert watched[-1].version == final.game.version
     assert [m.version for m in watched] == sorted({m.version for m in watched})
+
+
+@pytest.fixture(scope="module")
+def guarded_server(redis_url: str) -> Iterator[GrpcServer]:
+    """A server that wants an API key for CreateGame and allows each token 2 calls a second."""
+    server = start_grpc(redis_url, api_keys="key-one,key-two", rate_limit_per_token=2.0)
+    yield server
+    server.running.stop(0)
+
+
+def test_api_key_is_sent_for_create_game(guarded_server: GrpcServer) -> None:
+    with TabletopClient(guarded_server.target, timeout=10.0) as anonymous:
+        with pytest.raises(TabletopError) as raised:
+            anonymous.create_game("ttr-europe", 2, ["a", "b"])
+        assert (raised.value.code, raised.value.reason) == (grpc.StatusCode.UNAUTHENTICATED, "API_KEY_REQUIRED")
+    with TabletopClient(guarded_server.target, api_key="key-three", timeout=10.0) as wrong:
+        with pytest.raises(TabletopError) as raised:
+            wrong.create_game("ttr-europe", 2, ["a", "b"])
+        assert (raised.value.code, raised.value.reason) == (grpc.StatusCode.PERMISSION_DENIED, "API_KEY_INVALID")
+    with TabletopClient(guarded_server.target, api_key="key-two", timeout=10.0) as operator:
+        created = operator.create_game("ttr-europe", 2, ["a", "b"])
+        assert operator.with_token("t").api_key == "key-two"
+    assert created.game.status == game_pb2.GAME_STATUS_ACTIVE
+
+
+def test_rate_limited_error_says_when_to_retry(guarded_server: GrpcServer) -> None:
+    with TabletopClient(guarded_server.target, api_key="key-one", timeout=10.0) as operator:
+        created = operator.create_game("ttr-europe", 2, ["a", "b"])
+        player = operator.for_seats(created.credentials)[0]
+        with pytest.raises(TabletopError) as raised:
+            for _ in range(20):  # the bucket holds 2 calls; a burst of 20 cannot all pass
+                player.get_game(created.game.name)
+    error = raised.value
+    assert (error.code, error.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED")
+    assert error.retry_delay is not None and 0 < error.retry_delay <= 1.0
 
 
 def test_with_token_shares_the_channel_and_close_is_owned(grpc_server) -> None:  # type: ignore[no-untyped-def]

@@ -99,6 +99,12 @@ class TabletopError(Exception):
         return next((d for d in self.details if isinstance(d, error_details_pb2.BadRequest)), None)
 
     @property
+    def retry_delay(self) -> float | None:
+        """Seconds to wait before retrying (RetryInfo, sent with RATE_LIMITED), if the server said."""
+        info = next((d for d in self.details if isinstance(d, error_details_pb2.RetryInfo)), None)
+        return info.retry_delay.ToTimedelta().total_seconds() if info is not None else None
+
+    @property
     def current_version(self) -> int | None:
         """The game's version when a write was stale, so the caller can reload and retry."""
         value = self.metadata.get("current_version")
@@ -108,16 +114,20 @@ class TabletopError(Exception):
 class TabletopClient:
     """One connection to the service, acting as one seat (or as a spectator without a token).
 
+    ``api_key`` is the operator-issued key some deployments require for CreateGame
+    (sent as ``x-api-key``); it is passed on to ``with_token`` clients.
+
     ``with_token`` gives a client for another seat over the same channel, so a test or a
     bot can play every seat of a game over a single HTTP/2 connection. Use it as a
     context manager to close the channel it opened.
     """
 
-    def __init__(self, target: str, token: str | None = None, *, timeout: float | None = 30.0,
-                 credentials: grpc.ChannelCredentials | None = None,
+    def __init__(self, target: str, token: str | None = None, *, api_key: str | None = None,
+                 timeout: float | None = 30.0, credentials: grpc.ChannelCredentials | None = None,
                  channel: grpc.Channel | None = None) -> None:
         self.target = target
         self.token = token
+        self.api_key = api_key
         self.timeout = timeout
         self._owns_channel = channel is None
         if channel is None:
@@ -128,7 +138,8 @@ class TabletopClient:
 
     def with_token(self, token: str | None) -> TabletopClient:
         """A client for another seat sharing this channel; closing it leaves the channel open."""
-        return TabletopClient(self.target, token, timeout=self.timeout, channel=self._channel)
+        return TabletopClient(self.target, token, api_key=self.api_key, timeout=self.timeout,
+                              channel=self._channel)
 
     def for_seats(self, credentials: Iterable[game_pb2.SeatCredential]) -> dict[int, TabletopClient]:
         """One client per seat from CreateGame's ``credentials``, all sharing this channel."""
@@ -219,7 +230,12 @@ class TabletopClient:
     # Helpers
 
     def _metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+        metadata: list[tuple[str, str | bytes]] = []
+        if self.token:
+            metadata.append(("authorization", f"Bearer {self.token}"))
+        if self.api_key:
+            metadata.append(("x-api-key", self.api_key))
+        return tuple(metadata)
 
     def _unary(self, method: grpc.UnaryUnaryMultiCallable[_Req, _Resp], request: _Req) -> _Resp:
         try:
