@@ -1,0 +1,169 @@
+"""Properties over random play: card conservation, life bounds, dead players, one decider,
+every listed action applies and every other is refused unchanged, and 1,000 bot games
+whose winners agree with the roles."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from service.engine.errors import RuleError
+from service.games import bang
+from service.games.bang.state import all_cards
+from service.games.bang.tables import CARDS
+
+BOT_GAMES = 1000
+MAX_ACTIONS = 5000
+CARD_IDS = sorted(CARDS)
+
+
+def check_invariants(state: dict[str, Any]) -> None:
+    """What must hold after every action."""
+    cards = all_cards(state)
+    assert len(cards) == 80 and set(cards) == set(CARDS), "the 80 cards are always all somewhere"
+    dying = {r["seat"] for r in state["pending"] if r["kind"] == "dying"}
+    for seat, p in enumerate(state["p"]):
+        assert 0 <= p["life"] <= p["max"]
+        if not p["alive"]:
+            assert p["life"] == 0 and not p["hand"] and not p["table"], "dead players hold nothing"
+        elif seat not in dying:
+            assert p["life"] >= 1
+    deciders = bang.to_act(state)
+    assert len(deciders) == (0 if bang.is_over(state) else 1), "exactly one decision owner"
+    if deciders:
+        assert state["p"][deciders[0]]["alive"]
+
+
+def check_winners(state: dict[str, Any]) -> None:
+    """The winners agree with the roles and who is alive (roles.json win rules)."""
+    roles = [p["role"] for p in state["p"]]
+    alive = [s for s, p in enumerate(state["p"]) if p["alive"]]
+    sheriff = roles.index("sheriff")
+    if state["p"][sheriff]["alive"]:
+        assert all(roles[s] in ("sheriff", "deputy") for s in alive)
+        assert state["winners"] == [s for s, r in enumerate(roles) if r in ("sheriff", "deputy")]
+    elif len(alive) == 1 and roles[alive[0]] == "renegade":
+        assert state["winners"] == alive
+    else:
+        assert state["winners"] == [s for s, r in enumerate(roles) if r == "outlaw"]
+
+
+def play_game(seed: int, n: int, check_every: int = 1) -> tuple[dict[str, Any], int]:
+    """A random game; returns the final state and the number of actions."""
+    rng = random.Random(seed)
+    state = bang.setup({}, n, seed)
+    for step in range(MAX_ACTIONS):
+        if bang.is_over(state):
+            return state, step
+        seat = bang.to_act(state)[0]
+        bang.apply(state, seat, rng.choice(bang.legal_actions(state, seat)))
+        if step % check_every == 0:
+            check_invariants(state)
+    raise AssertionError(f"seed {seed}: no end after {MAX_ACTIONS} actions")
+
+
+def test_one_thousand_bot_games_end_with_winners_consistent_with_roles() -> None:
+    outcomes: dict[str, int] = {}
+    for game in range(BOT_GAMES):
+        n = 4 + game % 4
+        state, _ = play_game(7919 * game + 1, n, check_every=7)
+        check_invariants(state)
+        check_winners(state)
+        key = "+".join(sorted({state["p"][w]["role"] for w in state["winners"]}))
+        outcomes[key] = outcomes.get(key, 0) + 1
+    # Every kind of ending happens.
+    assert set(outcomes) == {"outlaw", "deputy+sheriff", "sheriff", "renegade"} or len(outcomes) >= 3
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32), n=st.integers(4, 7), picks=st.lists(st.integers(0, 10**6), min_size=60,
+                                                                      max_size=60))
+def test_listed_actions_apply_and_others_are_refused_unchanged(seed: int, n: int, picks: list[int]) -> None:
+    state = bang.setup({}, n, seed)
+    rng = random.Random(seed)
+    for pick in picks:
+        if bang.is_over(state):
+            break
+        seat = bang.to_act(state)[0]
+        legal = bang.legal_actions(state, seat)
+        for action in rng.sample(legal, min(4, len(legal))):
+            bang.apply(copy.deepcopy(state), seat, action)  # every listed action applies
+        _refuse_a_random_other(state, legal, seat, rng)
+        bang.apply(state, seat, legal[pick % len(legal)])
+        check_invariants(state)
+
+
+def test_hidden_information_never_leaks() -> None:
+    for game in range(25):
+        n = 4 + game % 4
+        rng = random.Random(game)
+        state = bang.setup({}, n, game)
+        for _ in range(MAX_ACTIONS):
+            if bang.is_over(state):
+                break
+            seat = bang.to_act(state)[0]
+            events = bang.apply(state, seat, rng.choice(bang.legal_actions(state, seat)))
+            for viewer in [*range(n), None]:
+                _check_view(state, viewer)
+                for event in events:
+                    _check_event(bang.project(event, viewer), viewer)
+
+
+# Helpers
+
+def _refuse_a_random_other(state: dict[str, Any], legal: list[Any], seat: int, rng: random.Random) -> None:
+    others = [(s, a) for s, a in _random_actions(state, rng) if s != seat or a not in legal]
+    for s, action in others[:3]:
+        before = json.dumps(state, sort_keys=True)
+        try:
+            bang.apply(state, s, action)
+        except RuleError:
+            assert json.dumps(state, sort_keys=True) == before
+        else:
+            raise AssertionError(f"unlisted action accepted: seat {s} {action}")
+
+
+def _random_actions(state: dict[str, Any], rng: random.Random) -> list[tuple[int, dict[str, Any]]]:
+    n = len(state["p"])
+    out = []
+    for _ in range(6):
+        s = rng.randrange(n)
+        card = rng.choice(state["p"][s]["hand"] or CARD_IDS)
+        kind = rng.choice(["play", "respond", "choose", "discard", "pass", "end_turn", "barrel"])
+        action: dict[str, Any] = {"type": kind}
+        if kind in ("play", "respond", "choose", "discard"):
+            action["card"] = card
+        if kind == "play" and rng.random() < 0.7:
+            action["target"] = rng.randrange(n)
+        out.append((s, action))
+    return out
+
+
+def _check_view(state: dict[str, Any], viewer: int | None) -> None:
+    raw = bang.view(state, viewer).SerializeToString()
+    for seat, p in enumerate(state["p"]):
+        if seat != viewer:
+            for card in p["hand"]:
+                assert card.encode() not in raw, f"seat {viewer} sees seat {seat}'s hand card {card}"
+    # A card named as the cause of a pending request was played face up; a reshuffle may have
+    # put it back in the deck meanwhile, which is public knowledge, not the deck order.
+    sources = {r["args"].get("card") for r in state["pending"]}
+    for card in state["deck"]:
+        assert card in sources or card.encode() not in raw, f"seat {viewer} sees deck card {card}"
+
+
+def _check_event(event: dict[str, Any] | None, viewer: int | None) -> None:
+    if event is None or not event.get("cards"):
+        return
+    kind, reason = event["kind"], event.get("reason")
+    if kind == "draw" and reason not in ("black_jack_shown", "discard_pile"):
+        assert viewer == event["seat"]
+    if kind in ("look", "put_back"):
+        assert viewer == event["seat"]
+    if kind == "take" and reason == "hand":
+        assert viewer in (event["seat"], event.get("other"))
