@@ -196,6 +196,8 @@ def test_every_pod_is_locked_down(scenario: str, production_values: dict[str, An
         assert pod["securityContext"]["runAsUser"] > 0, name
         assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, name
         assert pod["automountServiceAccountToken"] is False, name
+        # Service links would inject TABLETOP_GRPC_PORT=tcp://... for a release named tabletop.
+        assert pod["enableServiceLinks"] is False, name
         for container in pod["containers"]:
             ctx = container["securityContext"]
             assert ctx["allowPrivilegeEscalation"] is False, name
@@ -242,12 +244,18 @@ def test_an_external_url_gets_a_chart_made_secret_and_no_bundled_redis(render: C
     assert "redis" not in {d["metadata"]["labels"].get("app.kubernetes.io/component") for d in rendered.docs}
 
 
+def test_ingress_without_hosts_is_refused(render: Callable[..., Rendered]) -> None:
+    with pytest.raises(helm_python.HelmError, match="rest.ingress.hosts"):
+        render({"rest": {"ingress": {"enabled": True}}})
+
+
 def test_missing_redis_configuration_is_refused(render: Callable[..., Rendered]) -> None:
     with pytest.raises(helm_python.HelmError, match="Redis is not configured"):
         render({"redis": {"bundled": {"enabled": False}}})
 
 
 @pytest.mark.parametrize("typo", [{"grpc": {"replicaCont": 2}}, {"autoscaling": {"enabled": True}},
+                                  {"config": {"gameTtlSecond": 60}}, {"config": {"logFormat": "xml"}},
                                   {"rest": {"replicaCount": "two"}}, {"redis": {"url": "http://redis:6379"}}])
 def test_values_schema_refuses_typos_and_wrong_types(typo: dict[str, Any], render: Callable[..., Rendered]) -> None:
     with pytest.raises(helm_python.HelmValuesError):

@@ -7,6 +7,7 @@ from ``service.config.Config``, the single source of the service's variable name
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import fields
 from typing import Any
@@ -28,7 +29,7 @@ def test_every_chart_value_is_documented() -> None:
     missing = [path for path in _leaves(values)
                if not any(path == row or path.startswith(row + ".") for row in expanded)]
     assert missing == []
-    stale = [row for row in expanded if not _exists(values, row) and "<other>" not in row]
+    stale = [row for row in expanded if not _exists(values, row) and not row.endswith(".*")]
     assert stale == []
 
 
@@ -41,10 +42,12 @@ def test_every_tabletop_setting_is_in_the_variable_table() -> None:
 
 def test_every_setting_can_be_set_through_the_chart() -> None:
     config_keys = set(yaml.safe_load((CHART / "values.yaml").read_text())["config"])
-    for field in fields(Config):
-        if field.name not in OUTSIDE_CONFIG:
-            camel = re.sub(r"_(\w)", lambda m: m.group(1).upper(), field.name)
-            assert camel in config_keys, f"values.yaml config.{camel} for TABLETOP_{field.name.upper()}"
+    schema_keys = set(json.loads((CHART / "values.schema.json").read_text())["properties"]["config"]["properties"])
+    expected_keys = {re.sub(r"_(\w)", lambda m: m.group(1).upper(), f.name)
+                     for f in fields(Config) if f.name not in OUTSIDE_CONFIG}
+    # values.yaml and the schema (which refuses unknown config keys) both know every setting.
+    assert config_keys == expected_keys, "values.yaml config: must list every setting of service/config.py"
+    assert schema_keys == expected_keys, "values.schema.json config must list every setting"
     # The settings outside config: are set on the containers directly.
     rendered = render_chart({"auth": {"apiKeys": ["k"]}})
     names = {e["name"] for d in rendered.kinds("Deployment") for c in d["spec"]["template"]["spec"]["containers"]
