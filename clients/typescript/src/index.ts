@@ -14,6 +14,7 @@ import {
   BadRequestSchema,
   ErrorInfoSchema,
   PreconditionFailureSchema,
+  RetryInfoSchema,
 } from "./gen/google/rpc/error_details_pb.js";
 import type {
   BadRequest_FieldViolation,
@@ -31,6 +32,7 @@ export {
   ErrorInfoSchema,
   PreconditionFailureSchema,
   PreconditionFailure_ViolationSchema,
+  RetryInfoSchema,
 } from "./gen/google/rpc/error_details_pb.js";
 export type {
   BadRequest,
@@ -38,6 +40,7 @@ export type {
   ErrorInfo,
   PreconditionFailure,
   PreconditionFailure_Violation,
+  RetryInfo,
 } from "./gen/google/rpc/error_details_pb.js";
 export { Code, ConnectError } from "@connectrpc/connect";
 
@@ -51,6 +54,8 @@ export type TabletopClient = Client<typeof GameService>;
 export interface TabletopClientOptions {
   /** A seat's player token; omitted means the caller is a spectator. */
   token?: string;
+  /** The operator-issued key some deployments require for CreateGame (sent as `x-api-key`). */
+  apiKey?: string;
   /** More interceptors, run after the bearer-token one. */
   interceptors?: Interceptor[];
   /**
@@ -103,6 +108,14 @@ export function bearerToken(token: string): Interceptor {
   };
 }
 
+/** An interceptor that sends the operator's `x-api-key` on every call. */
+export function apiKeyHeader(apiKey: string): Interceptor {
+  return (next) => async (req) => {
+    req.header.set("x-api-key", apiKey);
+    return await next(req);
+  };
+}
+
 /** A gRPC (HTTP/2) transport to the server, authenticated when a token is given. */
 export function createTabletopTransport(
   baseUrl: string,
@@ -111,6 +124,9 @@ export function createTabletopTransport(
   const interceptors: Interceptor[] = [];
   if (options.token !== undefined) {
     interceptors.push(bearerToken(options.token));
+  }
+  if (options.apiKey !== undefined) {
+    interceptors.push(apiKeyHeader(options.apiKey));
   }
   interceptors.push(...(options.interceptors ?? []));
   return createGrpcTransport({
@@ -152,6 +168,8 @@ export interface TabletopErrorDetails {
   preconditionViolations: PreconditionFailure_Violation[];
   /** BadRequest field violations (a malformed request). */
   fieldViolations: BadRequest_FieldViolation[];
+  /** How long to wait before retrying (RetryInfo, sent with RATE_LIMITED), when the server said. */
+  retryDelayMs: number | undefined;
 }
 
 /** The ErrorInfo of a failed call, or undefined when it carries none. */
@@ -177,6 +195,7 @@ export function tabletopErrorDetails(err: unknown): TabletopErrorDetails {
     metadata: { ...(info?.metadata ?? {}) },
     preconditionViolations: error.findDetails(PreconditionFailureSchema).flatMap((d) => d.violations),
     fieldViolations: error.findDetails(BadRequestSchema).flatMap((d) => d.fieldViolations),
+    retryDelayMs: retryDelayMs(error),
   };
 }
 
@@ -186,6 +205,11 @@ export function asSeat(token: string, options: CallOptions = {}): CallOptions {
 }
 
 // Helpers
+
+function retryDelayMs(error: ConnectError): number | undefined {
+  const delay = error.findDetails(RetryInfoSchema)[0]?.retryDelay;
+  return delay === undefined ? undefined : Number(delay.seconds) * 1000 + delay.nanos / 1e6;
+}
 
 function headerRecord(headers: CallOptions["headers"]): Record<string, string> {
   if (headers === undefined) {

@@ -9,6 +9,7 @@ import { create } from "@bufbuild/protobuf";
 import type { UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 
 import {
+  apiKeyHeader,
   asSeat,
   BadRequestSchema,
   bearerToken,
@@ -18,6 +19,7 @@ import {
   GameService,
   grpcBaseUrl,
   PreconditionFailureSchema,
+  RetryInfoSchema,
   tabletopErrorDetails,
   tokenHeaders,
 } from "../src/index.js";
@@ -38,6 +40,16 @@ test("bearerToken sets the authorization header unless the call set one", async 
   await call({ header: new Headers() } as UnaryRequest);
   await call({ header: new Headers(tokenHeaders("tok-2")) } as UnaryRequest);
   assert.deepEqual(seen, ["Bearer tok-1", "Bearer tok-2"]);
+});
+
+test("apiKeyHeader sends the operator key as x-api-key", async () => {
+  let seen: string | null = null;
+  const next = async (req: UnaryRequest): Promise<UnaryResponse> => {
+    seen = req.header.get("x-api-key");
+    return {} as UnaryResponse;
+  };
+  await apiKeyHeader("key-1")(next as never)({ header: new Headers() } as UnaryRequest);
+  assert.equal(seen, "key-1");
 });
 
 test("asSeat merges the seat's token into existing call headers", () => {
@@ -70,6 +82,17 @@ test("tabletopErrorDetails picks ErrorInfo, PreconditionFailure and BadRequest",
     [["version", "5"]],
   );
   assert.deepEqual(details.fieldViolations.map((v) => v.field), ["action"]);
+  assert.equal(details.retryDelayMs, undefined);
+});
+
+test("tabletopErrorDetails turns RetryInfo into milliseconds", () => {
+  const err = new ConnectError("Slow down", Code.ResourceExhausted, undefined, [
+    { desc: ErrorInfoSchema, value: { reason: "RATE_LIMITED", domain: "tabletop.dev" } },
+    { desc: RetryInfoSchema, value: { retryDelay: { seconds: 1n, nanos: 250_000_000 } } },
+  ]);
+  const details = tabletopErrorDetails(err);
+  assert.equal(details.reason, "RATE_LIMITED");
+  assert.equal(details.retryDelayMs, 1250);
 });
 
 test("tabletopErrorDetails of a non-server error has no reason", () => {
