@@ -1,0 +1,124 @@
+"""OpenTelemetry: one trace from the REST request through gRPC to Redis; off unless OTEL_* say so."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+import requests
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import SpanKind
+from tabletop.v1 import game_service_pb2_grpc
+
+from rest.app import create_app, serve
+from service.api import tracing
+from service.api.server import create_server
+from service.config import Config
+from tests.helpers import create_game
+from tests.ops.cluster import free_port
+
+
+@pytest.fixture(scope="module")
+def traced(redis_url: str) -> Iterator[tuple[str, InMemorySpanExporter]]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("tests")
+    running = create_server(Config(redis_url=redis_url, grpc_workers=8), host="127.0.0.1", port=0, tracer=tracer)
+    target = f"127.0.0.1:{running.port}"
+    app = create_app(target, channel=tracing.traced_channel(grpc.insecure_channel(target), tracer))
+    tracing.instrument_flask(app, tracer)
+    http = serve(app, "127.0.0.1", 0)
+    yield http.url, exporter
+    http.close()
+    running.stop(0)
+
+
+def _trace_of(spans: tuple[ReadableSpan, ...], root: ReadableSpan) -> list[ReadableSpan]:
+    return [s for s in spans if s.context.trace_id == root.context.trace_id]
+
+
+def test_one_trace_from_rest_through_grpc_to_redis(traced: tuple[str, InMemorySpanExporter]) -> None:
+    url, exporter = traced
+    created = requests.post(f"{url}/v1/games", json={"ruleset": "ttr-europe", "seatCount": 2,
+                                                      "displayNames": ["a", "b"]}, timeout=10).json()
+    name = created["game"]["name"]
+    token = created["credentials"][0]["playerToken"]
+    actions = requests.get(f"{url}/v1/{name}:legalActions", headers={"Authorization": f"Bearer {token}"},
+                           timeout=10).json()["actions"]
+    exporter.clear()
+    reply = requests.post(f"{url}/v1/{name}:act", json={"action": actions[0]}, timeout=10,
+                          headers={"Authorization": f"Bearer {token}", "X-Request-Id": "trace-me-1"})
+    assert reply.status_code == 200, reply.text
+    spans = exporter.get_finished_spans()
+    rest = next(s for s in spans if s.kind == SpanKind.SERVER and s.attributes.get("http.request.method") == "POST")
+    trace = _trace_of(spans, rest)
+    rpc = next(s for s in trace if s.name == "tabletop.v1.GameService/SubmitAction")
+    assert rpc.parent is not None and rpc.parent.span_id == rest.context.span_id
+    game_id = name.removeprefix("games/")
+    assert rpc.attributes["tabletop.game_id"] == game_id
+    assert rpc.attributes["tabletop.request_id"] == "trace-me-1"
+    assert rpc.attributes["tabletop.version"] == int(reply.json()["game"]["version"])
+    assert rest.attributes["tabletop.request_id"] == "trace-me-1" and rest.attributes["tabletop.game_id"] == game_id
+    redis_spans = [s for s in trace if s.name.startswith("redis ")]
+    assert {s.name for s in redis_spans} >= {"redis load", "redis write"}
+    assert all(s.parent is not None and s.parent.span_id == rpc.context.span_id for s in redis_spans)
+    assert all(s.attributes["tabletop.game_id"] == game_id for s in redis_spans)
+    assert all(s.attributes.get("tabletop.player_token") is None for s in trace)
+
+
+def test_a_failed_call_marks_its_span_as_an_error(traced: tuple[str, InMemorySpanExporter]) -> None:
+    url, exporter = traced
+    exporter.clear()
+    assert requests.get(f"{url}/v1/games/0000000000000000", timeout=10).status_code == 404
+    rpc = next(s for s in exporter.get_finished_spans() if s.name == "tabletop.v1.GameService/GetGame")
+    assert not rpc.status.is_ok
+
+
+@pytest.mark.parametrize(("env", "on"), [
+    ({}, False),
+    ({"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, False),
+    ({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318"}, True),
+    ({"OTEL_TRACES_EXPORTER": "console"}, True),
+    ({"OTEL_TRACES_EXPORTER": "otlp", "OTEL_SDK_DISABLED": "true"}, False),
+])
+def test_tracing_is_off_unless_otel_variables_turn_it_on(env: dict[str, str], on: bool) -> None:
+    assert tracing.enabled(env) is on
+
+
+def test_a_server_without_otel_variables_traces_nothing(redis_url: str) -> None:
+    assert tracing.current_tracer() is None
+    running = create_server(Config(redis_url=redis_url, grpc_workers=4), host="127.0.0.1", port=0)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+            create_game(game_service_pb2_grpc.GameServiceStub(channel), seats=2)
+    finally:
+        running.stop(0)
+    from opentelemetry import trace
+    assert not trace.get_current_span().is_recording()
+
+
+def test_the_process_exports_spans_when_otel_traces_exporter_is_set(redis_url: str) -> None:
+    port = free_port()
+    env: dict[str, Any] = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0",
+                           "OTEL_TRACES_EXPORTER": "console", "OTEL_SERVICE_NAME": "tabletop-under-test"}
+    proc = subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(port)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=30)
+            create_game(game_service_pb2_grpc.GameServiceStub(channel), seats=2)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    assert '"name": "tabletop.v1.GameService/CreateGame"' in out
+    assert '"name": "redis write"' in out and "tabletop-under-test" in out
