@@ -103,6 +103,8 @@ def test_grpc_pod_passes_its_probes_and_serves_metrics(grpc_pod: Pod, rendered: 
     socket.create_connection(("127.0.0.1", probe["port"]), timeout=5).close()  # liveness: tcpSocket
     status, body = _http_get(grpc_pod.port("TABLETOP_METRICS_PORT"), "/metrics")
     assert status == 200 and "tabletop_" in body
+    # Nothing written to its working directory: in particular no embedded Redis data dir.
+    assert sorted(os.listdir(grpc_pod.env["HOME"])) == ["output.log"]
 
 
 def test_rest_pod_passes_its_probes(rest_pod: Pod, rendered: Rendered) -> None:
