@@ -61,6 +61,7 @@ def create_app(
             f"/{SERVICE.full_name}/{route.name}",
             request_serializer=route.request_class.SerializeToString,
             response_deserializer=route.response_class.FromString,
+            _registered_method=True,  # as generated stubs do: the method path is interned once
         )
         if route.streaming:
             view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds)

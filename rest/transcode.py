@@ -6,21 +6,22 @@ field from the JSON body, a GET route reads top-level scalar fields from the que
 string (JSON or proto field names). JSON is the proto3 JSON mapping
 (``google.protobuf.json_format``) with unknown fields rejected, so a typo is a 400
 naming the field rather than an ignored input. Each request is parsed once and each
-response printed once.
+response printed once (by the compiled printers of ``rest.jsonpb``).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 import grpc
+import orjson
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from werkzeug.datastructures import MultiDict
 
+from rest import jsonpb
 from rest.errors import bad_request, local_error
 from rest.routes import Route
 
@@ -76,8 +77,8 @@ def parse_etag(header: str) -> int:
 
 
 def encode_response(message: Message) -> bytes:
-    """The proto3 JSON of ``message`` (defaults omitted, lowerCamelCase names)."""
-    return json.dumps(json_format.MessageToDict(message), ensure_ascii=False, separators=(",", ":")).encode()
+    """The proto3 JSON of ``message`` (defaults omitted, lowerCamelCase names), compact."""
+    return jsonpb.to_json(message)
 
 
 # Helpers
@@ -94,8 +95,8 @@ def _body_document(body: bytes, content_type: str | None) -> dict[str, Any]:
     if mime not in JSON_TYPES and not mime.endswith("+json"):
         raise _unsupported(mime)
     try:
-        document = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as error:
+        document = orjson.loads(body)
+    except orjson.JSONDecodeError as error:
         raise bad_request("MALFORMED_JSON", f"the body is not valid JSON: {error}") from None
     if not isinstance(document, dict):
         raise bad_request("MALFORMED_JSON", f"the body must be a JSON object, not {type(document).__name__}")
