@@ -6,7 +6,8 @@ import random
 from typing import Any
 
 from google.protobuf import json_format, timestamp_pb2
-from tabletop.v1 import game_pb2, game_service_pb2 as svc
+from tabletop.v1 import game_pb2
+from tabletop.v1 import game_service_pb2 as svc
 
 from rest import jsonpb
 from tests.helpers import bearer, create_game
