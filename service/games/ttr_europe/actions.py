@@ -24,7 +24,7 @@ from typing import Any
 from service.engine.errors import MalformedAction, RuleError
 from service.games.ttr_europe import claim, draw, stations, tickets, tunnels
 from service.games.ttr_europe.reasons import TtrReason
-from service.games.ttr_europe.turns import end_turn, gate
+from service.games.ttr_europe.turns import end_turn, gate, open_kinds
 
 State = dict[str, Any]
 Action = dict[str, Any]
@@ -66,15 +66,10 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
 def legal_actions(state: State, seat: int) -> list[Action]:
     """Every action ``seat`` may take now (empty when it is not the seat's move)."""
     found: list[Action] = []
-    for name, handler in KINDS.items():
-        if name == "pass":
-            continue
-        try:
-            gate(state, seat, name)
-        except RuleError:
-            continue
-        found.extend(handler.options(state, seat))
-    if not found and _may_pass(state, seat):
+    kinds = open_kinds(state, seat)
+    for name in kinds:
+        found.extend(KINDS[name].options(state, seat))
+    if not found and "pass" in kinds:
         found.append({"kind": "pass"})
     return found
 
@@ -90,14 +85,6 @@ def _kind(action: Action) -> str:
     return kind
 
 
-def _may_pass(state: State, seat: int) -> bool:
-    try:
-        gate(state, seat, "pass")
-    except RuleError:
-        return False
-    return True
-
-
 def _check_pass(state: State, seat: int, action: Action) -> None:
     if legal_actions(state, seat) != [{"kind": "pass"}]:
         raise RuleError(TtrReason.CANNOT_PASS, "you can still act: draw, claim, build or take tickets")
@@ -105,7 +92,7 @@ def _check_pass(state: State, seat: int, action: Action) -> None:
 
 def _pass(state: State, seat: int, plan: None, events: list[Event]) -> None:
     events.append({"type": "passed", "seat": seat})
-    end_turn(state, events)
+    end_turn(state, events, passed=True)
 
 
 def _draw_tickets_options(state: State, seat: int) -> list[Action]:
@@ -128,5 +115,5 @@ register("draw_tickets", ActionKind(tickets.check_draw_tickets, tickets.draw_tic
 register("keep_tickets", ActionKind(tickets.check_keep_tickets, tickets.keep_tickets, tickets.keep_options))
 register("pay_tunnel", ActionKind(tunnels.check_pay_tunnel, tunnels.pay_tunnel, tunnels.tunnel_options))
 register("withdraw_tunnel", ActionKind(tunnels.check_withdraw_tunnel, tunnels.withdraw_tunnel,
-                                       lambda state, seat: []))
+                                       tunnels.withdraw_options))
 register("pass", ActionKind(_check_pass, _pass, lambda state, seat: []))

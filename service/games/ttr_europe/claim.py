@@ -13,7 +13,7 @@ from typing import Any
 
 from service.engine.errors import MalformedAction, RuleError
 from service.games.ttr_europe import payment
-from service.games.ttr_europe.board import PARTNER, ROUTES, RULES, Route
+from service.games.ttr_europe.board import LOCO, PARTNER, ROUTES, RULES, Route
 from service.games.ttr_europe.cards import take_from_hand
 from service.games.ttr_europe.reasons import TtrReason
 from service.games.ttr_europe.turns import end_turn
@@ -71,22 +71,33 @@ def place_route(state: State, seat: int, route: Route, pay: payment.Payment, eve
 
 
 def claim_options(state: State, seat: int) -> list[dict[str, Any]]:
-    """Every route ``seat`` may claim now, with every distinct payment."""
+    """Every route ``seat`` may claim now, with every distinct payment.
+
+    The same conditions as ``check_route_open`` and ``payment.check``, inlined with a
+    cheap affordability bound first: this runs on every ListLegalActions.
+    """
     hand = state["hands"][seat]
     owner = state["owner"]
     trains = state["trains"][seat]
-    total = sum(hand)
+    closes = state["n"] <= RULES.doubles_single_use_max
+    locos = hand[LOCO]
+    best = max(hand[:LOCO]) + locos
+    memo: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
     found: list[dict[str, Any]] = []
-    for route in ROUTES.values():
-        if owner[route.id - 1] >= 0 or route.length > trains or route.length > total:
+    for route, index, partner in _ROWS:
+        length = route.length
+        if owner[index] >= 0 or length > trains or locos < route.locomotives:
             continue
-        try:
-            check_route_open(state, seat, route)
-        except RuleError:
+        if (hand[route.color] + locos if route.color >= 0 else best) < length:
             continue
-        for code, cards, locos in payment.options(hand, route.length, route.color, route.locomotives):
-            found.append({"kind": "claim_route", "route": route.id,
-                          **payment.spell((code, cards, locos))})
+        if partner >= 0 and (owner[partner] == seat or (closes and owner[partner] >= 0)):
+            continue
+        key = (length, route.color, route.locomotives)
+        pays = memo.get(key)
+        if pays is None:
+            pays = memo[key] = [payment.spell(p) for p in payment.options(hand, *key)]
+        rid = route.id
+        found.extend({"kind": "claim_route", "route": rid, **pay} for pay in pays)
     return found
 
 
@@ -97,3 +108,8 @@ def route_of(route_id: object) -> Route:
         raise MalformedAction(TtrReason.UNKNOWN_ROUTE, "route_id must be 1..101",
                               field=f"{FIELD}.route_id", route_id=route_id)
     return route
+
+
+# Per route: the route, its index in ``state["owner"]``, and its partner's index (-1: single).
+_ROWS: tuple[tuple[Route, int, int], ...] = tuple(
+    (route, route.id - 1, PARTNER[route.id] - 1 if route.id in PARTNER else -1) for route in ROUTES.values())

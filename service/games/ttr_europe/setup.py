@@ -14,6 +14,7 @@ The whole state is plain JSON; its keys are documented here once:
 - ``trains``, ``stations`` (left), ``score`` (route points during play): per seat.
 - ``owner``: per route (index ``id - 1``), the owning seat or -1. ``station_at``: city -> seat.
 - ``tunnel``: the pending tunnel decision or None. ``last``: ``{"trigger", "left"}`` or None.
+- ``passes``: turns passed in a row (every seat passing in a row ends a deadlocked game).
 - ``result``: final scoring once ``over``, else None.
 """
 
@@ -46,7 +47,7 @@ def setup(options: dict[str, Any], seat_count: int, seed: int) -> State:
         "ticket_pile": [], "box": [],
         "trains": [RULES.trains] * seat_count, "stations": [RULES.stations] * seat_count,
         "score": [0] * seat_count, "owner": [-1] * len(ROUTE_IDS), "station_at": {},
-        "tunnel": None, "last": None, "result": None,
+        "tunnel": None, "last": None, "passes": 0, "result": None,
     }
     rng = Rng(state)
     rng.shuffle(state["deck"])

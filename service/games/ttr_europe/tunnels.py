@@ -88,13 +88,15 @@ def withdraw_tunnel(state: State, seat: int, plan: None, events: list[Event]) ->
 
 
 def tunnel_options(state: State, seat: int) -> list[dict[str, Any]]:
-    """Every affordable extra payment, and withdrawal."""
+    """Every affordable extra payment."""
     tunnel = state["tunnel"]
-    found: list[dict[str, Any]] = [
-        {"kind": "pay_tunnel", **payment.spell(p)}
-        for p in payment.options(state["hands"][seat], tunnel["extra"], tunnel["color"])]
-    found.append({"kind": "withdraw_tunnel"})
-    return found
+    return [{"kind": "pay_tunnel", **payment.spell(p)}
+            for p in payment.options(state["hands"][seat], tunnel["extra"], tunnel["color"])]
+
+
+def withdraw_options(state: State, seat: int) -> list[dict[str, Any]]:
+    """Withdrawing is always open while the decision is pending."""
+    return [{"kind": "withdraw_tunnel"}]
 
 
 # Helpers

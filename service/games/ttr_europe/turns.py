@@ -18,8 +18,8 @@ from service.games.ttr_europe.scoring import final_result
 State = dict[str, Any]
 Event = dict[str, Any]
 
-# Action kinds that answer a pending decision; every other kind starts a turn's action.
-DECISIONS = ("keep_tickets", "pay_tunnel", "withdraw_tunnel")
+# The kinds that start a turn's one action (TTR-013); ``pass`` only when nothing else is possible.
+TURN_KINDS = ("draw_card", "claim_route", "build_station", "draw_tickets", "pass")
 
 
 def to_act(state: State) -> list[int]:
@@ -32,8 +32,28 @@ def to_act(state: State) -> list[int]:
     return [state["turn"]]
 
 
+def open_kinds(state: State, seat: int) -> tuple[str, ...]:
+    """The action kinds ``seat`` may take now: the single source of turn structure."""
+    phase = state["phase"]
+    if phase == "over":
+        return ()
+    if phase == "tickets":
+        return ("keep_tickets",) if state["offered"][seat] else ()
+    if seat != state["turn"]:
+        return ()
+    if state["tunnel"] is not None:
+        return ("pay_tunnel", "withdraw_tunnel")
+    if state["offered"][seat]:
+        return ("keep_tickets",)
+    if state["drawn"]:
+        return ("draw_card",)
+    return TURN_KINDS
+
+
 def gate(state: State, seat: int, kind: str) -> None:
-    """Raise unless an action of ``kind`` by ``seat`` fits the moment (phase, turn, pending)."""
+    """Raise unless an action of ``kind`` by ``seat`` fits the moment; the error says why."""
+    if kind in open_kinds(state, seat):
+        return
     phase = state["phase"]
     if phase == "over":
         raise RuleError(EngineReason.GAME_FINISHED, "the game is over")
@@ -41,19 +61,23 @@ def gate(state: State, seat: int, kind: str) -> None:
         if not state["offered"][seat]:
             raise RuleError(EngineReason.NOT_YOUR_DECISION, "you have chosen your tickets; wait for "
                             "the other players", seat=seat)
-        if kind != "keep_tickets":
-            raise RuleError(TtrReason.MUST_CHOOSE_TICKETS, "choose which starting tickets to keep first")
-        return
+        raise RuleError(TtrReason.MUST_CHOOSE_TICKETS, "choose which starting tickets to keep first")
     if seat != state["turn"]:
         raise RuleError(EngineReason.NOT_YOUR_TURN, f"it is seat {state['turn']}'s turn", seat=seat,
                         turn=state["turn"])
-    _gate_pending(state, seat, kind)
+    _explain_pending(state, seat, kind)
 
 
-def end_turn(state: State, events: list[Event]) -> None:
+def end_turn(state: State, events: list[Event], passed: bool = False) -> None:
     """Close the current turn: last-round bookkeeping, then the next seat or final scoring."""
     seat, count = state["turn"], state["n"]
     state["drawn"] = 0
+    # Interpretation (no rule covers it): when every player in a row could only pass, nothing
+    # can ever change again, so the game ends and is scored instead of stalling forever.
+    state["passes"] = state["passes"] + 1 if passed else 0
+    if state["passes"] >= count:
+        finish(state, events)
+        return
     last = state["last"]
     if last is None:
         if state["trains"][seat] <= RULES.end_trains:
@@ -92,19 +116,14 @@ def is_over(state: State) -> bool:
 # Helpers
 
 
-def _gate_pending(state: State, seat: int, kind: str) -> None:
-    """Within the seat's own turn: a pending decision admits only its answer."""
+def _explain_pending(state: State, seat: int, kind: str) -> None:
+    """Within the seat's own turn, why ``kind`` (not open now) is refused."""
     if state["tunnel"] is not None:
-        if kind not in ("pay_tunnel", "withdraw_tunnel"):
-            raise RuleError(TtrReason.MUST_DECIDE_TUNNEL, "pay the tunnel's extra cost or withdraw")
-        return
+        raise RuleError(TtrReason.MUST_DECIDE_TUNNEL, "pay the tunnel's extra cost or withdraw")
     if state["offered"][seat]:
-        if kind != "keep_tickets":
-            raise RuleError(TtrReason.MUST_CHOOSE_TICKETS, "choose which drawn tickets to keep")
-        return
+        raise RuleError(TtrReason.MUST_CHOOSE_TICKETS, "choose which drawn tickets to keep")
     if kind in ("pay_tunnel", "withdraw_tunnel"):
         raise RuleError(TtrReason.NO_TUNNEL_PENDING, "no tunnel is waiting for your decision")
     if kind == "keep_tickets":
         raise RuleError(TtrReason.TICKET_NOT_OFFERED, "draw tickets before choosing which to keep")
-    if state["drawn"] and kind != "draw_card":
-        raise RuleError(TtrReason.MUST_DRAW_SECOND_CARD, "take your second train card")
+    raise RuleError(TtrReason.MUST_DRAW_SECOND_CARD, "take your second train card")

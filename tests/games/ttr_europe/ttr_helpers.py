@@ -6,9 +6,11 @@ and 46-ticket invariants hold in every position a test builds.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import service.games.ttr_europe as ttr
+from service.engine.rng import Rng
 from service.games.ttr_europe.board import CARD_CODE, CARD_NAMES, COLORS, ROUTES
 from service.games.ttr_europe.cards import EMPTY, card_total
 from service.games.ttr_europe.tickets import ticket_total
@@ -111,3 +113,48 @@ def check_invariants(state: State) -> None:
 def hand_of(state: State, seat: int) -> dict[str, int]:
     """A seat's hand as names -> counts (non-zero only)."""
     return {CARD_NAMES[c]: k for c, k in enumerate(state["hands"][seat]) if k}
+
+
+def random_game(seed: int, seats: int, check: Callable[[State], None] | None = None,
+                claim_bias: int = 2, max_steps: int = 5000) -> tuple[State, int]:
+    """Play one game with a random bot (seeded); ``check`` runs after every action.
+
+    The bot takes a claim or tunnel payment with probability ``claim_bias / (claim_bias + 1)``
+    when one is listed (0: uniform over every listed action), so games reach their end.
+    """
+    state = ttr.setup({"tunnel_failure_discards": seed % 2 == 1}, seats, seed)
+    bot = Rng({"rng": seed * 7919 + 1})
+    steps = 0
+    while not ttr.is_over(state):
+        seat = bot.choice(ttr.to_act(state))
+        actions = ttr.legal_actions(state, seat)
+        assert actions, f"seat {seat} has no legal action in phase {state['phase']}"
+        claims = [a for a in actions if a["kind"] in ("claim_route", "pay_tunnel")]
+        if claims and claim_bias and bot.below(claim_bias + 1):
+            action = bot.choice(claims)
+        else:
+            action = bot.choice(actions)
+        ttr.apply(state, seat, action)
+        if check is not None:
+            check(state)
+        steps += 1
+        assert steps < max_steps, "the game does not end"
+    return state, steps
+
+
+def check_final(state: State) -> None:
+    """A finished game's scoring is complete and adds up."""
+    result = state["result"]
+    assert state["phase"] == "over" and result is not None
+    assert len(result["scores"]) == state["n"] and result["winners"]
+    best = max(e["total"] for e in result["scores"])
+    for entry in result["scores"]:
+        seat = entry["seat"]
+        assert entry["total"] == entry["routes"] + entry["tickets"] + entry["stations"] + entry["express"]
+        assert entry["routes"] == state["score"][seat] == sum(
+            ROUTES[i + 1].points for i, o in enumerate(state["owner"]) if o == seat)
+        assert entry["stations"] == 4 * state["stations"][seat]
+        assert [t for t, _ok in entry["results"]] == state["tickets"][seat]
+        assert len(entry["borrowed"]) <= 3 - state["stations"][seat]
+    assert all(result["scores"][w]["total"] == best for w in result["winners"])
+    check_invariants(state)
