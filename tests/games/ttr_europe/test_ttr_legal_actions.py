@@ -1,0 +1,92 @@
+"""Legal actions have one source: every listed action applies, every other one is refused unchanged."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from ttr_helpers import check_invariants, random_game
+
+import service.games.ttr_europe as ttr
+from service.engine.errors import RuleError
+from service.games.ttr_europe.board import CARD_NAMES, CITY_NAMES, COLORS
+
+State = dict[str, Any]
+
+
+def _position(seed: int, seats: int, steps: int) -> State:
+    """A reachable position: a seeded random game stopped after ``steps`` actions."""
+    taken = [0]
+    snapshot: list[State] = []
+
+    def stop(state: State) -> None:
+        taken[0] += 1
+        if taken[0] == steps:
+            snapshot.append(json.loads(json.dumps(state)))
+            raise StopIteration
+
+    try:
+        state, _ = random_game(seed, seats, check=stop)
+    except StopIteration:
+        return snapshot[0]
+    return state
+
+
+_payment = st.fixed_dictionaries({
+    "color": st.sampled_from([None, *COLORS]), "cards": st.integers(0, 9), "locos": st.integers(0, 9)})
+_any_action = st.one_of(
+    st.fixed_dictionaries({"kind": st.just("draw_card"), "slot": st.sampled_from([None, 0, 1, 2, 3, 4])}),
+    st.builds(lambda r, p: {"kind": "claim_route", "route": r, **p}, st.integers(1, 101), _payment),
+    st.builds(lambda c, p: {"kind": "build_station", "city": c, **p}, st.sampled_from(CITY_NAMES), _payment),
+    st.just({"kind": "draw_tickets"}),
+    st.builds(lambda ids: {"kind": "keep_tickets", "tickets": ids},
+              st.lists(st.integers(1, 46), max_size=4, unique=True)),
+    st.builds(lambda p: {"kind": "pay_tunnel", **p}, _payment),
+    st.just({"kind": "withdraw_tunnel"}),
+    st.just({"kind": "pass"}),
+)
+
+
+def _valid_spelling(action: dict[str, Any]) -> bool:
+    """Payments spell the colour exactly when coloured cards are given (else MalformedAction)."""
+    if "cards" not in action:
+        return True
+    return (action["cards"] == 0) == (action["color"] is None)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10_000), st.integers(2, 5), st.integers(0, 400), st.lists(_any_action, max_size=25))
+def test_listed_apply_and_others_are_refused(seed: int, seats: int, steps: int,
+                                             attempts: list[dict[str, Any]]) -> None:
+    state = _position(seed, seats, steps)
+    for seat in range(seats):
+        listed = ttr.legal_actions(state, seat)
+        if seat not in ttr.to_act(state):
+            assert listed == []
+        frozen = json.dumps(state, sort_keys=True)
+        for action in listed:
+            copy = json.loads(frozen)
+            ttr.apply(copy, seat, action)
+            check_invariants(copy)
+        listed_keys = {json.dumps(a, sort_keys=True) for a in listed}
+        assert len(listed_keys) == len(listed), "an action is listed twice"
+        for action in attempts:
+            if not _valid_spelling(action):
+                continue
+            copy = json.loads(frozen)
+            if json.dumps(action, sort_keys=True) in listed_keys:
+                ttr.apply(copy, seat, action)
+                continue
+            try:
+                ttr.apply(copy, seat, action)
+            except RuleError as err:
+                assert err.reason and err.reason == err.reason.upper()
+            else:
+                raise AssertionError(f"unlisted action applied: {action}")
+            assert json.dumps(copy, sort_keys=True) == frozen, "a refused action changed the state"
+
+
+def test_card_names_cover_the_enum() -> None:
+    assert CARD_NAMES[-1] == "loco" and len(CARD_NAMES) == 9

@@ -1,0 +1,159 @@
+"""Hidden information (view and projection, TTR-012) and the proto codec."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from tabletop.v1 import ttr_europe_pb2 as pb
+from ttr_helpers import random_game, route_id, set_face_up, set_hand, stack_deck, started
+
+import service.games.ttr_europe as ttr
+from service.engine.errors import EngineReason, MalformedAction
+
+State = dict[str, Any]
+
+
+def _swap_secrets(state: State, seat: int) -> State:
+    """The same public position with ``seat``'s hand colours, tickets and the deck order changed."""
+    other = json.loads(json.dumps(state))
+    hand = other["hands"][seat]
+    other["hands"][seat] = hand[1:8] + hand[:1] + hand[8:]  # same count, other colours
+    other["deck"].reverse()
+    held, pile = other["tickets"][seat], other["ticket_pile"]
+    k = min(len(held), len(pile))
+    held[:k], pile[:k] = pile[:k], held[:k]
+    return other
+
+
+@pytest.mark.rule("TTR-012")
+def test_view_hides_other_hands_tickets_and_deck_order() -> None:
+    # A mid-game position: the state after 120 actions of a bot game.
+    snapshots: list[State] = []
+    random_game(5, 4, check=lambda s: snapshots.append(json.loads(json.dumps(s))) if len(snapshots) < 120 else None)
+    mid = snapshots[-1]
+    changed = _swap_secrets(mid, 0)
+    for viewer in (1, 2, 3, None):
+        assert ttr.view(mid, viewer) == ttr.view(changed, viewer)
+    assert ttr.view(mid, 0) != ttr.view(changed, 0)
+    mine = ttr.view(mid, 0)
+    assert mine.private.seat == 0
+    assert sorted(t.id for t in mine.private.tickets) == sorted(mid["tickets"][0])
+    assert {c.color - 1: c.count for c in mine.private.hand} == {
+        code: n for code, n in enumerate(mid["hands"][0]) if n}
+    assert mine.deck_count == len(mid["deck"])
+
+
+def test_view_public_parts(game3: State) -> None:
+    set_hand(game3, 0, {"orange": 3})
+    ttr.apply(game3, 0, {"kind": "claim_route", "route": route_id("Munchen", "Wien"), "color": "orange",
+                         "cards": 3, "locos": 0})
+    view = ttr.view(game3, 2)
+    assert view.phase == pb.TTR_PHASE_PLAYING and view.current_seat == 1 and list(view.awaiting_seats) == [1]
+    assert view.route_owners[route_id("Munchen", "Wien") - 1] == 0 and len(view.route_owners) == 101
+    assert [(p.seat, p.trains, p.score) for p in view.players][0] == (0, 42, 4)
+    assert view.players[0].train_card_count == 0 and view.players[0].ticket_count == 2
+    assert view.discard_count == 3 and len(view.face_up) == 5
+
+
+@pytest.mark.rule("TTR-012")
+def test_projection_hides_blind_cards_and_tickets(game3: State) -> None:
+    set_face_up(game3, ["blue", "white", "green", "black", "yellow"])
+    stack_deck(game3, ["red"])
+    events = ttr.apply(game3, 0, {"kind": "draw_card", "slot": None})
+    drawn = events[0]
+    assert ttr.project(drawn, 0) == drawn and drawn["card"] == "red"
+    assert ttr.project(drawn, 1)["card"] is None and ttr.project(drawn, None)["card"] is None
+    assert drawn["card"] == "red", "projection must not mutate the event"
+    events = ttr.apply(game3, 0, {"kind": "draw_card", "slot": 1})
+    assert ttr.project(events[0], 2) == events[0]  # a face-up card was public already
+    events = ttr.apply(game3, 1, {"kind": "draw_tickets"})
+    assert ttr.project(events[0], 1)["tickets"] == game3["offered"][1]
+    assert ttr.project(events[0], 0)["tickets"] == [] and ttr.project(events[0], 0)["count"] == 3
+    events = ttr.apply(game3, 1, {"kind": "keep_tickets", "tickets": game3["offered"][1][:2]})
+    assert ttr.project(events[0], None)["tickets"] == [] and ttr.project(events[0], None)["kept"] == 2
+    encoded = ttr.encode_event(ttr.project(events[0], 0))
+    assert encoded.tickets_kept.kept_count == 2 and not encoded.tickets_kept.tickets
+
+
+def test_every_event_encodes_for_every_viewer() -> None:
+    from service.engine.rng import Rng
+
+    seen: set[str] = set()
+    bot_state, _ = random_game(4, 3)
+    # Replay the same bot game, this time with its events in hand.
+    state = ttr.setup({"tunnel_failure_discards": False}, 3, 4)
+    bot = Rng({"rng": 4 * 7919 + 1})
+    while not ttr.is_over(state):
+        seat = bot.choice(ttr.to_act(state))
+        actions = ttr.legal_actions(state, seat)
+        claims = [a for a in actions if a["kind"] in ("claim_route", "pay_tunnel")]
+        action = bot.choice(claims) if claims and bot.below(3) else bot.choice(actions)
+        for event in ttr.apply(state, seat, action):
+            seen.add(event["type"])
+            for viewer in (0, 1, 2, None):
+                projected = ttr.project(event, viewer)
+                assert projected is not None
+                assert ttr.encode_event(projected).WhichOneof("kind")
+    assert state == bot_state
+    assert {"card_drawn", "face_up", "route_claimed", "tickets_drawn", "tickets_kept", "turn_started",
+            "last_round", "game_scored"} <= seen
+
+
+def test_actions_round_trip_through_the_codec() -> None:
+    count = 0
+
+    def round_trip(state: State) -> None:
+        nonlocal count
+        for seat in ttr.to_act(state):
+            for action in ttr.legal_actions(state, seat):
+                assert ttr.decode_action(ttr.encode_action(action)) == action
+                count += 1
+
+    random_game(8, 4, check=round_trip)
+    assert count > 1000
+    for action in ({"kind": "withdraw_tunnel"}, {"kind": "pass"}, {"kind": "draw_tickets"},
+                   {"kind": "pay_tunnel", "color": None, "cards": 0, "locos": 2}):
+        assert ttr.decode_action(ttr.encode_action(action)) == action
+
+
+@pytest.mark.parametrize("message, reason, field", [
+    (pb.TtrEuropeAction(), "UNKNOWN_ACTION", "action.ttr_europe"),
+    (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=0)), "UNKNOWN_ROUTE",
+     "action.ttr_europe.claim_route.route_id"),
+    (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=999)), "UNKNOWN_ROUTE",
+     "action.ttr_europe.claim_route.route_id"),
+    (pb.TtrEuropeAction(build_station=pb.TtrBuildStation(city="Praha")), "UNKNOWN_CITY",
+     "action.ttr_europe.build_station.city"),
+    (pb.TtrEuropeAction(draw_train_card=pb.TtrDrawTrainCard(face_up_slot=5)), "INVALID_SLOT",
+     "action.ttr_europe.draw_train_card.face_up_slot"),
+    (pb.TtrEuropeAction(draw_train_card=pb.TtrDrawTrainCard(face_up_slot=-1)), "INVALID_SLOT",
+     "action.ttr_europe.draw_train_card.face_up_slot"),
+    (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=3, payment=pb.TtrPayment(
+        color=pb.TTR_COLOR_GRAY, color_cards=2))), "INVALID_PAYMENT", "action.ttr_europe.claim_route.payment.color"),
+    (pb.TtrEuropeAction(pay_tunnel=pb.TtrPayTunnel(payment=pb.TtrPayment(
+        color=pb.TTR_COLOR_LOCOMOTIVE, color_cards=1))), "INVALID_PAYMENT",
+     "action.ttr_europe.pay_tunnel.payment.color"),
+    (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=3, payment=pb.TtrPayment(
+        color_cards=-1))), "INVALID_PAYMENT", "action.ttr_europe.claim_route.payment"),
+])
+def test_malformed_messages(message: pb.TtrEuropeAction, reason: str, field: str) -> None:
+    with pytest.raises(MalformedAction) as err:
+        ttr.decode_action(message)
+    assert (err.value.reason, err.value.field) == (reason, field)
+
+
+def test_options_codec() -> None:
+    assert ttr.decode_options(None) == {"tunnel_failure_discards": False}
+    assert ttr.decode_options(pb.TtrEuropeOptions(tunnel_failure_discards=True)) == {
+        "tunnel_failure_discards": True}
+    assert ttr.encode_options({"tunnel_failure_discards": True}).tunnel_failure_discards
+    with pytest.raises(MalformedAction) as err:
+        ttr.decode_options(pb.TtrEuropeAction())
+    assert err.value.reason == EngineReason.INVALID_OPTION
+    assert ttr.INFO.id == "ttr-europe" and ttr.INFO.proto_field == "ttr_europe"
+    assert [o.name for o in ttr.INFO.options] == ["tunnel_failure_discards"]
+    assert (ttr.INFO.min_seats, ttr.INFO.max_seats) == (2, 5)
+    state = started(2, tunnel_failure_discards=True)
+    assert state["opts"] == {"tunnel_failure_discards": True}
