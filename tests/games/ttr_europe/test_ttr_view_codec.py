@@ -52,7 +52,8 @@ def test_view_public_parts(game3: State) -> None:
     view = ttr.view(game3, 2)
     assert view.phase == pb.TTR_PHASE_PLAYING and view.current_seat == 1 and list(view.awaiting_seats) == [1]
     assert view.route_owners[route_id("Munchen", "Wien") - 1] == 0 and len(view.route_owners) == 101
-    assert [(p.seat, p.trains, p.score) for p in view.players][0] == (0, 42, 4)
+    first = view.players[0]
+    assert (first.seat, first.trains, first.score) == (0, 42, 4)
     assert view.players[0].train_card_count == 0 and view.players[0].ticket_count == 2
     assert view.discard_count == 3 and len(view.face_up) == 5
 
