@@ -191,8 +191,9 @@ def _check_shape(state: State, action: Action) -> str:
             raise MalformedAction(Reason.UNKNOWN_ACTION, "source must be deck, discard or player", field="source")
         if target is not None and (not isinstance(target, int) or not 0 <= target < len(state["p"])):
             raise MalformedAction(Reason.BAD_TARGET, f"No seat {target!r}", field="target")
-    if kind == "barrel" and action.get("card") and action["card"] not in CARDS and action["card"] != "character":
-        raise MalformedAction(Reason.UNKNOWN_CARD, "card must be a Barrel in play or empty", field="card")
+    if kind == "barrel" and "card" in action and action["card"] not in CARDS:
+        raise MalformedAction(Reason.UNKNOWN_CARD, "card must be a Barrel in play, or omitted for Jourdonnais",
+                              field="card")
     return str(kind)
 
 

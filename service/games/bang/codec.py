@@ -112,7 +112,7 @@ def encode_action(action: Action) -> bang_pb2.BangAction:
     if kind == "ability":
         return bang_pb2.BangAction(ability=bang_pb2.BangUseAbility(cards=action["cards"]))
     if kind == "barrel":
-        return bang_pb2.BangAction(barrel=bang_pb2.BangUseBarrel(card=action.get("card") or ""))
+        return bang_pb2.BangAction(barrel=bang_pb2.BangUseBarrel(card=action.get("card", "")))
     out = bang_pb2.BangAction()
     if kind == "pass":
         getattr(out, "pass").SetInParent()

@@ -136,11 +136,11 @@ def test_jourdonnais_draws_twice_with_a_real_barrel() -> None:
     play(st, 0, give(st, 0, ["bang"])[0], target=1)
     act(st, 1, {"type": "barrel", "card": barrel})
     assert pending_kind(st) == "bang"
-    act(st, 1, {"type": "barrel", "card": "character"})
+    act(st, 1, {"type": "barrel"})
     assert st["p"][1]["life"] == 4 and not st["pending"]
     st = table(4, chars=chars(4, s1="jourdonnais"))
     play(st, 0, give(st, 0, ["bang"])[0], target=1)
-    assert bang.legal_actions(st, 1) == [{"type": "pass"}, {"type": "barrel", "card": "character"}]
+    assert bang.legal_actions(st, 1) == [{"type": "pass"}, {"type": "barrel"}]
 
 
 @pytest.mark.rule("BANG-094")

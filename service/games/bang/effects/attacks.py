@@ -125,7 +125,10 @@ class BangResponse(RequestKind):
         seat = req["seat"]
         out: list[Action] = [{"type": "pass"}]
         out += [{"type": "respond", "card": c} for c in player(state, seat)["hand"] if counts_as_missed(state, seat, c)]
-        out += [{"type": "barrel", "card": b} for b in barrel_sources(state, seat) if b not in req["args"]["used"]]
+        for b in barrel_sources(state, seat):
+            if b not in req["args"]["used"]:
+                # Jourdonnais' own Barrel is the barrel action without a card.
+                out.append({"type": "barrel"} if b == CHARACTER_BARREL else {"type": "barrel", "card": b})
         return out
 
     def check(self, state: State, req: Request, action: Action) -> None:
