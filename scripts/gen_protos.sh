@@ -12,6 +12,10 @@ rm -f "$OUT"/*_pb2*.py "$OUT"/*_pb2*.pyi
   --python_out=clients/python/src --grpc_python_out=clients/python/src \
   --mypy_out=clients/python/src --mypy_grpc_out=clients/python/src \
   protos/tabletop/v1/*.proto
-if [ -x clients/typescript/node_modules/.bin/buf ] || [ -x clients/typescript/node_modules/.bin/protoc-gen-es ]; then
+# TypeScript: `npm run generate` = buf generate (clients/typescript/buf.gen.yaml), with the
+# pinned npm buf and local protoc-gen-es; it cleans src/gen first, so a rerun is a no-op.
+if [ -x clients/typescript/node_modules/.bin/buf ] && [ -x clients/typescript/node_modules/.bin/protoc-gen-es ]; then
   (cd clients/typescript && npm run --silent generate)
+else
+  echo "gen_protos: TypeScript skipped (run 'npm ci' in clients/typescript to regenerate src/gen)" >&2
 fi
