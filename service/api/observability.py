@@ -202,7 +202,7 @@ def describe(exc: BaseException | None) -> tuple[str, str | None]:
     if exc is None:
         return "OK", None
     if isinstance(exc, grpc.RpcError) or type(exc).__name__ == "_AbortError":
-        return "ABORTED_BY_HANDLER", None
+        return "UNKNOWN", None  # a handler aborted with its own status
     if isinstance(exc, (ServiceError, RuleError)) or any(isinstance(exc, cls) for cls, _ in CODES):
         status = to_status(exc)
         info = error_details_pb2.ErrorInfo()
@@ -259,8 +259,9 @@ def _begin(method: str, request: Any, context: grpc.ServicerContext) -> Call:
 def _learn(call: Call, response: Any) -> None:
     """Game, version and ruleset from a response that carries a game."""
     game = getattr(response, "game", None)
-    if game is not None and getattr(game, "name", ""):
-        call.game = game.name.removeprefix("games/")
+    name = getattr(game, "name", None)
+    if game is not None and isinstance(name, str) and name:
+        call.game = name.removeprefix("games/")
         call.version = game.version
         call.ruleset = game.ruleset or call.ruleset
     elif isinstance(getattr(response, "version", None), int):

@@ -122,3 +122,48 @@ def test_the_process_exports_spans_when_otel_traces_exporter_is_set(redis_url: s
     assert proc.returncode == 0
     assert '"name": "tabletop.v1.GameService/CreateGame"' in out
     assert '"name": "redis write"' in out and "tabletop-under-test" in out
+
+
+def test_serve_traces_a_rest_request_into_the_grpc_service_in_one_trace(redis_url: str) -> None:
+    grpc_port, http_port = free_port(), free_port()
+    env: dict[str, Any] = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0",
+                           "OTEL_TRACES_EXPORTER": "console"}
+    proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
+                             "--http-port", str(http_port)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
+            grpc.channel_ready_future(channel).result(timeout=30)
+        reply = _post_retrying(f"http://127.0.0.1:{http_port}/v1/games", {"ruleset": "ttr-europe", "seatCount": 2},
+                               {"X-Request-Id": "serve-trace-1"})
+        assert reply.status_code == 200, reply.text
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    spans = _console_spans(out)
+    rpc = next(s for s in spans if s["name"] == "tabletop.v1.GameService/CreateGame")
+    assert rpc["attributes"]["tabletop.request_id"] == "serve-trace-1"
+    rest = next(s for s in spans if s["name"].startswith("POST ") and s["kind"] == "SpanKind.SERVER")
+    assert rest["context"]["trace_id"] == rpc["context"]["trace_id"]
+    assert rpc["parent_id"] == rest["context"]["span_id"]
+
+
+def _post_retrying(url: str, body: dict[str, Any], headers: dict[str, str]) -> requests.Response:
+    import time
+    deadline = time.monotonic() + 15
+    while True:
+        try:
+            return requests.post(url, json=body, headers=headers, timeout=10)
+        except requests.ConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _console_spans(out: str) -> list[dict[str, Any]]:
+    import json
+    decoder, spans, i = json.JSONDecoder(), [], 0
+    while (i := out.find("{", i)) >= 0:
+        span, i = decoder.raw_decode(out, i)
+        spans.append(span)
+    return spans
