@@ -183,3 +183,22 @@ test("watching from version 0 streams every version in order", async () => {
     assert.ok(seen[i]! > seen[i - 1]!, `versions out of order: ${seen.join(",")}`);
   }
 });
+
+test("joins a waiting game seat by seat and reads the log", async () => {
+  const waiting = await spectator.createGame({ ruleset: "ttr-europe", seatCount: 2, displayNames: ["Ada"] });
+  const name = waiting.game!.name;
+  assert.equal(waiting.game!.status, GameStatus.WAITING);
+  const joined = await spectator.joinGame({ name, displayName: "Brian" });
+  assert.equal(joined.credential?.seat, 1);
+  assert.equal(joined.game?.status, GameStatus.ACTIVE);
+  const full = tabletopErrorDetails(await rejection(spectator.joinGame({ name, displayName: "Chen" })));
+  assert.match(full.reason, UPPER_SNAKE);
+  assert.equal(full.domain, ERROR_DOMAIN);
+  const log = await createTabletopClient(target, joined.credential!.playerToken).getGameLog({ name });
+  assert.equal(log.complete, false);
+  assert.equal(log.seed, undefined, "the seed leaked before the end");
+  assert.deepEqual(
+    log.entries.map((e) => e.version),
+    Array.from({ length: Number(joined.game!.version) }, (_, i) => BigInt(i + 1)),
+  );
+});
