@@ -90,3 +90,19 @@ def test_listed_apply_and_others_are_refused(seed: int, seats: int, steps: int,
 
 def test_card_names_cover_the_enum() -> None:
     assert CARD_NAMES[-1] == "loco" and len(CARD_NAMES) == 9
+
+
+def test_worst_position_listing_applies() -> None:
+    """Every action listed in the largest position we can build applies (bench/ttr_europe.py times it)."""
+    from ttr_helpers import worst_position
+
+    state = worst_position()
+    listed = ttr.legal_actions(state, 0)
+    kinds = {a["kind"] for a in listed}
+    assert kinds == {"claim_route", "build_station", "draw_tickets"}  # no card left to draw
+    assert len([a for a in listed if a["kind"] == "build_station"]) == 45 * 25
+    frozen = json.dumps(state)
+    for action in listed:
+        copy = json.loads(frozen)
+        ttr.apply(copy, 0, action)
+    check_invariants(state)

@@ -158,3 +158,23 @@ def check_final(state: State) -> None:
         assert len(entry["borrowed"]) <= 3 - state["stations"][seat]
     assert all(result["scores"][w]["total"] == best for w in result["winners"])
     check_invariants(state)
+
+
+def worst_position() -> State:
+    """The largest ListLegalActions we can build: 5 seats, every route free, one seat holding all
+    110 cards and 45 trains, its third station (3 cards: 25 payments a city) still to build."""
+    state = ttr.setup({}, 5, 1)
+    state["first"] = 0
+    for seat in range(5):
+        ttr.apply(state, seat, {"kind": "keep_tickets", "tickets": state["offered"][seat]})
+    everything = list(state["deck"]) + list(state["discard"]) + [c for c in state["face_up"] if c >= 0]
+    for hand in state["hands"]:
+        everything += [code for code, count in enumerate(hand) for _ in range(count)]
+        hand[:] = [0] * 9
+    state["deck"], state["discard"], state["face_up"] = [], [], [EMPTY] * 5
+    for card in everything:
+        state["hands"][0][card] += 1
+    state["stations"][0] = 1
+    state["station_at"] = {"Lisboa": 0, "Cadiz": 0}
+    check_invariants(state)
+    return state
