@@ -32,9 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "games" / "ttr_europe"))
 
-import service.games.ttr_europe as ttr  # noqa: E402
-from service.engine.rng import Rng  # noqa: E402
-from ttr_helpers import worst_position  # noqa: E402
+from ttr_helpers import worst_position
+
+import service.games.ttr_europe as ttr
+from service.engine.rng import Rng
 
 # CPU time of this process: the budget is CPU per action, and other processes on the
 # machine must not inflate the figures (wall-clock p99s under load are scheduler noise).
