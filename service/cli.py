@@ -40,23 +40,25 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     closers = []
     from service.api import tracing
+    from service.api.observability import Metrics, serve_metrics
     tracing.setup_from_env(service_name=f"tabletop-{args.command}")
+    metrics = Metrics()
     if args.command in ("serve", "grpc"):
         cfg = _with_redis(cfg)
-        from service.api.observability import serve_metrics
         from service.api.server import create_server
         running = create_server(cfg)
+        metrics = running.metrics
         log.info("gRPC service listening on port %d", running.port)
-        if cfg.metrics_port:
-            _, metrics_port = serve_metrics(running.metrics, cfg.metrics_port)
-            log.info("Prometheus metrics on port %d at /metrics", metrics_port)
         closers.append(lambda: running.stop(cfg.shutdown_grace_seconds))
         if args.command == "serve":
             cfg = replace(cfg, grpc_target=f"localhost:{running.port}")
     if args.command in ("serve", "rest"):
-        http = _start_rest(cfg)
+        http = _start_rest(cfg, metrics)
         log.info("REST facade listening on port %d (gRPC at %s)", cfg.http_port, cfg.grpc_target)
         closers.insert(0, http.close)
+    if cfg.metrics_port:
+        _, metrics_port = serve_metrics(metrics, cfg.metrics_port)
+        log.info("Prometheus metrics on port %d at /metrics", metrics_port)
     stop.wait()
     log.info("shutting down: draining for up to %.0fs", cfg.shutdown_grace_seconds)
     for close in closers:
@@ -76,15 +78,17 @@ def _with_redis(cfg: Config) -> Config:
     return replace(cfg, redis_url=url)
 
 
-def _start_rest(cfg: Config) -> Any:
+def _start_rest(cfg: Config, metrics: Any) -> Any:
     import grpc
 
     from rest.app import create_app, serve
     from service.api import tracing
+    from service.api.observability import instrument_rest
     tracer = tracing.current_tracer()
     channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target), tracer)
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel)
     tracing.instrument_flask(app, tracer)
+    instrument_rest(app, metrics)
     return serve(app, "0.0.0.0", cfg.http_port)
 
 

@@ -79,6 +79,11 @@ class Metrics:
         self.redis_seconds = Histogram("tabletop_redis_duration_seconds", "Redis round-trip latency by operation",
                                        ("op",), buckets=(.0002, .0005, .001, .0025, .005, .01, .025, .05, .1, .5, 1),
                                        registry=r)
+        # The REST facade's own series (``tabletop rest`` / ``serve``), by route template so cardinality stays low.
+        self.http_requests = Counter("tabletop_http_requests", "REST requests by route, method and status",
+                                     ("route", "method", "status"), registry=r)
+        self.http_seconds = Histogram("tabletop_http_request_duration_seconds", "REST request latency by route",
+                                      ("route",), registry=r)
 
 
 class HostObserver:
@@ -209,6 +214,24 @@ def describe(exc: BaseException | None) -> tuple[str, str | None]:
         status.details[0].Unpack(info)
         return next(c.name for c in grpc.StatusCode if c.value[0] == status.code), info.reason
     return "INTERNAL", "INTERNAL"
+
+
+def instrument_rest(app: Any, metrics: Metrics) -> None:
+    """Count and time every request of the Flask REST facade (route template, method, status)."""
+    from flask import g, request
+
+    @app.before_request
+    def _start() -> None:
+        g.tabletop_started = time.perf_counter()
+
+    @app.after_request
+    def _count(response: Any) -> Any:
+        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        metrics.http_requests.labels(route, request.method, str(response.status_code)).inc()
+        started = g.get("tabletop_started")
+        if started is not None:
+            metrics.http_seconds.labels(route).observe(time.perf_counter() - started)
+        return response
 
 
 def serve_metrics(metrics: Metrics, port: int, addr: str = "0.0.0.0") -> tuple[Any, int]:

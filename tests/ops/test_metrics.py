@@ -171,3 +171,27 @@ def _scrape_retrying(url: str) -> dict[tuple[str, frozenset[tuple[str, str]]], f
 
 
 
+
+
+def test_serve_exposes_rest_and_grpc_series_on_one_metrics_port(redis_url: str) -> None:
+    import requests
+
+    grpc_port, http_port, metrics_port = free_port(), free_port(), free_port()
+    env = {"TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": str(metrics_port), "PATH": "/usr/bin:/bin"}
+    proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
+                             "--http-port", str(http_port)], env=env, stderr=subprocess.DEVNULL)
+    try:
+        samples = _scrape_retrying(f"http://127.0.0.1:{metrics_port}/metrics")
+        assert value(samples, "tabletop_http_requests_total") == 0
+        reply = requests.post(f"http://127.0.0.1:{http_port}/v1/games", json={"ruleset": "ttr-europe", "seatCount": 2},
+                              timeout=10)
+        assert reply.status_code == 200, reply.text
+        assert requests.get(f"http://127.0.0.1:{http_port}/v1/games/ffff0000ffff0000", timeout=10).status_code == 404
+        samples = scrape(f"http://127.0.0.1:{metrics_port}/metrics")
+        assert value(samples, "tabletop_http_requests_total", route="/v1/games", method="POST", status="200") == 1
+        assert value(samples, "tabletop_http_requests_total", method="GET", status="404") == 1
+        assert value(samples, "tabletop_http_request_duration_seconds_count", route="/v1/games") == 1
+        assert value(samples, "tabletop_rpcs_total", method="CreateGame", code="OK") == 1
+    finally:
+        proc.terminate()
+        assert proc.wait(30) == 0
