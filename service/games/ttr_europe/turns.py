@@ -12,6 +12,7 @@ from typing import Any
 
 from service.engine.errors import EngineReason, RuleError
 from service.games.ttr_europe.board import RULES
+from service.games.ttr_europe.cards import EMPTY, refill_face_up
 from service.games.ttr_europe.reasons import TtrReason
 from service.games.ttr_europe.scoring import final_result
 
@@ -72,6 +73,9 @@ def end_turn(state: State, events: list[Event], passed: bool = False) -> None:
     """Close the current turn: last-round bookkeeping, then the next seat or final scoring."""
     seat, count = state["turn"], state["n"]
     state["drawn"] = 0
+    # Slots left empty while deck and discards were exhausted fill again once cards are back.
+    if EMPTY in state["face_up"] and (state["deck"] or state["discard"]):
+        refill_face_up(state, events)
     # Interpretation (no rule covers it): when every player in a row could only pass, nothing
     # can ever change again, so the game ends and is scored instead of stalling forever.
     state["passes"] = state["passes"] + 1 if passed else 0

@@ -183,3 +183,20 @@ def test_malformed_slot(game3: dict) -> None:  # type: ignore[type-arg]
             ttr.apply(game3, 0, {"kind": "draw_card", "slot": bad})
         assert err.value.reason == "INVALID_SLOT"
         assert err.value.field == "action.ttr_europe.draw_train_card.face_up_slot"
+
+
+def test_empty_slots_refill_when_cards_come_back(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, ["red", "blue", None, None, None])
+    set_hand(game3, 0, {"orange": 3})
+    for pile in ("deck", "discard"):
+        for card in game3[pile]:
+            game3["hands"][2][card] += 1
+        game3[pile].clear()
+    from ttr_helpers import route_id
+
+    events = ttr.apply(game3, 0, {"kind": "claim_route", "route": route_id("Munchen", "Wien"),
+                                  "color": "orange", "cards": 3, "locos": 0})
+    # The three paid cards were reshuffled into a deck and turned up in the empty slots.
+    assert [e["type"] for e in events] == ["route_claimed", "reshuffled", "face_up", "turn_started"]
+    assert sorted(game3["face_up"]) == [2, 4, 4, 4, 6]
+    check_invariants(game3)
