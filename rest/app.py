@@ -24,16 +24,12 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
 from rest.errors import HTTP_STATUS, ApiError, from_rpc_error, local_error
+from rest.handlers import FastPath, Reply, UnaryHandler, error_reply, internal_error, log, metadata
 from rest.openapi import build_openapi
-from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route, field_path_value
+from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
 from rest.sse import EventStream
-from rest.transcode import apply_headers, decode_request, encode_response, parse_etag
+from rest.transcode import decode_request, parse_etag
 
-FORWARDED_HEADERS = (
-    ("Authorization", "authorization"),
-    ("X-Api-Key", "x-api-key"),
-    ("X-Request-Id", "x-request-id"),
-)
 JSON = "application/json"
 OPENAPI_JSON = json.dumps(build_openapi(ROUTES), separators=(",", ":")).encode()
 
@@ -47,14 +43,19 @@ def create_app(
     watch_open_seconds: float = 1.0,
     health_service: str = "",
     channel: grpc.Channel | None = None,
+    fast_path: bool = True,
 ) -> Flask:
-    """The REST app for the gRPC service at ``grpc_target`` (one channel, reused)."""
+    """The REST app for the gRPC service at ``grpc_target`` (one channel, reused).
+
+    ``fast_path`` serves the unary contract routes through ``rest.handlers.FastPath``
+    ahead of Flask's routing; off, the same handlers run as ordinary Flask views.
+    """
     app = Flask("tabletop.rest", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
-    app.json.sort_keys = False  # type: ignore[attr-defined]
     channel = channel or grpc.insecure_channel(grpc_target)
     app.extensions["tabletop.channel"] = channel
     app.url_map.converters["segment"] = _SegmentConverter
+    handlers = []
     for route in ROUTES:
         call = channel.unary_stream if route.streaming else channel.unary_unary
         rpc = call(
@@ -66,13 +67,17 @@ def create_app(
         if route.streaming:
             view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds)
         else:
-            view = _unary_view(route, rpc, deadline_seconds)
+            handlers.append(UnaryHandler(route, rpc, deadline_seconds, max_body_bytes))
+            view = _unary_view(handlers[-1])
         app.add_url_rule(route.rule, endpoint=route.name, view_func=view, methods=[route.verb])
     _add_operational_routes(app, health_pb2_grpc.HealthStub(channel), health_service)
     app.register_error_handler(ApiError, _api_error_response)
     app.register_error_handler(grpc.RpcError, lambda e: _api_error_response(from_rpc_error(e)))
     app.register_error_handler(HTTPException, _http_error_response)
+    app.register_error_handler(Exception, _unexpected_error_response)
     app.after_request(_echo_request_id)
+    if fast_path:
+        app.wsgi_app = FastPath(app.wsgi_app, handlers)  # type: ignore[method-assign]
     return app
 
 
@@ -127,38 +132,12 @@ class _SegmentConverter(BaseConverter):
     regex = SEGMENT_PATTERN
 
 
-def _metadata() -> list[tuple[str, str]]:
-    metadata = []
-    headers = request.headers
-    for header, key in FORWARDED_HEADERS:
-        value = headers.get(header)
-        if value is not None:
-            if not value.isascii() or not value.isprintable():
-                raise local_error(
-                    400, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_HEADER", f"{header} must be ASCII"
-                )
-            metadata.append((key, value))
-    return metadata
-
-
-def _unary_view(route: Route, rpc: Any, deadline: float) -> Callable[..., Response]:
+def _unary_view(handler: UnaryHandler) -> Callable[..., Response]:
     def view(**path_params: str) -> Response:
-        headers = request.headers
-        message = decode_request(route, path_params, request.args, request.get_data(), request.content_type)
-        idempotency_key, if_match = headers.get("Idempotency-Key"), headers.get("If-Match")
-        if idempotency_key is not None or if_match is not None:
-            apply_headers(route, message, idempotency_key, if_match)
-        reply = rpc(message, timeout=deadline, metadata=_metadata())
-        response_headers = {}
-        if route.etag_path is not None:
-            etag = f'"{field_path_value(reply, route.etag_path)}"'
-            response_headers["ETag"] = etag
-            response_headers["Vary"] = "Authorization"
-            if route.verb == "GET" and _matches(headers.get("If-None-Match"), etag):
-                return Response(status=304, headers=response_headers)
-        return Response(encode_response(reply), 200, response_headers, content_type=JSON)
+        reply = handler(request.environ, path_params)
+        return _response(reply)
 
-    view.__name__ = route.name
+    view.__name__ = handler.route.name
     return view
 
 
@@ -168,15 +147,12 @@ def _watch_view(route: Route, rpc: Any, heartbeat: float, open_wait: float) -> C
         last_event_id = request.headers.get("Last-Event-ID")
         if last_event_id:
             message.from_version = parse_etag(last_event_id)  # type: ignore[attr-defined]
-        stream = EventStream(rpc(message, metadata=_metadata()), "version", heartbeat)
+        stream = EventStream(rpc(message, metadata=metadata(request.environ)), "version", heartbeat)
         first = stream.first(open_wait)
         opening = (
             f"watching {getattr(message, 'name', '')} after version {getattr(message, 'from_version', 0)}"
         )
-        headers = {
-            "Cache-Control": "no-cache",
-            "X-Accel-Buffering": "no",
-        }
+        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         return Response(stream.body(first, opening), 200, headers, content_type="text/event-stream")
 
     view.__name__ = route.name
@@ -193,11 +169,9 @@ def _add_operational_routes(app: Flask, health: Any, service: str) -> None:
         try:
             reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=1.0)
         except grpc.RpcError as error:
-            raise (
-                from_rpc_error(error)
-                if error.code() != grpc.StatusCode.DEADLINE_EXCEEDED
-                else _not_ready("the gRPC health check timed out")
-            ) from None
+            if error.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise _not_ready("the gRPC health check timed out") from None
+            raise from_rpc_error(error) from None
         status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
         if reply.status != health_pb2.HealthCheckResponse.SERVING:
             raise _not_ready(f"the gRPC service is {status}")
@@ -219,22 +193,19 @@ def _echo_request_id(response: Response) -> Response:
     return response
 
 
-def _matches(if_none_match: str | None, etag: str) -> bool:
-    if not if_none_match:
-        return False
-    candidates = [c.strip().removeprefix("W/") for c in if_none_match.split(",")]
-    return "*" in candidates or etag in candidates
+def _response(reply: Reply) -> Response:
+    return Response(reply.body, reply.status, reply.headers, content_type=reply.content_type)
 
 
 def _api_error_response(error: ApiError) -> Response:
-    headers = {
-        **error.headers,
-    }
-    if error.http_status == 401:
-        headers["WWW-Authenticate"] = "Bearer"
-    if error.http_status == 503 and error.code == grpc.StatusCode.UNAVAILABLE:
-        headers.setdefault("Retry-After", "1")
-    return Response(error.body(), error.http_status, headers, content_type=JSON)
+    return _response(error_reply(error))
+
+
+def _unexpected_error_response(error: Exception) -> Response:
+    if isinstance(error, HTTPException):
+        return _http_error_response(error)
+    log.exception("REST request failed", exc_info=error)
+    return _api_error_response(internal_error())
 
 
 def _http_error_response(error: HTTPException) -> Response:

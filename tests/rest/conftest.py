@@ -13,9 +13,11 @@ from tests.rest.rest_api import Api
 HEARTBEAT_SECONDS = 0.5
 
 
-@pytest.fixture(scope="session")
-def rest_server(grpc_server: Any) -> Iterator[RestServer]:
-    app = create_app(grpc_server.target, heartbeat_seconds=HEARTBEAT_SECONDS)
+@pytest.fixture(scope="session", params=["fast-path", "flask-views"])
+def rest_server(grpc_server: Any, request: pytest.FixtureRequest) -> Iterator[RestServer]:
+    """The app served by waitress, both ways its unary routes can be dispatched."""
+    fast_path = request.param == "fast-path"
+    app = create_app(grpc_server.target, heartbeat_seconds=HEARTBEAT_SECONDS, fast_path=fast_path)
     server = serve(app, "127.0.0.1", 0)
     yield server
     server.close()
