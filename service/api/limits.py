@@ -12,12 +12,16 @@ through the one mapping table in ``errors.py``:
   behind a balancer a client gets up to N times the configured rate. Behind the REST
   facade the peer address is the facade's, so the per-address limit then applies per
   facade replica; put the per-client address limit in the ingress.
-- at most ``TABLETOP_MAX_WATCH_STREAMS`` WatchGame streams are open per process.
+- at most ``TABLETOP_MAX_WATCH_STREAMS`` WatchGame streams are open per process, and never
+  more than the worker threads can hold while keeping a quarter (at least 4) for unary
+  calls: the synchronous gRPC server runs each open stream on a worker thread, so
+  without that bound 64 idle watchers would stall every other call of the replica.
 """
 
 from __future__ import annotations
 
 import hmac
+import logging
 import threading
 import time
 from collections import OrderedDict
@@ -38,6 +42,7 @@ from service.api.errors import (
 from service.config import Config
 
 SERVICE_PREFIX = "/tabletop.v1.GameService/"
+log = logging.getLogger("tabletop.limits")
 MAX_BUCKETS = 100_000  # least recently used buckets beyond this are forgotten (a full bucket is the default)
 
 
@@ -86,6 +91,17 @@ class StreamSlots:
             self.open -= 1
 
 
+def watch_cap(config: Config) -> int:
+    """Open watch streams one process allows: the configured cap, bounded by the worker threads."""
+    reserve = max(4, config.grpc_workers // 4)
+    cap = min(config.max_watch_streams, max(1, config.grpc_workers - reserve))
+    if cap < config.max_watch_streams:
+        log.warning("TABLETOP_MAX_WATCH_STREAMS=%d needs more than TABLETOP_GRPC_WORKERS=%d threads; "
+                    "capping open watch streams at %d (raise TABLETOP_GRPC_WORKERS for more)",
+                    config.max_watch_streams, config.grpc_workers, cap)
+    return cap
+
+
 class LimitsInterceptor(grpc.ServerInterceptor):
     """Admission for GameService calls: draining, API keys, rate limits, the stream cap."""
 
@@ -96,7 +112,7 @@ class LimitsInterceptor(grpc.ServerInterceptor):
         self.per_token = RateLimiter(config.rate_limit_per_token, clock) if config.rate_limit_per_token > 0 else None
         self.per_address = (RateLimiter(config.rate_limit_per_address, clock)
                             if config.rate_limit_per_address > 0 else None)
-        self.streams = StreamSlots(config.max_watch_streams)
+        self.streams = StreamSlots(watch_cap(config))
         self.on_limited = on_limited or (lambda scope: None)
 
     def intercept_service(self, continuation: Callable[[Any], Any], details: Any) -> Any:

@@ -15,6 +15,8 @@ from tabletop.v1 import game_service_pb2_grpc
 
 from rest.app import create_app, serve
 from service.api.limits import RateLimiter
+from service.api.server import create_server
+from service.config import Config
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, create_game, error_info
 
@@ -164,3 +166,24 @@ def test_oversized_request_is_resource_exhausted(limited) -> None:  # type: igno
         stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, display_names=["x" * 2000]))
     assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert error_info(err.value).reason == "REQUEST_TOO_LARGE"
+
+
+def test_watch_streams_never_take_the_threads_unary_calls_need(redis_url: str) -> None:
+    running = create_server(Config(redis_url=redis_url, grpc_workers=8, max_watch_streams=1000), "127.0.0.1", 0)
+    with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        game, tokens = create_game(stub, seats=2)
+        request = svc.WatchGameRequest(name=game.name)
+        calls = []
+        for _ in range(4):  # 8 workers keep 4 for unary calls
+            calls.append(stub.WatchGame(request, metadata=bearer(tokens[0])))
+            next(calls[-1])
+        with pytest.raises(grpc.RpcError) as err:
+            next(stub.WatchGame(request, metadata=bearer(tokens[0])))
+        assert error_info(err.value).reason == "TOO_MANY_WATCH_STREAMS"
+        assert error_info(err.value).metadata["limit"] == "4"
+        for _ in range(10):  # unary calls are still served while every stream slot is taken
+            assert stub.GetGame(svc.GetGameRequest(name=game.name), timeout=2).game.version == 1
+        for call in calls:
+            call.cancel()
+    running.stop(0)
