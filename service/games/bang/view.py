@@ -51,10 +51,13 @@ def view(state: State, seat: int | None) -> bang_pb2.BangView:
     if state["discard"]:
         out.discard_top.CopyFrom(card_pb(state["discard"][-1]))
     for i, p in enumerate(state["p"]):
-        out.players.append(bang_pb2.BangPlayer(
-            seat=i, character=p["char"], role=role_pb(p["role"]) if role_visible(state, i, seat) else bang_pb2.BANG_ROLE_UNSPECIFIED,
-            life=p["life"], max_life=p["max"], hand_count=len(p["hand"]),
-            in_play=[card_pb(c) for c in p["table"]], alive=p["alive"]))
+        player = bang_pb2.BangPlayer(seat=i, character=p["char"], life=p["life"], max_life=p["max"],
+                                     hand_count=len(p["hand"]), in_play=[card_pb(c) for c in p["table"]],
+                                     alive=p["alive"])
+        if role_visible(state, i, seat):
+            player.role = role_pb(p["role"])
+            player.role_goal = ROLES[p["role"]].goal
+        out.players.append(player)
     for req in state["pending"]:
         if req["seat"] is not None:
             out.pending.append(_request_pb(req, seat))

@@ -114,3 +114,13 @@ def test_roles_sheriff_public_others_secret_all_public_at_the_end() -> None:
     assert [p.role for p in bang.view(st, None).players] == [1, 0, 0, 0]
     st["phase"] = "over"
     assert [p.role for p in bang.view(st, None).players] == [1, 4, 3, 3]
+
+
+@pytest.mark.rule("BANG-006", "BANG-007", "BANG-008", "BANG-011")
+def test_view_shows_characters_life_and_the_goal_of_visible_roles() -> None:
+    st = table(5, roles=["sheriff", "renegade", "outlaw", "deputy", "outlaw"])
+    v = bang.view(st, 2)
+    assert [p.character for p in v.players] == ["black_jack"] * 5
+    assert (v.players[0].life, v.players[0].max_life) == (5, 5)
+    assert v.players[2].role_goal.startswith("Kill the Sheriff") and "Eliminate all Outlaws" in v.players[0].role_goal
+    assert v.players[3].role_goal == "" and v.players[1].role_goal == ""

@@ -753,6 +753,7 @@ class BangPlayer(_message.Message):
     HAND_COUNT_FIELD_NUMBER: _builtins.int
     IN_PLAY_FIELD_NUMBER: _builtins.int
     ALIVE_FIELD_NUMBER: _builtins.int
+    ROLE_GOAL_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index."""
     character: _builtins.str
@@ -767,6 +768,8 @@ class BangPlayer(_message.Message):
     """Cards in hand."""
     alive: _builtins.bool
     """False once eliminated."""
+    role_goal: _builtins.str
+    """The goal printed on the role card, when the viewer may see the role."""
     @_builtins.property
     def in_play(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCard]:
         """Cards in play in front of him."""
@@ -782,10 +785,11 @@ class BangPlayer(_message.Message):
         hand_count: _builtins.int = ...,
         in_play: _abc.Iterable[Global___BangCard] | None = ...,
         alive: _builtins.bool = ...,
+        role_goal: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "character", b"character", "hand_count", b"hand_count", "in_play", b"in_play", "life", b"life", "max_life", b"max_life", "role", b"role", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "character", b"character", "hand_count", b"hand_count", "in_play", b"in_play", "life", b"life", "max_life", b"max_life", "role", b"role", "role_goal", b"role_goal", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
