@@ -312,3 +312,24 @@ def test_info() -> None:
     assert (info.id, info.min_seats, info.max_seats, info.proto_field) == ("bang", 4, 7, "bang")
     assert {o.name for o in info.options} == {"expansions", "sheriffExtraCard"}
     assert bang.decode_options(bang.encode_options({"sheriff_extra_card": True}))["sheriff_extra_card"]
+
+
+@pytest.mark.rule("BANG-001")
+def test_base_game_takes_four_to_seven_players() -> None:
+    for n in (3, 8):
+        with pytest.raises(MalformedAction) as err:
+            bang.setup({}, n, 1)
+        assert err.value.reason == EngineReason.INVALID_SEAT_COUNT
+    for n in range(4, 8):
+        assert len(bang.setup({}, n, 1)["p"]) == n
+
+
+@pytest.mark.rule("BANG-049")
+def test_a_draw_check_card_ends_on_top_of_the_discard_pile() -> None:
+    from bang_helpers import stack_deck
+    st = table(4)
+    equip(st, 1, ["dynamite"])
+    flipped = stack_deck(st, ["any:10s"])[0]
+    events = act(st, 0, {"type": "end_turn"})
+    check = next(e for e in events if e["kind"] == "check")
+    assert check["cards"] == [flipped] and st["discard"][-1] == flipped and st["p"][1]["life"] == 4
