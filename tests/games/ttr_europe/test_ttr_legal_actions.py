@@ -60,7 +60,7 @@ def _valid_spelling(action: dict[str, Any]) -> bool:
     """Payments spell the colour exactly when coloured cards are given (else MalformedAction)."""
     if "cards" not in action:
         return True
-    return (action["cards"] == 0) == (action["color"] is None)
+    return bool((action["cards"] == 0) == (action["color"] is None))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

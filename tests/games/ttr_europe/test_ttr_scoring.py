@@ -28,7 +28,8 @@ def ticket(a: str, b: str) -> int:
 
 
 def scored(state: State, seat: int) -> dict[str, Any]:
-    return final_result(state)["scores"][seat]
+    entry: dict[str, Any] = final_result(state)["scores"][seat]
+    return entry
 
 
 @pytest.mark.rule("TTR-057")

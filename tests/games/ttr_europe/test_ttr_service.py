@@ -11,6 +11,7 @@ import pytest
 import requests
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
+from tabletop.v1 import ttr_europe_pb2 as pb
 
 from rest.app import create_app, serve
 from tests.helpers import bearer, create_game, error_info
@@ -61,19 +62,19 @@ def test_full_random_game_over_grpc(stub: Any, seats: int, seed: int) -> None:
 def test_rule_errors_over_grpc(stub: Any) -> None:
     game, tokens = create_game(stub, seats=2, seed=9)
     keep = svc.SubmitActionRequest(name=game.name, action=game_pb2.Action(
-        ttr_europe={"keep_tickets": {"ticket_ids": [999]}}))
+        ttr_europe=pb.TtrEuropeAction(keep_tickets=pb.TtrKeepTickets(ticket_ids=[999]))))
     with pytest.raises(grpc.RpcError) as err:
         stub.SubmitAction(keep, metadata=bearer(tokens[0]))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert error_info(err.value).reason == "UNKNOWN_TICKET"
     draw = svc.SubmitActionRequest(name=game.name, action=game_pb2.Action(
-        ttr_europe={"draw_train_card": {}}))
+        ttr_europe=pb.TtrEuropeAction(draw_train_card=pb.TtrDrawTrainCard())))
     with pytest.raises(grpc.RpcError) as err:
         stub.SubmitAction(draw, metadata=bearer(tokens[1]))
     assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
     assert error_info(err.value).reason == "MUST_CHOOSE_TICKETS"
     route = svc.SubmitActionRequest(name=game.name, action=game_pb2.Action(
-        ttr_europe={"claim_route": {"route_id": 500}}))
+        ttr_europe=pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=500))))
     with pytest.raises(grpc.RpcError) as err:
         stub.SubmitAction(route, metadata=bearer(tokens[1]))
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT

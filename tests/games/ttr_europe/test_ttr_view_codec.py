@@ -17,7 +17,7 @@ State = dict[str, Any]
 
 def _swap_secrets(state: State, seat: int) -> State:
     """The same public position with ``seat``'s hand colours, tickets and the deck order changed."""
-    other = json.loads(json.dumps(state))
+    other: State = json.loads(json.dumps(state))
     hand = other["hands"][seat]
     other["hands"][seat] = hand[1:8] + hand[:1] + hand[8:]  # same count, other colours
     other["deck"].reverse()
@@ -59,22 +59,28 @@ def test_view_public_parts(game3: State) -> None:
 
 
 @pytest.mark.rule("TTR-012")
+def _seen(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    projected = ttr.project(event, seat)
+    assert projected is not None
+    return projected
+
+
 def test_projection_hides_blind_cards_and_tickets(game3: State) -> None:
     set_face_up(game3, ["blue", "white", "green", "black", "yellow"])
     stack_deck(game3, ["red"])
     events = ttr.apply(game3, 0, {"kind": "draw_card", "slot": None})
     drawn = events[0]
     assert ttr.project(drawn, 0) == drawn and drawn["card"] == "red"
-    assert ttr.project(drawn, 1)["card"] is None and ttr.project(drawn, None)["card"] is None
+    assert _seen(drawn, 1)["card"] is None and _seen(drawn, None)["card"] is None
     assert drawn["card"] == "red", "projection must not mutate the event"
     events = ttr.apply(game3, 0, {"kind": "draw_card", "slot": 1})
     assert ttr.project(events[0], 2) == events[0]  # a face-up card was public already
     events = ttr.apply(game3, 1, {"kind": "draw_tickets"})
-    assert ttr.project(events[0], 1)["tickets"] == game3["offered"][1]
-    assert ttr.project(events[0], 0)["tickets"] == [] and ttr.project(events[0], 0)["count"] == 3
+    assert _seen(events[0], 1)["tickets"] == game3["offered"][1]
+    assert _seen(events[0], 0)["tickets"] == [] and _seen(events[0], 0)["count"] == 3
     events = ttr.apply(game3, 1, {"kind": "keep_tickets", "tickets": game3["offered"][1][:2]})
-    assert ttr.project(events[0], None)["tickets"] == [] and ttr.project(events[0], None)["kept"] == 2
-    encoded = ttr.encode_event(ttr.project(events[0], 0))
+    assert _seen(events[0], None)["tickets"] == [] and _seen(events[0], None)["kept"] == 2
+    encoded = ttr.encode_event(_seen(events[0], 0))
     assert encoded.tickets_kept.kept_count == 2 and not encoded.tickets_kept.tickets
 
 
