@@ -112,7 +112,7 @@ def test_el_gringo_gets_nothing_when_the_hit_kills_him() -> None:
     assert not st["p"][1]["alive"] and st["p"][0]["hand"] == [beer]
 
 
-@pytest.mark.rule("BANG-092")
+@pytest.mark.rule("BANG-092", "BANG-012")
 def test_jesse_jones_first_card_from_a_hand() -> None:
     st = table(4, chars=chars(4, s1="jesse_jones"))
     victim = give(st, 3, ["beer"])[0]
@@ -126,6 +126,13 @@ def test_jesse_jones_first_card_from_a_hand() -> None:
     assert st["p"][1]["hand"] == [victim] + top and st["phase"] == "play"
     take = next(e for e in events if e["kind"] == "take")
     assert bang.project(take, 2)["cards"] == [] and bang.project(take, 3)["cards"] == [victim]
+    # Abilities are never compulsory (BANG-012): he may draw both cards from the deck.
+    st = table(4, chars=chars(4, s1="jesse_jones"))
+    give(st, 3, ["beer"])
+    top = stack_deck(st, ["bang", "duel"])
+    act(st, 0, {"type": "end_turn"})
+    act(st, 1, {"type": "draw", "source": "deck"})
+    assert st["p"][1]["hand"] == top and len(st["p"][3]["hand"]) == 1
 
 
 @pytest.mark.rule("BANG-093")

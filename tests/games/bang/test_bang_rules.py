@@ -241,6 +241,7 @@ def test_when_one_answer_is_possible_it_is_applied_without_waiting() -> None:
 
 # Data rows and registries
 
+@pytest.mark.rule("BANG-002", "BANG-003", "BANG-083")
 def test_data_totals_and_rows() -> None:
     assert len(CARDS) == 80 and len(CHARACTERS) == 16 and set(ROLES) == {"sheriff", "deputy", "outlaw", "renegade"}
     assert {n: len(p) for n, p in ROLE_POOLS.items()} == {4: 4, 5: 5, 6: 6, 7: 7}
