@@ -273,15 +273,6 @@ def test_termination_grace_covers_prestop_and_drain(production_chart: Rendered, 
     assert pod["terminationGracePeriodSeconds"] == 46 + 10 and "lifecycle" not in pod["containers"][0]
 
 
-@pytest.mark.parametrize(("workers", "streams"), [(64, 64), (64, 1000), (None, None), (8, None)])
-def test_watch_streams_must_leave_worker_threads_free(workers: int | None, streams: int | None,
-                                                      render: Callable[..., Rendered]) -> None:
-    with pytest.raises(helm_python.HelmError, match="must be below config.grpcWorkers"):
-        render({"config": {"grpcWorkers": workers, "maxWatchStreams": streams}})
-    ok = render({"config": {"grpcWorkers": 300, "maxWatchStreams": 299}})
-    assert _config(ok)["TABLETOP_MAX_WATCH_STREAMS"] == "299"
-
-
 def test_too_short_termination_grace_is_refused(render: Callable[..., Rendered]) -> None:
     with pytest.raises(helm_python.HelmError, match="must exceed"):
         render({"shutdown": {"terminationGracePeriodSeconds": 25}})
