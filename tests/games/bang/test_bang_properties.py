@@ -158,7 +158,10 @@ def _check_view(state: dict[str, Any], viewer: int | None) -> None:
 
 
 def _check_event(event: dict[str, Any] | None, viewer: int | None) -> None:
-    if event is None or not event.get("cards"):
+    if event is None:
+        return
+    assert bang.encode_event(event).kind != 0, f"event kind {event['kind']} has no BangEventKind"
+    if not event.get("cards"):
         return
     kind, reason = event["kind"], event.get("reason")
     if kind == "draw" and reason not in ("black_jack_shown", "discard_pile"):
