@@ -61,10 +61,11 @@ def scenario_values(name: str, production_values: dict[str, Any]) -> dict[str, A
 SCENARIOS = ("default", "production", "everything-on", "production-metrics-off")
 
 
+@pytest.mark.parametrize("kube_version", KUBE_VERSIONS)
 @pytest.mark.parametrize("scenario", ("default", "production"))
-def test_helm_lint_is_clean(scenario: str, production_values: dict[str, Any]) -> None:
+def test_helm_lint_is_clean(scenario: str, kube_version: str, production_values: dict[str, Any]) -> None:
     report = helm_python.lint(CHART, scenario_values(scenario, production_values), strict=True,
-                              namespace=NAMESPACE, kube_version="v1.29.0")
+                              namespace=NAMESPACE, kube_version=f"v{kube_version}")
     problems = [m for m in report["messages"] if m["severity"] >= 2]
     assert report["errors"] == [] and problems == [], report
 
