@@ -130,3 +130,10 @@ def test_a_real_action_resets_the_pass_count() -> None:
     assert not ttr.is_over(state)
     ttr.apply(state, 2, {"kind": "pass"})
     assert ttr.is_over(state)
+
+
+def test_action_kinds_register_once() -> None:
+    from service.games.ttr_europe import actions
+
+    with pytest.raises(ValueError, match="registered twice"):
+        actions.register("draw_card", actions.KINDS["draw_card"])

@@ -115,8 +115,9 @@ def test_ticket_pile_runs_out(game3: State) -> None:
     check_invariants(game3)
 
 
-@pytest.mark.rule("TTR-007")
+@pytest.mark.rule("TTR-007", "TTR-010")
 def test_unused_long_tickets_never_drawn(game3: State) -> None:
+    """Long tickets nobody was dealt, and starting tickets returned, never come back."""
     boxed = set(game3["box"])
     seen: set[int] = set()
     while game3["ticket_pile"]:
