@@ -82,13 +82,14 @@ def _start_rest(cfg: Config, metrics: Any) -> Any:
     import grpc
 
     from rest.app import create_app, serve
+    from rest.routes import ROUTES
     from service.api import tracing
     from service.api.observability import instrument_rest
     tracer = tracing.current_tracer()
     channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target), tracer)
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel)
-    tracing.instrument_flask(app, tracer)
-    instrument_rest(app, metrics)
+    tracing.instrument_wsgi(app, tracer)
+    instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
     return serve(app, "0.0.0.0", cfg.http_port)
 
 

@@ -18,7 +18,7 @@ import re
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -216,22 +216,35 @@ def describe(exc: BaseException | None) -> tuple[str, str | None]:
     return "INTERNAL", "INTERNAL"
 
 
-def instrument_rest(app: Any, metrics: Metrics) -> None:
-    """Count and time every request of the Flask REST facade (route template, method, status)."""
-    from flask import g, request
+def instrument_rest(app: Any, metrics: Metrics, routes: Iterable[str] = ()) -> None:
+    """Count and time every request of the REST facade by route template, method and status.
 
-    @app.before_request
-    def _start() -> None:
-        g.tabletop_started = time.perf_counter()
+    It wraps ``app.wsgi_app`` (outermost), so requests answered ahead of Flask's
+    routing are counted too. ``routes`` are the facade's path templates
+    (``/v1/games/{game}:act``); any other path is counted as ``other`` so scanners
+    cannot grow the label set.
+    """
+    inner = app.wsgi_app
+    known = frozenset(routes) | {"/healthz", "/readyz", "/openapi.json"}
 
-    @app.after_request
-    def _count(response: Any) -> Any:
-        route = request.url_rule.rule if request.url_rule is not None else "unmatched"
-        metrics.http_requests.labels(route, request.method, str(response.status_code)).inc()
-        started = g.get("tabletop_started")
-        if started is not None:
+    def counted(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        started = time.perf_counter()
+        status = ["500"]
+
+        def recording_start_response(line: str, headers: Any, *exc_info: Any) -> Any:
+            status[0] = line.split(" ", 1)[0]
+            return start_response(line, headers, *exc_info)
+
+        try:
+            return inner(environ, recording_start_response)
+        finally:
+            path = environ.get("PATH_INFO", "")
+            route = tracing.route_template(path)
+            route = route if route in known else "other"
+            metrics.http_requests.labels(route, environ.get("REQUEST_METHOD", ""), status[0]).inc()
             metrics.http_seconds.labels(route).observe(time.perf_counter() - started)
-        return response
+
+    app.wsgi_app = counted
 
 
 def serve_metrics(metrics: Metrics, port: int, addr: str = "0.0.0.0") -> tuple[Any, int]:

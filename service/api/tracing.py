@@ -1,7 +1,7 @@
 """OpenTelemetry tracing: off by default, on through the standard ``OTEL_*`` variables.
 
 One trace runs from the REST request through gRPC to Redis: the REST facade starts a
-server span per request (``instrument_flask``) and its channel puts a W3C
+server span per request (``instrument_wsgi``) and its channel puts a W3C
 ``traceparent`` into the gRPC metadata (``traced_channel``); the gRPC service
 continues that trace (``server_span``) and every Redis round trip is a child span
 (``redis_span``). Game id and request id are span attributes. Everything here is a
@@ -14,12 +14,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, NamedTuple
 
 import grpc
 
 log = logging.getLogger("tabletop.tracing")
+GAME_IN_PATH = re.compile(r"/games/([^/:]+)")
 _TRACER: Any = None  # set once by setup_from_env
 
 
@@ -138,43 +140,50 @@ def traced_channel(channel: grpc.Channel, tracer: Any) -> grpc.Channel:
     return channel if tracer is None else grpc.intercept_channel(channel, _TraceParentInterceptor())
 
 
-def instrument_flask(app: Any, tracer: Any) -> None:
-    """A SERVER span per REST request, continuing an incoming ``traceparent`` (no-op when off)."""
+def instrument_wsgi(app: Any, tracer: Any) -> None:
+    """A SERVER span per REST request, continuing an incoming ``traceparent`` (no-op when off).
+
+    It wraps ``app.wsgi_app`` (outermost), so requests the REST facade answers ahead of
+    Flask's routing are traced like the rest. The gRPC call a request makes runs inside
+    the span, so the channel of ``traced_channel`` forwards it as the parent.
+    """
     if tracer is None:
         return
-    from flask import g, request
     from opentelemetry import context as otel_context
     from opentelemetry import trace
     from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    @app.before_request
-    def _start() -> None:
-        parent = TraceContextTextMapPropagator().extract(dict(request.headers))
-        attributes = {"http.request.method": request.method, "url.path": request.path}
-        if request.headers.get("X-Request-Id"):
-            attributes["tabletop.request_id"] = request.headers["X-Request-Id"]
-        span = tracer.start_span(f"{request.method} {request.url_rule or request.path}", context=parent,
+    inner = app.wsgi_app
+    propagator = TraceContextTextMapPropagator()
+
+    def traced(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        method, path = environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", "")
+        carrier = {"traceparent": environ.get("HTTP_TRACEPARENT", ""), "tracestate": environ.get("HTTP_TRACESTATE", "")}
+        attributes: dict[str, Any] = {"http.request.method": method, "url.path": path}
+        if environ.get("HTTP_X_REQUEST_ID"):
+            attributes["tabletop.request_id"] = environ["HTTP_X_REQUEST_ID"]
+        if (game := GAME_IN_PATH.search(path)) is not None:
+            attributes["tabletop.game_id"] = game.group(1)
+        span = tracer.start_span(f"{method} {route_template(path)}", context=propagator.extract(carrier),
                                  kind=trace.SpanKind.SERVER, attributes=attributes)
-        g.otel_span = span
-        g.otel_token = otel_context.attach(trace.set_span_in_context(span))
 
-    @app.after_request
-    def _status(response: Any) -> Any:
-        span = g.get("otel_span")
-        if span is not None:
-            span.set_attribute("http.response.status_code", response.status_code)
-            for key, value in (request.view_args or {}).items():
-                if "game" in key or key == "name":
-                    span.set_attribute("tabletop.game_id", str(value).removeprefix("games/"))
-        return response
+        def recording_start_response(status: str, headers: Any, *exc_info: Any) -> Any:
+            span.set_attribute("http.response.status_code", int(status.split(" ", 1)[0]))
+            return start_response(status, headers, *exc_info)
 
-    @app.teardown_request
-    def _end(_exc: BaseException | None) -> None:
-        span, token = g.pop("otel_span", None), g.pop("otel_token", None)
-        if token is not None:
+        token = otel_context.attach(trace.set_span_in_context(span))
+        try:
+            return inner(environ, recording_start_response)
+        finally:
             otel_context.detach(token)
-        if span is not None:
             span.end()
+
+    app.wsgi_app = traced
+
+
+def route_template(path: str) -> str:
+    """A REST path with its game id replaced by ``{game}`` (a low-cardinality name)."""
+    return GAME_IN_PATH.sub("/games/{game}", path)
 
 
 # Helpers

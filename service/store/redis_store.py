@@ -105,12 +105,29 @@ class GameStore:
         return _version(raw[0][0]) if raw else 0
 
     def ping(self) -> bool:
-        """True when Redis answers."""
+        """True when Redis answers (on a cluster: when a reachable master reports ``cluster_state:ok``)."""
         with self.probe("ping", None):
+            if isinstance(self.client, RedisCluster):
+                return _cluster_ok(self.client)
             return bool(self.client.ping())
 
 
 # Helpers
+
+def _cluster_ok(client: RedisCluster) -> bool:
+    """The first reachable master's view of the cluster state.
+
+    PING alone answers from any live node, even after the cluster has gone to
+    ``fail`` (a master down without a replica) and refuses every command.
+    """
+    for node in client.get_primaries():
+        try:
+            info = client.cluster_info(target_nodes=node)
+        except redis.RedisError:
+            continue
+        return bool(info.get("cluster_state") == "ok")
+    return False
+
 
 def _no_probe(op: str, game_id: str | None) -> AbstractContextManager[Any]:
     return nullcontext()

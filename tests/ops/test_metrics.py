@@ -189,7 +189,11 @@ def test_serve_exposes_rest_and_grpc_series_on_one_metrics_port(redis_url: str) 
         assert requests.get(f"http://127.0.0.1:{http_port}/v1/games/ffff0000ffff0000", timeout=10).status_code == 404
         samples = scrape(f"http://127.0.0.1:{metrics_port}/metrics")
         assert value(samples, "tabletop_http_requests_total", route="/v1/games", method="POST", status="200") == 1
-        assert value(samples, "tabletop_http_requests_total", method="GET", status="404") == 1
+        assert value(samples, "tabletop_http_requests_total", route="/v1/games/{game}", method="GET",
+                     status="404") == 1
+        assert requests.get(f"http://127.0.0.1:{http_port}/no/such/path/x1", timeout=10).status_code == 404
+        samples = scrape(f"http://127.0.0.1:{metrics_port}/metrics")
+        assert value(samples, "tabletop_http_requests_total", route="other", method="GET", status="404") == 1
         assert value(samples, "tabletop_http_request_duration_seconds_count", route="/v1/games") == 1
         assert value(samples, "tabletop_rpcs_total", method="CreateGame", code="OK") == 1
     finally:

@@ -35,7 +35,7 @@ def traced(redis_url: str) -> Iterator[tuple[str, InMemorySpanExporter]]:
     running = create_server(Config(redis_url=redis_url, grpc_workers=8), host="127.0.0.1", port=0, tracer=tracer)
     target = f"127.0.0.1:{running.port}"
     app = create_app(target, channel=tracing.traced_channel(grpc.insecure_channel(target), tracer))
-    tracing.instrument_flask(app, tracer)
+    tracing.instrument_wsgi(app, tracer)
     http = serve(app, "127.0.0.1", 0)
     yield http.url, exporter
     http.close()
