@@ -40,7 +40,8 @@ def final_result(state: State) -> dict[str, Any]:
     scores = [_score_seat(state, seat, owned, stations[seat]) for seat in range(count)]
     best_path = max(s["longest"] for s in scores)
     for entry in scores:
-        entry["express"] = RULES.express_bonus if entry["longest"] == best_path else 0
+        # Interpretation: a player without a single route has no path to be longest with.
+        entry["express"] = RULES.express_bonus if entry["longest"] == best_path > 0 else 0
         entry["total"] = entry["routes"] + entry["tickets"] + entry["stations"] + entry["express"]
     return {"scores": scores, "winners": winners(scores)}
 

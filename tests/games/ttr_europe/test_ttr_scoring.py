@@ -281,3 +281,10 @@ def test_station_assignment_matches_brute_force(owners: list[int], cities: list[
     results, _pick = ticket_results(own, borrowable, tickets)
     got = (sum(TICKETS[t].points * (1 if ok else -1) for t, ok in zip(tickets, results)), sum(results))
     assert got == _brute_tickets(own, borrowable, tickets)
+
+
+def test_no_express_bonus_without_routes() -> None:
+    state = started(2)
+    assert [e["express"] for e in final_result(state)["scores"]] == [0, 0]
+    give_route(state, 1, route_id("Munchen", "Wien"))
+    assert [e["express"] for e in final_result(state)["scores"]] == [0, 10]
