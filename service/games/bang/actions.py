@@ -30,7 +30,12 @@ from service.games.bang.tables import CARDS, TYPE_OF, TYPES
 from service.games.bang.targeting import candidate_targets, check_target
 from service.games.bang.turn import end_turn, next_turn
 
-ACTION_TYPES = frozenset({"play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn"})
+# The fields each action type takes ("type" besides); any other field is malformed.
+FIELDS: dict[str, frozenset[str]] = {
+    "play": frozenset({"card", "target", "pick"}), "respond": frozenset({"card"}), "barrel": frozenset({"card"}),
+    "pass": frozenset(), "choose": frozenset({"card"}), "draw": frozenset({"source", "target"}),
+    "discard": frozenset({"card"}), "ability": frozenset({"cards"}), "end_turn": frozenset()}
+ACTION_TYPES = frozenset(FIELDS)
 CARD_FIELDS = {"play": True, "respond": True, "choose": True, "discard": True}
 FREE_PLAY = frozenset({"play", "ability", "end_turn"})
 # Most engine steps one action may trigger; a longer chain is a bug, never a loop (tested).
@@ -177,24 +182,40 @@ def _card_plays(state: State, seat: int, card: str) -> list[Action]:
 
 def _check_shape(state: State, action: Action) -> str:
     kind = action.get("type") if isinstance(action, dict) else None
-    if kind not in ACTION_TYPES:
+    if not isinstance(kind, str) or kind not in ACTION_TYPES:
         raise MalformedAction(Reason.UNKNOWN_ACTION, f"Unknown action type {kind!r}", field="type")
-    if kind in CARD_FIELDS and action.get("card") not in CARDS:
+    extra = set(action) - FIELDS[kind] - {"type"}
+    if extra:
+        raise MalformedAction(Reason.UNEXPECTED_FIELD, f"{kind} takes no {', '.join(sorted(extra))}",
+                              field=min(extra))
+    if kind in CARD_FIELDS and not _is_card(action.get("card")):
         raise MalformedAction(Reason.UNKNOWN_CARD, f"Unknown card id {action.get('card')!r}", field="card")
     if kind == "ability":
         cards = action.get("cards")
-        if not isinstance(cards, list) or any(c not in CARDS for c in cards):
+        if not isinstance(cards, list) or not all(_is_card(c) for c in cards):
             raise MalformedAction(Reason.UNKNOWN_CARD, "cards must be card ids", field="cards")
     if kind == "draw":
-        target = action.get("target")
-        if action.get("source") not in ("deck", "discard", "player"):
-            raise MalformedAction(Reason.UNKNOWN_ACTION, "source must be deck, discard or player", field="source")
-        if target is not None and (not isinstance(target, int) or not 0 <= target < len(state["p"])):
-            raise MalformedAction(Reason.BAD_TARGET, f"No seat {target!r}", field="target")
-    if kind == "barrel" and "card" in action and action["card"] not in CARDS:
+        _check_draw_shape(state, action)
+    if kind == "barrel" and "card" in action and not _is_card(action["card"]):
         raise MalformedAction(Reason.UNKNOWN_CARD, "card must be a Barrel in play, or omitted for Jourdonnais",
                               field="card")
-    return str(kind)
+    if kind == "play" and "pick" in action and not isinstance(action["pick"], str):
+        raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand' or a card id in play", field="pick")
+    return kind
+
+
+def _check_draw_shape(state: State, action: Action) -> None:
+    target = action.get("target")
+    if action.get("source") not in ("deck", "discard", "player"):
+        raise MalformedAction(Reason.UNKNOWN_ACTION, "source must be deck, discard or player", field="source")
+    if action["source"] == "player" and target is None:
+        raise MalformedAction(Reason.MISSING_TARGET, "Name the player to draw from", field="target")
+    if target is not None and (not isinstance(target, int) or not 0 <= target < len(state["p"])):
+        raise MalformedAction(Reason.BAD_TARGET, f"No seat {target!r}", field="target")
+
+
+def _is_card(value: object) -> bool:
+    return isinstance(value, str) and value in CARDS
 
 
 def _check_in_hand(state: State, seat: int, card: str) -> None:

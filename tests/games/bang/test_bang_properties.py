@@ -170,3 +170,27 @@ def _check_event(event: dict[str, Any] | None, viewer: int | None) -> None:
         assert viewer == event["seat"]
     if kind == "take" and reason == "hand":
         assert viewer in (event["seat"], event.get("other"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 1000), seat=st.integers(-1, 8), action=st.fixed_dictionaries(
+    {"type": st.sampled_from(["play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability",
+                              "end_turn", "dance", 7, None])},
+    optional={"card": st.one_of(st.sampled_from(CARD_IDS), st.text(max_size=5), st.integers(), st.lists(st.text())),
+              "target": st.one_of(st.integers(-3, 9), st.text(max_size=3), st.none()),
+              "pick": st.one_of(st.just("hand"), st.sampled_from(CARD_IDS), st.integers()),
+              "source": st.sampled_from(["deck", "discard", "player", "moon", ""]),
+              "cards": st.one_of(st.lists(st.sampled_from(CARD_IDS), max_size=3), st.text(max_size=3))}))
+def test_garbage_actions_are_refused_with_a_rule_error_and_change_nothing(seed: int, seat: int,
+                                                                          action: dict[str, Any]) -> None:
+    state = bang.setup({}, 4 + seed % 4, seed)
+    before = json.dumps(state, sort_keys=True)
+    legal = bang.legal_actions(state, seat) if 0 <= seat < len(state["p"]) else []
+    if action in legal:
+        return
+    try:
+        bang.apply(state, seat, action)
+    except RuleError:
+        assert json.dumps(state, sort_keys=True) == before
+    else:
+        raise AssertionError(f"accepted {action} from seat {seat}")
