@@ -91,7 +91,7 @@ class Role:
 
 
 def load() -> tuple[dict[str, CardType], dict[str, Card], dict[str, Character], dict[str, Role],
-                    dict[int, tuple[str, ...]]]:
+                    dict[int, tuple[str, ...]], dict[int, str]]:
     """Read the three data files into tables keyed by id."""
     types: dict[str, CardType] = {}
     cards: dict[str, Card] = {}
@@ -113,15 +113,20 @@ def load() -> tuple[dict[str, CardType], dict[str, Card], dict[str, Character], 
                                     dict(row.get("traits", {})))
     raw = json.loads((DATA / "roles.json").read_text(encoding="utf-8"))
     roles = {k: Role(k, v["name"], v["goal"], bool(v["revealed"])) for k, v in raw["roles"].items()}
-    counts = {int(n): tuple(v) for n, v in raw["player_counts"].items()}
-    return types, cards, characters, roles, counts
+    counts = {int(n): tuple(v["roles"]) for n, v in raw["player_counts"].items()}
+    win_rules = {int(n): str(v["win_rule"]) for n, v in raw["player_counts"].items()}
+    return types, cards, characters, roles, counts, win_rules
 
 
 def validate(types: Mapping[str, CardType], cards: Mapping[str, Card], characters: Mapping[str, Character],
              roles: Mapping[str, Role], counts: Mapping[int, tuple[str, ...]],
-             effects: Iterable[str], abilities: Iterable[str]) -> None:
+             effects: Iterable[str], abilities: Iterable[str],
+             win_rules: Mapping[int, str] | None = None, win_rule_names: Iterable[str] = ()) -> None:
     """Raise :class:`DataError` naming the first bad row."""
     effect_names, ability_names = set(effects), set(abilities)
+    for n, rule in (win_rules or {}).items():
+        if rule not in set(win_rule_names):
+            raise DataError(f"roles.json: player count {n}: unknown win rule {rule!r}")
     for t in types.values():
         where = f"cards.json: card {t.key!r}"
         if t.effect not in effect_names:

@@ -10,13 +10,15 @@ checked after every single elimination (roles.json ``win_rules_machine``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import ability_of
 from service.games.bang.pending import RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
 from service.games.bang.state import Request, alive_seats, draw, player, push, seats_from
-from service.games.bang.tables import TYPE_OF
+from service.games.bang.tables import TYPE_OF, WIN_RULE_OF
 
 BEER_HEAL = 1
 
@@ -81,7 +83,7 @@ def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) 
         elif p["role"] == "deputy" and player(state, killer)["role"] == "sheriff":
             _discard_everything(state, killer, events, reason="penalty")  # BANG-026
     _discard_everything(state, seat, events, reason="eliminated")
-    winners = winners_now(state)
+    winners = WIN_RULES[WIN_RULE_OF[len(state["p"])]](state, seat, killer)
     if winners is not None:
         state["winners"] = winners
         state["phase"] = "over"
@@ -89,8 +91,23 @@ def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) 
         events.append({"kind": "game_over", "seats": winners, "roles": [q["role"] for q in state["p"]]})
 
 
-def winners_now(state: State) -> list[int] | None:
-    """The winning seats if the game is over, else None (checked after every elimination)."""
+WinRule = Callable[[State, int, "int | None"], "list[int] | None"]
+WIN_RULES: dict[str, WinRule] = {}
+
+
+def win_rule(name: str) -> Callable[[WinRule], WinRule]:
+    """Register how a variant decides the winners after an elimination; twice raises."""
+    def deco(fn: WinRule) -> WinRule:
+        if name in WIN_RULES:
+            raise ValueError(f"win rule {name!r} registered twice")
+        WIN_RULES[name] = fn
+        return fn
+    return deco
+
+
+@win_rule("standard")
+def winners_now(state: State, dead: int | None = None, killer: int | None = None) -> list[int] | None:
+    """4 to 7 (and 8) players: the winning seats if the game is over, else None (after every elimination)."""
     roles = [q["role"] for q in state["p"]]
     alive = alive_seats(state)
     sheriff = roles.index("sheriff")

@@ -9,7 +9,8 @@ CARDS: dict[str, Card]
 CHARACTERS: dict[str, Character]
 ROLES: dict[str, Role]
 ROLE_POOLS: dict[int, tuple[str, ...]]
-TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS = load()
+WIN_RULE_OF: dict[int, str]
+TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, WIN_RULE_OF = load()
 
 # Card id -> its type, so rule code never goes through the key twice.
 TYPE_OF: dict[str, CardType] = {cid: TYPES[c.key] for cid, c in CARDS.items()}

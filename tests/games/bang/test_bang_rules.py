@@ -269,6 +269,8 @@ def test_validation_names_the_bad_row() -> None:
     short = dict(list(CARDS.items())[1:])
     with pytest.raises(catalog.DataError, match="totals"):
         catalog.validate(TYPES, short, *args[2:])  # type: ignore[arg-type]
+    with pytest.raises(catalog.DataError, match="player count 4: unknown win rule 'chess'"):
+        catalog.validate(*args, {4: "chess"}, ["standard"])  # type: ignore[arg-type]
     with pytest.raises(catalog.DataError, match="duplicate key 'a'"):
         catalog._key({"key": "a"}, "cards.json", {"a": 1})
 
@@ -288,6 +290,9 @@ def test_registering_a_name_twice_raises() -> None:
         step("after_hit")(type("Again", (Step,), {}))
     with pytest.raises(ValueError):
         check("jail", is_heart)(lambda *a: None)
+    from service.games.bang.damage import win_rule
+    with pytest.raises(ValueError):
+        win_rule("standard")(lambda *a: None)
 
 
 def test_game_code_never_imports_io_clock_or_global_random() -> None:
