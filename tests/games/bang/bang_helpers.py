@@ -1,11 +1,21 @@
-"""Helpers for BANG! scenario tests (imported by tests as ``bang_helpers``; see conftest.py): clean tables, stacked decks, given cards.
+"""Helpers for BANG! scenario tests, imported as ``bang_helpers`` (conftest.py puts this folder on the path).
 
 Build a scenario with :func:`table` (every card back in the deck, seat 0's phase 2,
-nothing pending), then place cards with :func:`give` / :func:`equip` and stack the
-deck with :func:`stack_deck` (first card listed = first drawn). Cards are named by id
-(``"base.bang.2c"``) or by name key (``"bang"``: any free copy), or by key and sign
-(``"beer:7h"`` = the 7 of hearts Beer, ``"any:5s"`` = any card of 5 of spades). Then act with :func:`act`, which
-round-trips the state through JSON like the service does, and read the events.
+nothing pending), place cards with :func:`give` / :func:`equip`, and stack the deck
+with :func:`stack_deck` (first card listed = first drawn). Cards are named by id
+(``"base.bang.2c"``), by name key (``"bang"``: any free copy), or by key and sign
+(``"beer:7h"`` = the 7 of hearts Beer, ``"any:5s"`` = any card of 5 of spades). Then
+act with :func:`act` / :func:`play`, which round-trip the state through JSON like the
+service does, and read the returned events. Example::
+
+    st = table(4, chars=["black_jack", "bart_cassidy", "black_jack", "black_jack"])
+    bang_card = give(st, 0, ["bang"])[0]
+    stack_deck(st, ["beer"])                 # Bart's draw
+    play(st, 0, bang_card, target=1)         # seat 1 cannot answer: hit at once
+    assert hand_keys(st, 1) == ["beer"]
+
+Seat 0 is the Sheriff unless ``roles`` says otherwise; characters default to Black
+Jack, whose ability only touches phase 1 (so end_turn draws 2, or 3 on a red 2nd card).
 """
 
 from __future__ import annotations
