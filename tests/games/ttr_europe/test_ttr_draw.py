@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from ttr_helpers import check_invariants, empty_deck_into_discard, hand_of, set_face_up, set_hand, stack_deck
 
@@ -40,7 +42,8 @@ def test_face_up_then_blind(game3: dict) -> None:  # type: ignore[type-arg]
 
 
 @pytest.mark.rule("TTR-016")
-def test_replacement_can_be_taken_second(game3: dict) -> None:  # type: ignore[type-arg]
+def test_replacement_can_be_taken_second(game3: dict, stack_deck: Any) -> None:  # type: ignore[type-arg]
+    """Uses the conftest ``stack_deck`` fixture (the same builder as ttr_helpers.stack_deck)."""
     set_face_up(game3, ["white", "blue", "green", "white", "black"])
     set_hand(game3, 0, {})
     stack_deck(game3, ["red"])
