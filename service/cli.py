@@ -11,6 +11,7 @@ import logging
 import signal
 import sys
 import threading
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -53,9 +54,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "serve":
             cfg = replace(cfg, grpc_target=f"localhost:{running.port}")
     if args.command in ("serve", "rest"):
-        http = _start_rest(cfg, metrics)
+        http, in_flight = _start_rest(cfg, metrics)
         log.info("REST facade listening on port %d (gRPC at %s)", cfg.http_port, cfg.grpc_target)
-        closers.insert(0, http.close)
+        closers.insert(0, lambda: _drain_rest(http, in_flight, cfg.shutdown_grace_seconds))
     if cfg.metrics_port:
         _, metrics_port = serve_metrics(metrics, cfg.metrics_port)
         log.info("Prometheus metrics on port %d at /metrics", metrics_port)
@@ -78,7 +79,7 @@ def _with_redis(cfg: Config) -> Config:
     return replace(cfg, redis_url=url)
 
 
-def _start_rest(cfg: Config, metrics: Any) -> Any:
+def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
     import grpc
 
     from rest.app import create_app, serve
@@ -89,8 +90,16 @@ def _start_rest(cfg: Config, metrics: Any) -> Any:
     channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target), tracer)
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel)
     tracing.instrument_wsgi(app, tracer)
-    instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
-    return serve(app, "0.0.0.0", cfg.http_port)
+    in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
+    return serve(app, "0.0.0.0", cfg.http_port), in_flight
+
+
+def _drain_rest(http: Any, in_flight: Any, grace: float) -> None:
+    """/readyz to 503, let the requests in flight finish (up to ``grace``), then close."""
+    if not in_flight.drain(grace):
+        log.warning("REST requests still in flight after %.0fs; closing anyway", grace)
+    time.sleep(0.2)  # the last bodies are written by waitress's I/O thread after the app closes them
+    http.close()
 
 
 def _logging(cfg: Config) -> None:

