@@ -67,13 +67,13 @@ def _compile(descriptor: Descriptor) -> Converter:
     if name.startswith("google.protobuf.") or descriptor.GetOptions().map_entry:
         _PRINTERS[name] = json_format.MessageToDict
         return json_format.MessageToDict
-    table: dict[int, tuple[str, Converter]] = {}
+    table: dict[int, tuple[str, Converter | None]] = {}
 
     def print_message(message: Message) -> dict[str, Any]:
         out = {}
         for field, value in message.ListFields():
             key, convert = table[field.number]
-            out[key] = convert(value)
+            out[key] = value if convert is None else convert(value)
         return out
 
     _PRINTERS[name] = print_message  # registered before the fields: recursive types terminate
@@ -82,12 +82,13 @@ def _compile(descriptor: Descriptor) -> Converter:
     return print_message
 
 
-def _field_converter(field: FieldDescriptor) -> Converter:
+def _field_converter(field: FieldDescriptor) -> Converter | None:
+    """None when the value prints as itself (strings, bools, 32-bit integers)."""
     if field.message_type is not None and field.message_type.GetOptions().map_entry:
         return _map_converter(field)
     single = _single_converter(field)
     if not field.is_repeated:
-        return single
+        return None if single is _identity else single
     if single is _identity:
         return list
     return lambda values: [single(value) for value in values]
@@ -95,8 +96,7 @@ def _field_converter(field: FieldDescriptor) -> Converter:
 
 def _single_converter(field: FieldDescriptor) -> Converter:
     if field.message_type is not None:
-        message_type = field.message_type
-        return lambda value: printer(message_type)(value)
+        return printer(field.message_type)  # compiled now (or registered already: recursion)
     if field.type in _PLAIN:
         return _identity
     if field.type in _INT64:
