@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from rest.app import create_app, serve
+from tests.conftest import start_grpc
 from tests.rest.rest_api import Api
 
 
@@ -185,3 +186,49 @@ def test_service_errors_map_generically(grpc_server: Any) -> None:
         for server in (big, hasty, dead):
             server.close()
         silent.close()
+
+
+def test_rate_limit_is_429_with_retry_after_from_retry_info(redis_url: str) -> None:
+    limited = start_grpc(redis_url, rate_limit_per_token=0.5)
+    rest = serve(create_app(limited.target), "127.0.0.1", 0)
+    try:
+        api = Api(rest.url)
+        name, tokens = api.create_game()
+        assert api.get(f"/v1/{name}", tokens[0]).status_code == 200
+        reply = api.get(f"/v1/{name}", tokens[0])  # the same token again at once: over 0.5 calls/s
+        error = _error(reply, 429, "RESOURCE_EXHAUSTED", "RATE_LIMITED")
+        assert any(d["@type"].endswith("google.rpc.RetryInfo") for d in error["details"])
+        assert 1 <= int(reply.headers["Retry-After"]) <= 2
+    finally:
+        rest.close()
+        limited.running.stop(0)
+
+
+def test_api_key_is_forwarded(redis_url: str) -> None:
+    keyed = start_grpc(redis_url, api_keys="k-123")
+    rest = serve(create_app(keyed.target), "127.0.0.1", 0)
+    try:
+        api = Api(rest.url)
+        body = {"ruleset": "ttr-europe", "seatCount": 2, "displayNames": ["a", "b"]}
+        _error(api.post("/v1/games", json=body), 401, "UNAUTHENTICATED", "API_KEY_REQUIRED")
+        _error(api.post("/v1/games", json=body, headers={"x-api-key": "nope"}), 403, "PERMISSION_DENIED")
+        assert api.post("/v1/games", json=body, headers={"x-api-key": "k-123"}).status_code == 200
+    finally:
+        rest.close()
+        keyed.running.stop(0)
+
+
+def test_readyz_is_503_while_the_service_is_not_serving(redis_url: str) -> None:
+    draining = start_grpc(redis_url)
+    rest = serve(create_app(draining.target), "127.0.0.1", 0)
+    try:
+        api = Api(rest.url)
+        assert api.get("/readyz").status_code == 200
+        draining.running.stopping.set()  # what stop() does first: health goes NOT_SERVING
+        draining.running.set_serving(False)
+        error = _error(api.get("/readyz"), 503, "UNAVAILABLE", "NOT_SERVING")
+        assert "NOT_SERVING" in error["message"]
+        assert api.get("/healthz").status_code == 200
+    finally:
+        rest.close()
+        draining.running.stop(0)
