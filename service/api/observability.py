@@ -179,7 +179,7 @@ class TelemetryInterceptor(grpc.ServerInterceptor):
                         call.version = getattr(response, "version", call.version)
                         yield response
                 self._finish(call, context, None)
-            except Exception as exc:
+            except (Exception, GeneratorExit) as exc:  # GeneratorExit: the client went away
                 self._finish(call, context, exc)
                 raise
             finally:
@@ -188,7 +188,7 @@ class TelemetryInterceptor(grpc.ServerInterceptor):
 
     def _finish(self, call: Call, context: grpc.ServicerContext, exc: BaseException | None) -> None:
         code, reason = describe(exc)
-        if exc is not None and not context.is_active() and code == "INTERNAL":
+        if isinstance(exc, GeneratorExit) or (code in ("OK", "INTERNAL") and not context.is_active()):
             code, reason = "CANCELLED", "CLIENT_GONE"  # a stream whose client left; not a server fault
         elapsed = time.perf_counter() - call.started
         self.metrics.rpcs.labels(call.method, code).inc()

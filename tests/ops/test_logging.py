@@ -101,3 +101,25 @@ def test_formatter_keeps_only_allowlisted_fields_and_scrubs_token_shapes() -> No
     record.game = "0123abcd4567ef89"
     line = json.loads(JsonFormatter().format(record))
     assert line["msg"] == "got [redacted]" and line["game"] == "0123abcd4567ef89" and "hand" not in line
+
+
+def test_a_watch_the_client_leaves_is_logged_as_cancelled(server: GrpcServer, captured: io.StringIO) -> None:
+    import gc
+    import time
+
+    with grpc.insecure_channel(server.target) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        game, tokens = create_game(stub, seats=2, seed=19)
+        call = stub.WatchGame(svc.WatchGameRequest(name=game.name), metadata=[*bearer(tokens[1]),
+                                                                             ("x-request-id", "watch-1")])
+        assert next(call).version == 1
+        call.cancel()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            gc.collect()
+            lines = [line for line in _lines(captured) if line.get("request_id") == "watch-1"]
+            if lines:
+                break
+            time.sleep(0.1)
+    assert lines, "the cancelled watch left no log line"
+    assert lines[0]["method"] == "WatchGame" and lines[0]["code"] == "CANCELLED" and lines[0]["seat"] == 1
