@@ -159,7 +159,7 @@ class TelemetryInterceptor(grpc.ServerInterceptor):
             try:
                 with tracing.server_span(self.tracer, method, context, call):
                     response = fn(request, context)
-                _learn(call, response)
+                    _learn(call, response)
                 self._finish(call, context, None)
                 return response
             except Exception as exc:

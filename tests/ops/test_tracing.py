@@ -167,3 +167,12 @@ def _console_spans(out: str) -> list[dict[str, Any]]:
         span, i = decoder.raw_decode(out, i)
         spans.append(span)
     return spans
+
+
+def test_create_game_span_names_the_new_game(traced: tuple[str, InMemorySpanExporter]) -> None:
+    url, exporter = traced
+    exporter.clear()
+    created = requests.post(f"{url}/v1/games", json={"ruleset": "ttr-europe", "seatCount": 2}, timeout=10).json()
+    rpc = next(s for s in exporter.get_finished_spans() if s.name == "tabletop.v1.GameService/CreateGame")
+    assert rpc.attributes["tabletop.game_id"] == created["game"]["name"].removeprefix("games/")
+    assert rpc.attributes["tabletop.version"] == 1
