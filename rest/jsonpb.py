@@ -27,7 +27,7 @@ Printer = Callable[[Message], dict[str, Any]]
 
 def to_dict(message: Message) -> Any:
     """The proto3 JSON object of ``message`` (as ``MessageToDict`` with default options)."""
-    return printer(message.DESCRIPTOR)(message)
+    return printer(message.DESCRIPTOR)(message)  # type: ignore[arg-type]
 
 
 def to_json(message: Message) -> bytes:
@@ -101,7 +101,7 @@ def _single_converter(field: FieldDescriptor) -> Converter:
         return _identity
     if field.type in _INT64:
         return str
-    if field.type == _T.TYPE_ENUM:
+    if field.enum_type is not None:
         names = {value.number: value.name for value in field.enum_type.values}
         return lambda number: names.get(number, number)
     if field.type == _T.TYPE_BYTES:
@@ -111,7 +111,7 @@ def _single_converter(field: FieldDescriptor) -> Converter:
 
 def _float_converter(field: FieldDescriptor) -> Converter:
     # NaN/Infinity strings and float32 shortest-repr rules: let json_format do it.
-    json_printer = json_format._Printer()
+    json_printer = json_format._Printer()  # type: ignore[attr-defined]
 
     def convert(value: float) -> Any:
         return json_printer._FieldToJsonObject(field, value)
@@ -120,8 +120,10 @@ def _float_converter(field: FieldDescriptor) -> Converter:
 
 
 def _map_converter(field: FieldDescriptor) -> Converter:
-    key_field = field.message_type.fields_by_name["key"]
-    value_convert = _single_converter(field.message_type.fields_by_name["value"])
+    entry = field.message_type
+    assert entry is not None  # map fields are repeated map-entry messages
+    key_field = entry.fields_by_name["key"]
+    value_convert = _single_converter(entry.fields_by_name["value"])
     bool_keys = key_field.type == _T.TYPE_BOOL
 
     def convert(mapping: Any) -> dict[str, Any]:

@@ -26,7 +26,7 @@ def game(api: Api) -> tuple[str, dict[int, str], dict[str, Any], int]:
 def _error(reply: Any, http: int, status: str, reason: str | None = None) -> dict[str, Any]:
     assert reply.status_code == http, reply.text
     assert reply.headers["Content-Type"] == "application/json"
-    error = reply.json()["error"]
+    error: dict[str, Any] = reply.json()["error"]
     assert set(error) == {"code", "status", "message", "reason", "details"}
     assert error["code"] == http and error["status"] == status and error["message"]
     if reason is not None:
