@@ -153,7 +153,11 @@ def _watch_view(route: Route, rpc: Any, heartbeat: float, open_wait: float) -> C
             f"watching {getattr(message, 'name', '')} after version {getattr(message, 'from_version', 0)}"
         )
         headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return Response(stream.body(first, opening), 200, headers, content_type="text/event-stream")
+        response = Response(stream.body(first, opening), 200, headers, content_type="text/event-stream")
+        # The server closes the body even when it never iterates it (HEAD, an early disconnect);
+        # an unstarted generator's ``finally`` would not run, so the stream is closed from here.
+        response.call_on_close(stream.close)
+        return response
 
     view.__name__ = route.name
     return view

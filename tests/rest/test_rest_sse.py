@@ -110,6 +110,17 @@ def test_client_disconnect_ends_the_stream(api: Api) -> None:
     assert api.get("/v1/rulesets").status_code == 200
 
 
+def test_head_on_watch_opens_no_lasting_stream(api: Api) -> None:
+    name, tokens = api.create_game()
+    before = _pumps()
+    reply = api.call("HEAD", f"/v1/{name}:watch", tokens[0])
+    assert reply.status_code == 200 and reply.headers["Content-Type"].startswith("text/event-stream")
+    deadline = time.monotonic() + HEARTBEAT_SECONDS * 8
+    while _pumps() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _pumps() <= before, "a HEAD left a watch stream open"
+
+
 def test_watch_errors_before_streaming_are_http_errors(api: Api) -> None:
     missing = _watch(api, "games/nosuchgame")
     assert missing.status_code == 404 and missing.json()["error"]["status"] == "NOT_FOUND"
