@@ -326,17 +326,12 @@ def test_mustang_and_scope_distances() -> None:
 def test_weapon_ranges(weapon: str | None, reach: int) -> None:
     from service.games.bang.distance import in_reach
     st = table(7)
-    for s in (2, 3, 4, 5):
-        for _ in range(s - 1):
-            pass
     if weapon:
         equip(st, 0, [weapon])
     equip(st, 3, ["mustang"])  # seat 3: 3 seats away, +1 = 4
     seen = {1: 1, 2: 2, 3: 4}
     for target, dist in seen.items():
         assert in_reach(st, 0, target) is (dist <= reach), (weapon, target)
-    if reach == 5:
-        assert in_reach(st, 0, 3)
 
 
 @pytest.mark.rule("BANG-041")
