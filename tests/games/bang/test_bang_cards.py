@@ -269,18 +269,14 @@ def test_dynamite_explodes_on_spades_two_to_nine_no_author() -> None:
 
 @pytest.mark.rule("BANG-071")
 def test_unexploded_dynamite_passes_to_the_next_living_player_on_the_left() -> None:
-    st = table(4)
-    dyn = give(st, 0, ["dynamite"])[0]
-    play(st, 0, dyn)
+    st = table(4, turn=3)
+    dyn = equip(st, 0, ["dynamite"])[0]
     st["p"][1]["alive"] = False
-    stack_deck(st, ["missed", "missed"])  # seat 0's... no: it is seat 2's turn after 0 (seat 1 dead)
-    act(st, 0, {"type": "end_turn"})
-    st["turn"] = 3
     stack_deck(st, ["any:5h"])
-    st["pending"] = []
-    # Check at seat 0's next turn: it goes to seat 2 (seat 1 is dead), not seat 3.
-    act(st, 3, {"type": "end_turn"})
-    assert dyn in st["p"][2]["table"]
+    events = act(st, 3, {"type": "end_turn"})  # seat 0's turn starts with the Dynamite check
+    assert dyn in st["p"][2]["table"] and st["p"][0]["life"] == 5
+    move = next(e for e in events if e["kind"] == "move")
+    assert (move["seat"], move["other"]) == (0, 2)
 
 
 @pytest.mark.rule("BANG-073")
