@@ -41,6 +41,12 @@ class ActionKind:
 
 
 KINDS: dict[str, ActionKind] = {}
+_PAYMENT = ("color", "cards", "locos")
+_FIELDS: dict[str, frozenset[str]] = {kind: frozenset(("kind", *fields)) for kind, fields in {
+    "draw_card": ("slot",), "claim_route": ("route", *_PAYMENT), "build_station": ("city", *_PAYMENT),
+    "draw_tickets": (), "keep_tickets": ("tickets",), "pay_tunnel": _PAYMENT, "withdraw_tunnel": (),
+    "pass": (),
+}.items()}
 
 
 def register(name: str, kind: ActionKind) -> None:
@@ -78,10 +84,14 @@ def legal_actions(state: State, seat: int) -> list[Action]:
 
 
 def _kind(action: Action) -> str:
+    """The action's kind; its fields must be exactly that kind's (one spelling per action)."""
     kind = action.get("kind") if isinstance(action, dict) else None
     if not isinstance(kind, str) or kind not in KINDS:
         raise MalformedAction(TtrReason.UNKNOWN_ACTION, "choose one action kind", field="action.ttr_europe",
                               kind=kind)
+    if action.keys() != _FIELDS[kind]:
+        raise MalformedAction(TtrReason.UNKNOWN_ACTION, f"a {kind} action has exactly the fields "
+                              f"{sorted(_FIELDS[kind])}", field="action.ttr_europe", kind=kind)
     return kind
 
 

@@ -137,3 +137,21 @@ def test_action_kinds_register_once() -> None:
 
     with pytest.raises(ValueError, match="registered twice"):
         actions.register("draw_card", actions.KINDS["draw_card"])
+
+
+@pytest.mark.parametrize("action", [
+    {"kind": "draw_tickets", "extra": 1},
+    {"kind": "draw_card"},
+    {"kind": "claim_route", "route": 1, "color": "black", "cards": 1},
+    {"kind": "keep_tickets", "tickets": [1], "slot": None},
+    {"route": 1},
+    [],
+])
+def test_unexpected_or_missing_fields_are_malformed(action: Any) -> None:
+    from service.engine.errors import MalformedAction
+
+    state = started(3)
+    before = repr(state)
+    with pytest.raises(MalformedAction) as err:
+        ttr.apply(state, 0, action)
+    assert err.value.reason == "UNKNOWN_ACTION" and repr(state) == before
