@@ -27,7 +27,7 @@ from rest.errors import HTTP_STATUS, ApiError, from_rpc_error, local_error
 from rest.handlers import FastPath, Reply, UnaryHandler, error_reply, internal_error, log, metadata
 from rest.openapi import build_openapi
 from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
-from rest.sse import EventStream
+from rest.sse import EventStream, WatchSlots
 from rest.transcode import decode_request, parse_etag
 
 JSON = "application/json"
@@ -44,11 +44,14 @@ def create_app(
     health_service: str = "",
     channel: grpc.Channel | None = None,
     fast_path: bool = True,
+    max_watch_streams: int | None = None,
 ) -> Flask:
     """The REST app for the gRPC service at ``grpc_target`` (one channel, reused).
 
     ``fast_path`` serves the unary contract routes through ``rest.handlers.FastPath``
     ahead of Flask's routing; off, the same handlers run as ordinary Flask views.
+    ``max_watch_streams`` caps open SSE streams (each holds a server thread); left None,
+    ``serve`` sets it to half its threads.
     """
     app = Flask("tabletop.rest", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
@@ -56,6 +59,7 @@ def create_app(
     app.extensions["tabletop.channel"] = channel
     app.url_map.converters["segment"] = _SegmentConverter
     handlers = []
+    slots = app.extensions["tabletop.watch_slots"] = WatchSlots(max_watch_streams)
     for route in ROUTES:
         call = channel.unary_stream if route.streaming else channel.unary_unary
         rpc = call(
@@ -65,7 +69,7 @@ def create_app(
             _registered_method=True,  # as generated stubs do: the method path is interned once
         )
         if route.streaming:
-            view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds)
+            view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds, slots)
         else:
             handlers.append(UnaryHandler(route, rpc, deadline_seconds, max_body_bytes))
             view = _unary_view(handlers[-1])
@@ -84,7 +88,7 @@ def create_app(
 class RestServer:
     """A waitress server running ``app`` in a background thread (for tests and tools)."""
 
-    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 16) -> None:
+    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 32) -> None:
         self._server: Any = waitress.create_server(
             app, host=host, port=port, threads=threads, ident="tabletop"
         )
@@ -118,8 +122,15 @@ class RestServer:
         self._thread.join(2)
 
 
-def serve(app: Flask, host: str, port: int, threads: int = 16) -> RestServer:
-    """Serve ``app`` with waitress in a background thread; ``.close()`` stops it."""
+def serve(app: Flask, host: str, port: int, threads: int = 32) -> RestServer:
+    """Serve ``app`` with waitress in a background thread; ``.close()`` stops it.
+
+    Each SSE watch holds one of the ``threads`` for its life, so unless the app set its
+    own cap, at most half of them may watch and the rest always serve the unary routes.
+    """
+    slots = app.extensions.get("tabletop.watch_slots")
+    if isinstance(slots, WatchSlots) and slots.limit is None:
+        slots.limit = max(1, threads // 2)
     return RestServer(app, host, port, threads)
 
 
@@ -141,13 +152,16 @@ def _unary_view(handler: UnaryHandler) -> Callable[..., Response]:
     return view
 
 
-def _watch_view(route: Route, rpc: Any, heartbeat: float, open_wait: float) -> Callable[..., Response]:
+def _watch_view(
+    route: Route, rpc: Any, heartbeat: float, open_wait: float, slots: WatchSlots
+) -> Callable[..., Response]:
     def view(**path_params: str) -> Response:
         message = decode_request(route, path_params, request.args, request.get_data(), request.content_type)
         last_event_id = request.headers.get("Last-Event-ID")
         if last_event_id:
             message.from_version = parse_etag(last_event_id)  # type: ignore[attr-defined]
-        stream = EventStream(rpc(message, metadata=metadata(request.environ)), "version", heartbeat)
+        call_metadata = metadata(request.environ)
+        stream = EventStream(lambda: rpc(message, metadata=call_metadata), "version", heartbeat, slots)
         first = stream.first(open_wait)
         opening = (
             f"watching {getattr(message, 'name', '')} after version {getattr(message, 'from_version', 0)}"

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
 from google.protobuf.message import Message
 
-from rest.errors import from_rpc_error
+from rest.errors import from_rpc_error, local_error
 from rest.transcode import encode_response
 
 OPEN, MESSAGE, END, ERROR = "open", "message", "end", "error"
@@ -31,11 +31,57 @@ QUEUE_SIZE = 256
 Item = tuple[str, Any]
 
 
+class WatchSlots:
+    """A cap on open SSE streams: each holds one server worker thread for its whole life.
+
+    Without a cap, as many watchers as the server has threads would leave none for the
+    unary routes (``:act`` would hang). ``limit`` None means no cap (``serve`` sets one).
+    """
+
+    def __init__(self, limit: int | None = None) -> None:
+        self.limit = limit
+        self._open = 0
+        self._lock = threading.Lock()
+
+    def acquire(self) -> None:
+        """Take a slot or raise a 429 ``TOO_MANY_WATCH_STREAMS``."""
+        with self._lock:
+            if self.limit is not None and self._open >= self.limit:
+                message = (
+                    f"this server has {self.limit} watch streams open; retry later or use gRPC WatchGame"
+                )
+                error = local_error(
+                    429, grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_WATCH_STREAMS", message
+                )
+                error.headers["Retry-After"] = "5"
+                raise error
+            self._open += 1
+
+    def release(self) -> None:
+        """Give a slot back."""
+        with self._lock:
+            self._open -= 1
+
+    @property
+    def open(self) -> int:
+        """How many streams are open now."""
+        return self._open
+
+
 class EventStream:
     """One watch: the gRPC call, its pump thread and the SSE byte generator."""
 
-    def __init__(self, call: Any, version_field: str, heartbeat_seconds: float) -> None:
-        self._call = call
+    def __init__(
+        self, start: Callable[[], Any], version_field: str, heartbeat_seconds: float, slots: WatchSlots
+    ) -> None:
+        slots.acquire()  # before the call: a refused watch opens no gRPC stream
+        self._slots = slots
+        self._closed = threading.Lock()
+        try:
+            self._call = start()
+        except BaseException:
+            slots.release()
+            raise
         self._version_field = version_field
         self._heartbeat = heartbeat_seconds
         self._queue: queue.Queue[Item] = queue.Queue(QUEUE_SIZE)
@@ -78,9 +124,11 @@ class EventStream:
             self.close()
 
     def close(self) -> None:
-        """Stop the pump and cancel the gRPC call (idempotent)."""
+        """Stop the pump, cancel the gRPC call and free the slot (idempotent)."""
         self._stopped.set()
         self._call.cancel()
+        if self._closed.acquire(blocking=False):  # the first close only
+            self._slots.release()
 
     # Helpers
 

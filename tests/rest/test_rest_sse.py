@@ -158,3 +158,35 @@ def test_far_behind_watcher_gets_a_snapshot_first(short_backlog_api: Api) -> Non
 
 def _pumps() -> int:
     return sum(1 for thread in threading.enumerate() if thread.name == "sse-pump" and thread.is_alive())
+
+
+def test_watch_streams_are_capped_so_unary_routes_keep_threads(grpc_server: Any) -> None:
+    app = create_app(grpc_server.target, heartbeat_seconds=HEARTBEAT_SECONDS, max_watch_streams=2)
+    rest = serve(app, "127.0.0.1", 0, threads=4)
+    api = Api(rest.url)
+    try:
+        name, tokens = api.create_game()
+        streams = [SseReader(_watch(api, name, tokens[0])) for _ in range(2)]
+        for stream in streams:
+            stream.read(_until_version(1))
+        refused = _watch(api, name, tokens[0])
+        assert refused.status_code == 429 and refused.json()["error"]["reason"] == "TOO_MANY_WATCH_STREAMS"
+        assert int(refused.headers["Retry-After"]) > 0
+        assert api.get(f"/v1/{name}", tokens[0]).status_code == 200  # unary routes still answer
+        streams[0].response.close()
+        deadline = time.monotonic() + HEARTBEAT_SECONDS * 8
+        while app.extensions["tabletop.watch_slots"].open > 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        again = _watch(api, name, tokens[0])
+        assert again.status_code == 200
+        again.close()
+        streams[1].response.close()
+    finally:
+        rest.close()
+
+
+def test_serve_caps_watches_at_half_its_threads(grpc_server: Any) -> None:
+    app = create_app(grpc_server.target)
+    rest = serve(app, "127.0.0.1", 0, threads=6)
+    rest.close()
+    assert app.extensions["tabletop.watch_slots"].limit == 3
