@@ -53,9 +53,19 @@ def seats_from(state: State, seat: int, include_self: bool) -> list[int]:
     return [s for s in order if state["p"][s]["alive"] and (include_self or s != seat)]
 
 
+def acting_character(state: State, seat: int) -> str:
+    """The character whose ability the seat uses: its own, or the one it copies.
+
+    An optional ``"as"`` key in the player entry overrides the printed character, so a
+    character that copies another's ability (Vera Custer) only sets that key.
+    """
+    p = state["p"][seat]
+    return str(p.get("as") or p["char"])
+
+
 def trait(state: State, seat: int, name: str) -> Any:
-    """A passive trait of the seat's character (``None`` when it has none)."""
-    return CHARACTERS[state["p"][seat]["char"]].traits.get(name)
+    """A passive trait of the seat's acting character (``None`` when it has none)."""
+    return CHARACTERS[acting_character(state, seat)].traits.get(name)
 
 
 def in_play(state: State, seat: int, key: str) -> str | None:

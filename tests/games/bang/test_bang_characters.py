@@ -347,3 +347,13 @@ def test_every_character_has_a_scenario() -> None:
     src = Path(__file__).read_text(encoding="utf-8")
     assert all(key in src for key in CHARACTERS if key != "black_jack") and "black_jack" in src
     assert kinds([]) == []
+
+
+def test_a_copied_ability_is_one_key_in_the_player_entry() -> None:
+    """How a copying character (Vera Custer, Dodge City) will plug in: ``"as"`` names the copy."""
+    st = table(4)
+    st["p"][0]["as"] = "willy_the_kid"
+    b1, b2 = give(st, 0, ["bang", "bang"])
+    play(st, 0, b1, target=1)
+    play(st, 0, b2, target=1)  # Willy the Kid's trait applies
+    assert st["p"][1]["life"] == 2

@@ -67,6 +67,7 @@ def ability(name: str) -> Callable[[A], A]:
 
 
 def ability_of(state: State, seat: int) -> Ability:
-    """The ability handler of the seat's character."""
+    """The ability handler of the seat's acting character (see ``state.acting_character``)."""
+    from service.games.bang.state import acting_character
     from service.games.bang.tables import CHARACTERS
-    return ABILITIES[CHARACTERS[state["p"][seat]["char"]].ability]
+    return ABILITIES[CHARACTERS[acting_character(state, seat)].ability]
