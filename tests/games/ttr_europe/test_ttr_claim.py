@@ -82,11 +82,12 @@ def test_not_enough_trains(game3: State) -> None:
 @pytest.mark.rule("TTR-029")
 @pytest.mark.parametrize("a, b, color, length, points", [
     ("Budapest", "Wien", "red", 1, 1), ("Kyiv", "Wilno", "red", 2, 2), ("Munchen", "Wien", "orange", 3, 4),
-    ("Kharkov", "Kyiv", "red", 4, 7), ("Budapest", "Kyiv", "red", 6, 15)])
+    ("Kharkov", "Kyiv", "red", 4, 7), ("Budapest", "Kyiv", "red", 6, 15),
+    ("Petrograd", "Stockholm", "red", 8, 21)])
 def test_points_table(a: str, b: str, color: str, length: int, points: int) -> None:
     state = started(4)
     set_hand(state, 0, {color: length})
-    # Budapest-Kyiv is a tunnel: reveal no matching card, so it is built at once.
+    # Budapest-Kyiv and Petrograd-Stockholm are tunnels: reveal no match, so they are built at once.
     stack_deck(state, ["blue", "blue", "blue"])
     ttr.apply(state, 0, {"kind": "claim_route", "route": route_id(a, b, "red" if a == "Budapest" and
                                                                    b == "Wien" else None),
