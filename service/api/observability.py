@@ -12,19 +12,19 @@ JSON formatter drops every other attribute and scrubs anything shaped like a tok
 from __future__ import annotations
 
 import contextvars
-import json
 import logging
+import os
 import re
 import sys
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
+import orjson
 from google.rpc import error_details_pb2
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
@@ -302,19 +302,32 @@ def serve_metrics(metrics: Metrics, port: int, addr: str = "0.0.0.0") -> tuple[A
 
 
 class JsonFormatter(logging.Formatter):
-    """One JSON object per line with only allowlisted fields, token-shaped strings scrubbed."""
+    """One JSON object per line with only allowlisted fields, token-shaped strings scrubbed.
+
+    Only the message, the client-chosen request id and tracebacks are scrubbed: every
+    other field is produced by the service itself (ids, codes, numbers).
+    """
+
+    _second: tuple[int, str] = (-1, "")
 
     def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {
-            "ts": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created)) + f".{int(record.msecs):03d}Z",
-            "level": record.levelname, "logger": record.name, "msg": _scrub(record.getMessage())}
+        out: dict[str, Any] = {"ts": self._timestamp(record), "level": record.levelname, "logger": record.name,
+                               "msg": _scrub(record.getMessage())}
         for name in LOG_FIELDS:
-            value = getattr(record, name, None)
+            value = record.__dict__.get(name)
             if value is not None:
-                out[name] = _scrub(value) if isinstance(value, str) else value
+                out[name] = value
+        if "request_id" in out:
+            out["request_id"] = _scrub(str(out["request_id"]))
         if record.exc_info:
             out["error"] = _scrub(self.formatException(record.exc_info))
-        return json.dumps(out, separators=(",", ":"), default=str)
+        return orjson.dumps(out, default=str).decode()
+
+    def _timestamp(self, record: logging.LogRecord) -> str:
+        second = int(record.created)
+        if self._second[0] != second:  # strftime once per second, not per line
+            self._second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
+        return f"{self._second[1]}.{int(record.msecs):03d}Z"
 
 
 def configure_logging(level: str, fmt: str, stream: Any = None) -> None:
@@ -334,7 +347,7 @@ def configure_logging(level: str, fmt: str, stream: Any = None) -> None:
 def _begin(method: str, request: Any, context: grpc.ServicerContext) -> Call:
     """A call record: the request id from ``x-request-id``, the request's ``request_id``, or a new one."""
     metadata = dict(context.invocation_metadata() or ())
-    request_id = str(metadata.get("x-request-id") or getattr(request, "request_id", "") or uuid.uuid4().hex[:16])
+    request_id = str(metadata.get("x-request-id") or getattr(request, "request_id", "") or os.urandom(8).hex())
     name = getattr(request, "name", "")
     game = name.removeprefix("games/") if isinstance(name, str) and name.startswith("games/") else None
     return Call(method, request_id[:128], game=game)
