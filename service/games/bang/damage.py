@@ -17,7 +17,7 @@ from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import ability_of
 from service.games.bang.pending import RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, alive_seats, draw, player, push, seats_from
+from service.games.bang.state import Request, alive_seats, clear_table, draw, player, push, seats_from
 from service.games.bang.tables import TYPE_OF, WIN_RULE_OF
 
 BEER_HEAL = 1
@@ -186,8 +186,8 @@ class AfterHit(Step):
 
 def _discard_everything(state: State, seat: int, events: list[Event], reason: str) -> None:
     p = player(state, seat)
-    cards = p["hand"] + p["table"]
+    cards = p["hand"] + clear_table(state, seat)
+    p["hand"] = []
     if cards:
         state["discard"].extend(cards)
-        p["hand"], p["table"] = [], []
         events.append({"kind": "discard", "seat": seat, "cards": cards, "reason": reason})

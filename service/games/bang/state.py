@@ -138,9 +138,31 @@ def discard_from_hand(state: State, seat: int, card: str) -> None:
     state["discard"].append(card)
 
 
+def leave_play(state: State, seat: int, card: str) -> None:
+    """Take a card out of play in front of ``seat``; its marks leave with it.
+
+    ``state["marks"]`` (absent in the base game) is where expansions keep per-card
+    facts of cards in play: the turn a green card was put in play, the cubes on an
+    orange card. Every removal from play goes through here or :func:`clear_table`.
+    """
+    state["p"][seat]["table"].remove(card)
+    if state.get("marks"):
+        state["marks"].pop(card, None)
+
+
+def clear_table(state: State, seat: int) -> list[str]:
+    """Take every card out of play in front of ``seat`` (marks included); returns them."""
+    cards: list[str] = state["p"][seat]["table"]
+    state["p"][seat]["table"] = []
+    if state.get("marks"):
+        for card in cards:
+            state["marks"].pop(card, None)
+    return cards
+
+
 def discard_from_table(state: State, seat: int, card: str) -> None:
     """Move a card in play in front of ``seat`` to the discard pile."""
-    state["p"][seat]["table"].remove(card)
+    leave_play(state, seat, card)
     state["discard"].append(card)
 
 

@@ -339,3 +339,16 @@ def test_a_draw_check_card_ends_on_top_of_the_discard_pile() -> None:
     events = act(st, 0, {"type": "end_turn"})
     check = next(e for e in events if e["kind"] == "check")
     assert check["cards"] == [flipped] and st["discard"][-1] == flipped and st["p"][1]["life"] == 4
+
+
+def test_marks_of_cards_in_play_leave_with_the_card() -> None:
+    """The side table expansions use for cubes and green-card stamps follows the card."""
+    st = table(5, roles=["sheriff", "renegade", "outlaw", "deputy", "outlaw"])
+    barrel, mustang = equip(st, 2, ["barrel", "mustang"])
+    st["marks"] = {barrel: {"cubes": 3}, mustang: {"since": 1}}
+    play(st, 0, give(st, 0, ["cat_balou"])[0], target=2, pick=barrel)
+    assert barrel not in st["marks"] and mustang in st["marks"]
+    st["p"][2]["life"] = 1
+    equip(st, 0, ["schofield"])
+    play(st, 0, give(st, 0, ["bang"])[0], target=2)
+    assert not st["p"][2]["alive"] and st["marks"] == {}

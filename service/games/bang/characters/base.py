@@ -17,7 +17,7 @@ from service.games.bang.characters import Ability, ability, ability_of
 from service.games.bang.damage import heal, revive
 from service.games.bang.pending import RequestKind, request
 from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, draw, player, pop_deck, push, seats_from
+from service.games.bang.state import Request, clear_table, draw, player, pop_deck, push, seats_from
 from service.games.bang.tables import CARDS
 from service.games.bang.turn import DRAW_COUNT, draw_phase_done
 
@@ -230,8 +230,8 @@ class VultureSam(Ability):
 
     def on_other_eliminated(self, state: State, seat: int, dead: int, events: list[Event]) -> None:
         victim = player(state, dead)
-        hand, table = victim["hand"], victim["table"]
-        victim["hand"], victim["table"] = [], []
+        hand, table = victim["hand"], clear_table(state, dead)
+        victim["hand"] = []
         player(state, seat)["hand"].extend(hand + table)
         if hand:
             events.append({"kind": "take", "seat": seat, "other": dead, "cards": hand, "reason": "hand"})

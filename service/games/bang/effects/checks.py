@@ -27,6 +27,7 @@ def dynamite(state: State, seat: int, good: bool, events: list[Event]) -> None:
     while target != seat and in_play(state, target, "dynamite"):
         target = next_alive(state, target)  # to the first player on the left without one
     if target != seat:
+        # A card moving between tables keeps its marks (an A&D Bomb keeps its cubes).
         player(state, seat)["table"].remove(card)
         player(state, target)["table"].append(card)
         events.append({"kind": "move", "seat": seat, "other": target, "cards": [card], "reason": "dynamite"})

@@ -19,6 +19,7 @@ from service.games.bang.state import (
     alive_seats,
     discard_from_hand,
     draw,
+    leave_play,
     next_alive,
     player,
     pop_deck,
@@ -112,7 +113,7 @@ class _TakeOrDiscard(Effect):
         if pick == HAND:
             taken: str = victim["hand"].pop(Rng(state).below(len(victim["hand"])))
         else:
-            victim["table"].remove(pick)
+            leave_play(state, target, pick)
             taken = pick
         return taken
 

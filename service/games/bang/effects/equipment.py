@@ -11,7 +11,7 @@ from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.effects import Effect, effect
 from service.games.bang.reasons import Reason
-from service.games.bang.state import in_play, player, weapon
+from service.games.bang.state import in_play, leave_play, player, weapon
 from service.games.bang.tables import KEY_OF, TYPE_OF
 
 
@@ -39,7 +39,7 @@ class Equip(Effect):
     def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         old = weapon(state, seat) if TYPE_OF[card].weapon_range else None
         if old is not None:
-            player(state, seat)["table"].remove(old)
+            leave_play(state, seat, old)
             state["discard"].append(old)
             events.append({"kind": "discard", "seat": seat, "cards": [old], "reason": "weapon_replaced"})
         put_in_play(state, seat, seat, card, events)
