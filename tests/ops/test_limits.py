@@ -187,3 +187,19 @@ def test_watch_streams_never_take_the_threads_unary_calls_need(redis_url: str) -
         for call in calls:
             call.cancel()
     running.stop(0)
+
+
+@pytest.mark.parametrize("limited", [{"api_keys": "op-key-1"}], indirect=True)
+def test_rest_forwards_the_api_key(limited) -> None:  # type: ignore[no-untyped-def]
+    server, _ = limited
+    http = serve(create_app(server.target), "127.0.0.1", 0)
+    body = {"ruleset": "ttr-europe", "seatCount": 2}
+    try:
+        missing = requests.post(f"{http.url}/v1/games", json=body, timeout=5)
+        wrong = requests.post(f"{http.url}/v1/games", json=body, headers={"X-Api-Key": "nope"}, timeout=5)
+        right = requests.post(f"{http.url}/v1/games", json=body, headers={"X-Api-Key": "op-key-1"}, timeout=5)
+    finally:
+        http.close()
+    assert missing.status_code == 401 and "API_KEY_REQUIRED" in missing.text
+    assert wrong.status_code == 403 and "API_KEY_INVALID" in wrong.text
+    assert right.status_code == 200, right.text
