@@ -7,6 +7,15 @@ actions and writes one log line per call. Log lines carry only an allowlist of f
 (request id, game, seat, version, ruleset, method, code, reason, duration): never a
 hand, a role, a ticket or a token, because those are never put on a record and the
 JSON formatter drops every other attribute and scrubs anything shaped like a token.
+
+Series (``/metrics`` on ``TABLETOP_METRICS_PORT``): ``tabletop_actions_total{ruleset,
+result=applied|replayed|rejected|failed, reason}``, ``tabletop_action_duration_seconds``,
+``tabletop_rpcs_total{method,code}``, ``tabletop_cas_conflicts_total``,
+``tabletop_idempotent_replays_total``, ``tabletop_watch_streams_open``,
+``tabletop_rate_limited_total{scope}``, ``tabletop_redis_duration_seconds{op}``, and for
+the REST facade ``tabletop_http_requests_total{route,method,status}``,
+``tabletop_http_request_duration_seconds{route}``, ``tabletop_http_requests_in_flight``.
+All counts are per process; Prometheus sums the replicas.
 """
 
 from __future__ import annotations
