@@ -349,6 +349,6 @@ def test_marks_of_cards_in_play_leave_with_the_card() -> None:
     play(st, 0, give(st, 0, ["cat_balou"])[0], target=2, pick=barrel)
     assert barrel not in st["marks"] and mustang in st["marks"]
     st["p"][2]["life"] = 1
-    equip(st, 0, ["schofield"])
+    equip(st, 0, ["remington"])  # seat 2 is at 2 + 1 (Mustang)
     play(st, 0, give(st, 0, ["bang"])[0], target=2)
     assert not st["p"][2]["alive"] and st["marks"] == {}
