@@ -85,7 +85,7 @@ def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
     from rest.app import create_app, serve
     from rest.routes import ROUTES
     from service.api import tracing
-    from service.api.observability import instrument_rest
+    from service.api.rest_metrics import instrument_rest
     tracer = tracing.current_tracer()
     channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target), tracer)
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel)
