@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
 import grpc
-import waitress
 from flask import Flask, Response, request
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from waitress import wasyncore
+from waitress.server import create_server
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
@@ -61,7 +63,7 @@ def create_app(
     handlers = []
     slots = app.extensions["tabletop.watch_slots"] = WatchSlots(max_watch_streams)
     for route in ROUTES:
-        call = channel.unary_stream if route.streaming else channel.unary_unary
+        call: Any = channel.unary_stream if route.streaming else channel.unary_unary  # stubs lack the kwarg
         rpc = call(
             f"/{SERVICE.full_name}/{route.name}",
             request_serializer=route.request_class.SerializeToString,
@@ -89,9 +91,9 @@ class RestServer:
     """A waitress server running ``app`` in a background thread (for tests and tools)."""
 
     def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 32) -> None:
-        self._server: Any = waitress.create_server(
-            app, host=host, port=port, threads=threads, ident="tabletop"
-        )
+        self._server: Any = create_server(app, host=host, port=port, threads=threads, ident="tabletop")
+        slots = app.extensions.get("tabletop.watch_slots") if isinstance(app, Flask) else None
+        self._slots = slots if isinstance(slots, WatchSlots) else None
         self._thread = threading.Thread(target=self._server.run, name="rest-server", daemon=True)
         self._thread.start()
 
@@ -105,21 +107,43 @@ class RestServer:
         """``http://host:port``."""
         return f"http://{self._server.effective_host}:{self.port}"
 
-    def close(self) -> None:
-        """Close every connection and the listener, then stop the worker threads."""
-        closed = threading.Event()
-
-        def shutdown() -> None:
-            for channel in list(self._server._map.values()):
-                if channel is not self._server.trigger:
-                    channel.close()
-            closed.set()
-
-        self._server.trigger.pull_trigger(shutdown)
-        closed.wait(2)
-        self._server.trigger.close()
-        self._server.task_dispatcher.shutdown(timeout=2)
+    def close(self, grace: float = 5.0) -> None:
+        """Drain, then stop: no new connections, watch streams ended (clients resume with
+        Last-Event-ID), in-flight requests finished and written for up to ``grace`` seconds,
+        then every connection closed and the worker threads stopped."""
+        self._in_loop(lambda: wasyncore.dispatcher.close(self._server))  # the listener only
+        if self._slots is not None:
+            self._slots.close_all()
+        dispatcher = self._server.task_dispatcher
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline and (dispatcher.active_count or dispatcher.queue or self._unsent()):
+            time.sleep(0.02)
+        self._in_loop(self._close_channels)  # the loop ends once its map is empty
+        dispatcher.shutdown(timeout=2)
         self._thread.join(2)
+
+    def _in_loop(self, work: Callable[[], None]) -> None:
+        """Run ``work`` in the server's event-loop thread (waitress is not thread-safe)."""
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                work()
+            finally:
+                done.set()
+
+        self._server.trigger.pull_trigger(run)
+        done.wait(2)
+
+    def _close_channels(self) -> None:
+        trigger = self._server.trigger
+        for channel in list(self._server._map.values()):
+            if channel is not trigger:
+                channel.close()
+        trigger.close()  # last: this runs inside the trigger's own handler
+
+    def _unsent(self) -> bool:
+        return any(getattr(channel, "total_outbufs_len", 0) for channel in list(self._server._map.values()))
 
 
 def serve(app: Flask, host: str, port: int, threads: int = 32) -> RestServer:

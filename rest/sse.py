@@ -42,6 +42,7 @@ class WatchSlots:
         self.limit = limit
         self._open = 0
         self._lock = threading.Lock()
+        self._streams: set[EventStream] = set()
 
     def acquire(self) -> None:
         """Take a slot or raise a 429 ``TOO_MANY_WATCH_STREAMS``."""
@@ -57,10 +58,24 @@ class WatchSlots:
                 raise error
             self._open += 1
 
-    def release(self) -> None:
+    def release(self, stream: EventStream | None = None) -> None:
         """Give a slot back."""
         with self._lock:
             self._open -= 1
+            if stream is not None:
+                self._streams.discard(stream)
+
+    def track(self, stream: EventStream) -> None:
+        """Remember an open stream, for ``close_all``."""
+        with self._lock:
+            self._streams.add(stream)
+
+    def close_all(self) -> None:
+        """End every open stream (at shutdown: clients resume elsewhere with Last-Event-ID)."""
+        with self._lock:
+            streams = list(self._streams)
+        for stream in streams:
+            stream.close()
 
     @property
     def open(self) -> int:
@@ -82,6 +97,7 @@ class EventStream:
         except BaseException:
             slots.release()
             raise
+        slots.track(self)
         self._version_field = version_field
         self._heartbeat = heartbeat_seconds
         self._queue: queue.Queue[Item] = queue.Queue(QUEUE_SIZE)
@@ -124,11 +140,15 @@ class EventStream:
             self.close()
 
     def close(self) -> None:
-        """Stop the pump, cancel the gRPC call and free the slot (idempotent)."""
+        """Stop the pump, cancel the gRPC call, end the body and free the slot (idempotent)."""
         self._stopped.set()
         self._call.cancel()
         if self._closed.acquire(blocking=False):  # the first close only
-            self._slots.release()
+            self._slots.release(self)
+            try:
+                self._queue.put_nowait((END, None))  # wakes the body generator at once
+            except queue.Full:
+                pass
 
     # Helpers
 
