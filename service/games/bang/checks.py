@@ -58,7 +58,7 @@ def draw_check(state: State, seat: int, name: str, events: list[Event]) -> None:
     flips = [c for c in (flip(state, events) for _ in range(int(trait(state, seat, "draw_checks") or 1)))
              if c is not None]
     spec = CHECKS[name]
-    events.append({"kind": "check", "seat": seat, "cards": flips, "reason": name})
+    events.append({"kind": "check", "seat": seat, "cards": list(flips), "reason": name})
     if not flips:
         spec.resolve(state, seat, name == "dynamite", events)
         return

@@ -108,6 +108,7 @@ def test_hidden_information_never_leaks() -> None:
                 break
             seat = bang.to_act(state)[0]
             events = bang.apply(state, seat, rng.choice(bang.legal_actions(state, seat)))
+            _check_no_aliasing(state, events)
             for viewer in [*range(n), None]:
                 _check_view(state, viewer)
                 for event in events:
@@ -142,6 +143,15 @@ def _random_actions(state: dict[str, Any], rng: random.Random) -> list[tuple[int
             action["target"] = rng.randrange(n)
         out.append((s, action))
     return out
+
+
+def _check_no_aliasing(state: dict[str, Any], events: list[dict[str, Any]]) -> None:
+    """Events never share a list with the state: later moves must not rewrite what happened."""
+    lists = [state["deck"], state["discard"]] + [p[z] for p in state["p"] for z in ("hand", "table")]
+    lists += [v for r in state["pending"] for v in r["args"].values() if isinstance(v, list)]
+    held = {id(x) for x in lists}
+    for event in events:
+        assert not any(id(v) in held for v in event.values() if isinstance(v, list)), event
 
 
 def _check_view(state: dict[str, Any], viewer: int | None) -> None:

@@ -352,3 +352,20 @@ def test_marks_of_cards_in_play_leave_with_the_card() -> None:
     equip(st, 0, ["remington"])  # seat 2 is at 2 + 1 (Mustang)
     play(st, 0, give(st, 0, ["bang"])[0], target=2)
     assert not st["p"][2]["alive"] and st["marks"] == {}
+
+
+def test_running_out_of_cards_everywhere_never_blocks_the_game() -> None:
+    """Deck and discard pile both empty (every card held): draws give what there is."""
+    st = table(4, chars=["black_jack", "kit_carlson", "black_jack", "black_jack"])
+    two = st["deck"][-2:]
+    st["p"][3]["hand"] = st["deck"][:-2]
+    st["deck"] = list(two)
+    act(st, 0, {"type": "end_turn"})  # Kit Carlson finds only 2 cards: he keeps both, nothing to choose
+    assert sorted(st["p"][1]["hand"]) == sorted(two) and st["phase"] == "play" and not st["deck"]
+    st["p"][3]["table"] = []
+    g = next(c for c in st["p"][3]["hand"] if CARDS[c].key == "general_store")
+    st["p"][3]["hand"].remove(g)
+    st["p"][1]["hand"].append(g)
+    events = play(st, 1, g)  # the General Store card itself is the only card left to reveal
+    assert [e["cards"] for e in events if e["kind"] == "reveal"] == [[g]]
+    assert g in st["p"][1]["hand"] and not st["pending"]

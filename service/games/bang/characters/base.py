@@ -126,7 +126,7 @@ class KitCarlson(Ability):
                 events.append({"kind": "draw", "seat": seat, "cards": cards, "count": len(cards), "reason": "draw"})
             draw_phase_done(state)
             return True
-        events.append({"kind": "look", "seat": seat, "cards": cards, "count": 3, "reason": "kit_carlson"})
+        events.append({"kind": "look", "seat": seat, "cards": list(cards), "count": 3, "reason": "kit_carlson"})
         push(state, "kit_carlson", seat, seat, cards=cards)
         return True
 

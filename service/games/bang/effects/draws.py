@@ -48,7 +48,7 @@ class GeneralStore(Effect):
         discard_from_hand(state, seat, card)
         events.append({"kind": "play", "seat": seat, "cards": [card]})
         shown = [c for c in (pop_deck(state, events) for _ in alive_seats(state)) if c is not None]
-        events.append({"kind": "reveal", "seat": seat, "cards": shown, "reason": "general_store"})
+        events.append({"kind": "reveal", "seat": seat, "cards": list(shown), "reason": "general_store"})
         if shown:
             push(state, "store", seat, seat, cards=shown)
 
