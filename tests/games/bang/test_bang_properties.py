@@ -204,3 +204,20 @@ def test_garbage_actions_are_refused_with_a_rule_error_and_change_nothing(seed: 
         assert json.dumps(state, sort_keys=True) == before
     else:
         raise AssertionError(f"accepted {action} from seat {seat}")
+
+
+def test_a_json_round_trip_between_actions_changes_nothing() -> None:
+    """The service reloads the state from JSON on every request: in-memory play must agree."""
+    for game in range(40):
+        n = 4 + game % 4
+        live, stored = bang.setup({}, n, game), bang.setup({}, n, game)
+        rng = random.Random(game)
+        while not bang.is_over(live):
+            seat = bang.to_act(live)[0]
+            legal = bang.legal_actions(live, seat)
+            assert legal == bang.legal_actions(stored, seat)
+            pick = rng.randrange(len(legal))
+            events = bang.apply(live, seat, legal[pick])
+            stored = json.loads(json.dumps(stored))
+            assert bang.apply(stored, seat, legal[pick]) == events
+        assert live == stored
