@@ -1,6 +1,7 @@
 """Properties over random play: card conservation, life bounds, dead players, one decider,
-every listed action applies and every other is refused unchanged, and 1,000 bot games
-whose winners agree with the roles."""
+equipment rules, every listed action applies and every other is refused unchanged, garbage
+is refused, events never alias the state, a JSON round trip per action changes nothing, no
+hidden card leaks, and 1,000 bot games whose winners agree with the roles."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from hypothesis import strategies as st
 from service.engine.errors import RuleError
 from service.games import bang
 from service.games.bang.state import all_cards
-from service.games.bang.tables import CARDS
+from service.games.bang.tables import CARDS, TYPE_OF
 
 BOT_GAMES = 1000
 MAX_ACTIONS = 5000
@@ -29,6 +30,10 @@ def check_invariants(state: dict[str, Any]) -> None:
     dying = {r["seat"] for r in state["pending"] if r["kind"] == "dying"}
     for seat, p in enumerate(state["p"]):
         assert 0 <= p["life"] <= p["max"]
+        names = [CARDS[c].key for c in p["table"]]
+        assert len(names) == len(set(names)), "never two cards of one name in play"
+        assert sum(1 for c in p["table"] if TYPE_OF[c].weapon_range) <= 1, "one weapon at a time"
+        assert not (p["role"] == "sheriff" and "jail" in names), "never a Jail on the Sheriff"
         if not p["alive"]:
             assert p["life"] == 0 and not p["hand"] and not p["table"], "dead players hold nothing"
         elif seat not in dying:
