@@ -42,6 +42,7 @@ class PathVariable:
     """A ``{field=template}`` of a path template: the field and how to rebuild it."""
 
     field: str  # request field set from the path, e.g. "name"
+    json_name: str  # its proto3 JSON name, e.g. "name"
     template: str  # the field value with placeholders, e.g. "games/{game}"
     params: tuple[str, ...]  # Flask variable names, in order, e.g. ("game",)
 
@@ -156,7 +157,8 @@ def _parse_template(method: MethodDescriptor, template: str) -> tuple[str, str, 
         value_template, params = _sub_template(field_name, sub)
         rule.append(value_template.format(**{p: f"<segment:{p}>" for p in params}))
         openapi.append(value_template)
-        variables.append(PathVariable(field_name, value_template, params))
+        json_name = method.input_type.fields_by_name[field_name].json_name
+        variables.append(PathVariable(field_name, json_name, value_template, params))
         last = match.end()
     rule.append(template[last:])
     openapi.append(template[last:])

@@ -44,10 +44,10 @@ def decode_request(
     if query:
         _merge_query(route, query, document)
     path_values = {var.field: var.template.format(**path_params) for var in route.path_variables}
-    for name, value in path_values.items():
+    for var in route.path_variables:
+        name, value = var.field, path_values[var.field]
         sent = document.pop(name, None)
-        json_name = route.method.input_type.fields_by_name[name].json_name
-        sent = document.pop(json_name, sent)
+        sent = document.pop(var.json_name, sent)
         if sent is not None and sent != value:
             raise bad_request("CONFLICTING_FIELD", f"{name!r} is {value!r} from the path, not {sent!r}", name)
     message = route.request_class()
@@ -86,6 +86,7 @@ def encode_response(message: Message) -> bytes:
 _ETAG = re.compile(r'(?:W/)?"?(-?[0-9]{1,19})"?')
 _AT_PATH = re.compile(r'at "?([A-Za-z0-9_.\[\]]+?)"?\.?$', re.MULTILINE)
 _NO_FIELD = re.compile(r'has no field named "([^"]+)" at "([^"]+)"')
+_AVAILABLE = re.compile(r'Available Fields\(except extensions\): "(\[.*?\])"')
 
 
 def _body_document(body: bytes, content_type: str | None) -> dict[str, Any]:
@@ -138,8 +139,9 @@ def _parse_error(route: Route, error: json_format.ParseError) -> Exception:
     if unknown is not None:
         name, at = unknown.groups()
         path = ".".join([*at.split(".")[1:], name]) if at.startswith(root) else name
-        first_line = text.splitlines()[0]
-        return bad_request("UNKNOWN_FIELD", f"unknown field {path!r}: {first_line}", path)
+        available = _AVAILABLE.search(text)
+        known = f"; the fields there are {available.group(1)}" if available else ""
+        return bad_request("UNKNOWN_FIELD", f"unknown field {path!r}{known}", path)
     located = _AT_PATH.search(text)
     if located is not None and located.group(1).startswith(root + "."):
         path = located.group(1)[len(root) + 1 :]
@@ -152,7 +154,10 @@ def _parse_error(route: Route, error: json_format.ParseError) -> Exception:
 def _bind(message: Message, field: str | None, value: Any, header: str) -> None:
     if field is None:
         raise bad_request("UNSUPPORTED_HEADER", f"{header} is not supported on this route", header)
-    already_set = message.HasField(field) if _has_presence(message, field) else bool(getattr(message, field))
+    try:
+        already_set = message.HasField(field)
+    except ValueError:  # no presence (a plain proto3 scalar): set means non-default
+        already_set = bool(getattr(message, field))
     if already_set and getattr(message, field) != value:
         raise bad_request(
             "CONFLICTING_FIELD",
@@ -160,7 +165,3 @@ def _bind(message: Message, field: str | None, value: Any, header: str) -> None:
             field,
         )
     setattr(message, field, value)
-
-
-def _has_presence(message: Message, field: str) -> bool:
-    return bool(message.DESCRIPTOR.fields_by_name[field].has_presence)
