@@ -95,11 +95,14 @@ def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
 
 
 def _drain_rest(http: Any, in_flight: Any, grace: float) -> None:
-    """/readyz to 503, let the requests in flight finish (up to ``grace``), then close."""
-    if not in_flight.drain(grace):
-        log.warning("REST requests still in flight after %.0fs; closing anyway", grace)
-    time.sleep(0.2)  # the last bodies are written by waitress's I/O thread after the app closes them
-    http.close()
+    """/readyz to 503 while still serving (so the balancer drops this pod), then close.
+
+    The first phase waits until no request is in flight, at most half the grace (and 5 s);
+    the REST server's own close then stops accepting and drains what is left.
+    """
+    started = time.monotonic()
+    in_flight.drain(min(5.0, grace / 2))
+    http.close(max(1.0, grace - (time.monotonic() - started)))
 
 
 def _logging(cfg: Config) -> None:
