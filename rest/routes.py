@@ -98,6 +98,8 @@ def build_routes(service: ServiceDescriptor = SERVICE) -> tuple[Route, ...]:
         if not options.HasExtension(annotations_pb2.http):
             continue
         rule = options.Extensions[annotations_pb2.http]
+        if rule.additional_bindings:
+            raise ValueError(f"{method.full_name}: additional_bindings are not supported yet")
         pattern = rule.WhichOneof("pattern")
         if pattern is None or pattern == "custom":
             raise ValueError(f"{method.full_name}: unsupported http rule pattern {pattern!r}")
