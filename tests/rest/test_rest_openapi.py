@@ -10,8 +10,10 @@ from google.api import annotations_pb2
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 from tabletop.v1 import game_pb2, game_service_pb2
+from werkzeug.datastructures import MultiDict
 
-from rest.routes import ROUTES
+from rest.routes import ROUTES, build_routes
+from rest.transcode import decode_request
 from tests.rest.rest_api import Api, SseReader
 
 SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
@@ -146,3 +148,57 @@ def _response_schema(spec: dict[str, Any], operation_id: str) -> str:
 def _validator(spec: dict[str, Any], schema_name: str) -> Draft202012Validator:
     root = {"$ref": f"#/components/schemas/{schema_name}", "components": spec["components"]}
     return Draft202012Validator(root, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+def test_any_contract_derives_routes_not_just_this_one() -> None:
+    """A synthetic service: two path variables, query fields of several types, an ETag field."""
+    service = _synthetic_service()
+    (route,) = build_routes(service)
+    assert route.rule == "/v1/games/<segment:game>/players/<segment:player>"
+    assert route.openapi_path == "/v1/games/{game}/players/{player}"
+    assert route.path_variables[0].template == "games/{game}/players/{player}"
+    assert set(route.query) == {"pageSize", "page_size", "tags", "verbose"}  # JSON and proto names
+    assert route.query["tags"].repeated and route.query["verbose"].convert("true") is True
+    assert route.etag_path == ("version",)
+    message = decode_request(
+        route, {"game": "g1", "player": "p2"}, MultiDict([("tags", "a"), ("tags", "b")]), b"", None
+    )
+    assert message.name == "games/g1/players/p2" and list(message.tags) == ["a", "b"]  # type: ignore[attr-defined]
+
+
+def _synthetic_service() -> Any:
+    from google.api import http_pb2
+    from google.protobuf import descriptor_pb2, descriptor_pool
+
+    pool = descriptor_pool.Default()
+    try:
+        return pool.FindServiceByName("synthtest.v1.Synth")
+    except KeyError:
+        pass
+    field = descriptor_pb2.FieldDescriptorProto
+    file = descriptor_pb2.FileDescriptorProto(
+        name="synthtest/v1/synth.proto", package="synthtest.v1", syntax="proto3"
+    )
+    file.dependency.append("google/api/annotations.proto")
+    request = file.message_type.add(name="GetPlayerRequest")
+    for number, (name, kind, label) in enumerate(
+        [
+            ("name", field.TYPE_STRING, 1),
+            ("page_size", field.TYPE_INT32, 1),
+            ("tags", field.TYPE_STRING, 3),
+            ("verbose", field.TYPE_BOOL, 1),
+        ],
+        start=1,
+    ):
+        json_name = name.split("_")[0] + "".join(part.title() for part in name.split("_")[1:])
+        request.field.add(name=name, number=number, type=kind, label=label, json_name=json_name)
+    player = file.message_type.add(name="Player")
+    player.field.add(name="version", number=1, type=field.TYPE_INT64, label=1, json_name="version")
+    method = file.service.add(name="Synth").method.add(
+        name="GetPlayer", input_type=".synthtest.v1.GetPlayerRequest", output_type=".synthtest.v1.Player"
+    )
+    method.options.Extensions[annotations_pb2.http].CopyFrom(
+        http_pb2.HttpRule(get="/v1/{name=games/*/players/*}")
+    )
+    pool.AddSerializedFile(file.SerializeToString())
+    return pool.FindServiceByName("synthtest.v1.Synth")
