@@ -40,6 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     closers = []
+    deadline = 0.0  # set when the shutdown starts; the closers read it then
     from service.api import tracing
     from service.api.observability import Metrics, serve_metrics
     tracing.setup_from_env(service_name=f"tabletop-{args.command}")
@@ -50,18 +51,19 @@ def main(argv: list[str] | None = None) -> int:
         running = create_server(cfg)
         metrics = running.metrics
         log.info("gRPC service listening on port %d", running.port)
-        closers.append(lambda: running.stop(cfg.shutdown_grace_seconds))
+        closers.append(lambda: running.stop(_remaining(deadline)))
         if args.command == "serve":
             cfg = replace(cfg, grpc_target=f"localhost:{running.port}")
     if args.command in ("serve", "rest"):
         http, in_flight = _start_rest(cfg, metrics)
         log.info("REST facade listening on port %d (gRPC at %s)", cfg.http_port, cfg.grpc_target)
-        closers.insert(0, lambda: _drain_rest(http, in_flight, cfg.shutdown_grace_seconds))
+        closers.insert(0, lambda: _drain_rest(http, in_flight, _remaining(deadline)))
     if cfg.metrics_port:
         _, metrics_port = serve_metrics(metrics, cfg.metrics_port)
         log.info("Prometheus metrics on port %d at /metrics", metrics_port)
     stop.wait()
     log.info("shutting down: draining for up to %.0fs", cfg.shutdown_grace_seconds)
+    deadline = time.monotonic() + cfg.shutdown_grace_seconds  # one grace for REST and gRPC together
     for close in closers:
         close()
     return 0
@@ -92,6 +94,10 @@ def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
     tracing.instrument_wsgi(app, tracer)
     in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
     return serve(app, "0.0.0.0", cfg.http_port), in_flight
+
+
+def _remaining(deadline: float) -> float:
+    return max(1.0, deadline - time.monotonic())
 
 
 def _drain_rest(http: Any, in_flight: Any, grace: float) -> None:
