@@ -1,4 +1,5 @@
-"""Schemathesis against the live ``/openapi.json``: no 5xx, responses match the schema.
+"""Schemathesis against the live ``/openapi.json``: no 5xx, responses match the schema,
+input the schema forbids is rejected.
 
 Bounded: ``MAX_EXAMPLES`` generated requests per operation. WatchGame is excluded (its 200
 is an endless event stream, covered by test_rest_sse.py). Schemathesis' own pytest plugin
@@ -13,6 +14,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.strategies import booleans
+from schemathesis.generation import GenerationMode
 
 from rest.app import RestServer
 from rest.routes import ROUTES
@@ -56,5 +58,30 @@ def test_operation_conforms_to_the_openapi(
             case.path_parameters["game"] = game_id
             case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
         case.call_and_validate(checks=CHECKS)
+
+    check()
+
+
+NEGATIVE_EXAMPLES = 10
+
+
+@pytest.mark.parametrize(
+    "route", [r for r in ROUTES if not r.streaming and r.name != "ListRulesets"], ids=lambda r: r.name
+)
+def test_input_the_schema_forbids_is_rejected(rest_schema: Any, route: Any) -> None:
+    """Negative generation: bodies, paths and queries that violate the schema get a 4xx, never a 5xx.
+
+    ListRulesets takes no input, so nothing about it can be invalid.
+    """
+    operation = rest_schema[route.openapi_path][route.verb]
+
+    @given(case=operation.as_strategy(generation_mode=GenerationMode.NEGATIVE))
+    @settings(
+        max_examples=NEGATIVE_EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
+    def check(case: Any) -> None:
+        case.call_and_validate(
+            checks=[schemathesis.checks.not_a_server_error, schemathesis.checks.negative_data_rejection]
+        )
 
     check()
