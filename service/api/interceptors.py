@@ -19,16 +19,56 @@ from grpc_status import rpc_status
 from service.api.errors import InvalidArgument, ResourceExhausted, to_status
 
 
-class ErrorInterceptor(grpc.ServerInterceptor):
+SERVICE_PREFIX = "/tabletop.v1.GameService/"
+Behaviour = Callable[[Any, grpc.ServicerContext], Any]
+
+
+class MethodInterceptor(grpc.ServerInterceptor):
+    """The one mechanism every interceptor here uses: wrap each GameService method's behaviour.
+
+    Subclasses override ``unary`` / ``stream`` (or ``wrap`` to change the codecs). The
+    wrapped handler is built once per method and reused, not rebuilt on every call.
+    """
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
+
+    def intercept_service(self, continuation: Callable[[Any], Any], details: Any) -> Any:
+        handler = continuation(details)
+        if (handler is None or not (handler.unary_unary or handler.unary_stream)
+                or not details.method.startswith(SERVICE_PREFIX)):
+            return handler
+        hit = self._wrapped.get(details.method)
+        if hit is None or hit[0] is not handler:
+            hit = (handler, self.wrap(details.method.removeprefix(SERVICE_PREFIX), handler))
+            self._wrapped[details.method] = hit
+        return hit[1]
+
+    def wrap(self, method: str, handler: Any) -> Any:
+        """The handler with its behaviour wrapped, codecs unchanged."""
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                self.unary(method, handler.unary_unary), handler.request_deserializer, handler.response_serializer)
+        return grpc.unary_stream_rpc_method_handler(
+            self.stream(method, handler.unary_stream), handler.request_deserializer, handler.response_serializer)
+
+    def unary(self, method: str, fn: Behaviour) -> Behaviour:
+        """Wrap a unary behaviour (identity by default)."""
+        return fn
+
+    def stream(self, method: str, fn: Behaviour) -> Behaviour:
+        """Wrap a server-streaming behaviour (identity by default)."""
+        return fn
+
+
+class ErrorInterceptor(MethodInterceptor):
     """Decodes requests strictly and maps exceptions to ``google.rpc.Status``."""
 
     def __init__(self, max_request_bytes: int) -> None:
+        super().__init__()
         self.max_request_bytes = max_request_bytes
 
-    def intercept_service(self, continuation: Callable[[Any], Any], handler_call_details: Any) -> Any:
-        handler = continuation(handler_call_details)
-        if handler is None or not (handler.unary_unary or handler.unary_stream):
-            return handler
+    def wrap(self, method: str, handler: Any) -> Any:
         decode = _decoder(handler.request_deserializer, self.max_request_bytes)
         encode = _encoder(handler.response_serializer)
         if handler.unary_unary:

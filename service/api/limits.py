@@ -39,9 +39,9 @@ from service.api.errors import (
     Unauthenticated,
     Unavailable,
 )
+from service.api.interceptors import MethodInterceptor
 from service.config import Config
 
-SERVICE_PREFIX = "/tabletop.v1.GameService/"
 log = logging.getLogger("tabletop.limits")
 MAX_BUCKETS = 100_000  # least recently used buckets beyond this are forgotten (a full bucket is the default)
 
@@ -102,11 +102,12 @@ def watch_cap(config: Config) -> int:
     return cap
 
 
-class LimitsInterceptor(grpc.ServerInterceptor):
+class LimitsInterceptor(MethodInterceptor):
     """Admission for GameService calls: draining, API keys, rate limits, the stream cap."""
 
     def __init__(self, config: Config, stopping: threading.Event, on_limited: Callable[[str], None] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
         self.stopping = stopping
         self.api_keys = config.api_key_set
         self.per_token = RateLimiter(config.rate_limit_per_token, clock) if config.rate_limit_per_token > 0 else None
@@ -114,20 +115,6 @@ class LimitsInterceptor(grpc.ServerInterceptor):
                             if config.rate_limit_per_address > 0 else None)
         self.streams = StreamSlots(watch_cap(config))
         self.on_limited = on_limited or (lambda scope: None)
-
-    def intercept_service(self, continuation: Callable[[Any], Any], details: Any) -> Any:
-        handler = continuation(details)
-        if handler is None or not details.method.startswith(SERVICE_PREFIX):
-            return handler
-        method = details.method.removeprefix(SERVICE_PREFIX)
-        if handler.unary_unary:
-            return grpc.unary_unary_rpc_method_handler(
-                self._unary(method, handler.unary_unary), handler.request_deserializer, handler.response_serializer)
-        if handler.unary_stream:
-            return grpc.unary_stream_rpc_method_handler(
-                self._stream(method, handler.unary_stream), handler.request_deserializer,
-                handler.response_serializer)
-        return handler
 
     def admit(self, method: str, context: grpc.ServicerContext) -> None:
         """Raise the error that refuses this call, if any."""
@@ -149,13 +136,13 @@ class LimitsInterceptor(grpc.ServerInterceptor):
             self.on_limited(scope)
             raise RateLimited(scope, wait, limiter.rate)
 
-    def _unary(self, method: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def unary(self, method: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
             self.admit(method, context)
             return fn(request, context)
         return wrapper
 
-    def _stream(self, method: str, fn: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
+    def stream(self, method: str, fn: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
         def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             self.admit(method, context)
             if not self.streams.acquire():

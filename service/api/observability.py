@@ -38,9 +38,9 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 
 from service.api import tracing
 from service.api.errors import CODES, ServiceError, to_status
+from service.api.interceptors import MethodInterceptor
 from service.engine.errors import RuleError
 
-SERVICE_PREFIX = "/tabletop.v1.GameService/"
 LOG_FIELDS = ("request_id", "method", "code", "reason", "game", "seat", "version", "ruleset", "duration_ms",
               "replayed", "peer")
 # A player token is ``<game id>.<seat>.<secret>``; defence in depth if one ever reaches a message.
@@ -139,28 +139,15 @@ class HostObserver:
                 self.metrics.redis_seconds.labels(op).observe(time.perf_counter() - started)
 
 
-class TelemetryInterceptor(grpc.ServerInterceptor):
+class TelemetryInterceptor(MethodInterceptor):
     """Per call: request id, trace span, timing, action metrics, one structured log line."""
 
     def __init__(self, metrics: Metrics, tracer: Any = None) -> None:
+        super().__init__()
         self.metrics = metrics
         self.tracer = tracer
 
-    def intercept_service(self, continuation: Callable[[Any], Any], details: Any) -> Any:
-        handler = continuation(details)
-        if handler is None or not details.method.startswith(SERVICE_PREFIX):
-            return handler
-        method = details.method.removeprefix(SERVICE_PREFIX)
-        if handler.unary_unary:
-            return grpc.unary_unary_rpc_method_handler(
-                self._unary(method, handler.unary_unary), handler.request_deserializer, handler.response_serializer)
-        if handler.unary_stream:
-            return grpc.unary_stream_rpc_method_handler(
-                self._stream(method, handler.unary_stream), handler.request_deserializer,
-                handler.response_serializer)
-        return handler
-
-    def _unary(self, method: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def unary(self, method: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
         def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
             call = _begin(method, request, context)
             token = CURRENT.set(call)
@@ -177,7 +164,7 @@ class TelemetryInterceptor(grpc.ServerInterceptor):
                 CURRENT.reset(token)
         return wrapper
 
-    def _stream(self, method: str, fn: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
+    def stream(self, method: str, fn: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
         def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             call = _begin(method, request, context)
             self.metrics.watch_streams.inc()
