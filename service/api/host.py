@@ -16,11 +16,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-from tabletop.v1 import game_pb2, game_service_pb2 as svc
+from tabletop.v1 import game_pb2
+from tabletop.v1 import game_service_pb2 as svc
 
 from service.api import auth, convert
-from service.api.errors import (Aborted, FailedPrecondition, InvalidArgument, NotFound, StaleVersion,
-                                Unauthenticated)
+from service.api.errors import (
+    Aborted,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    ServiceReason,
+    StaleVersion,
+    Unauthenticated,
+)
 from service.config import Config
 from service.engine import registry
 from service.engine.errors import EngineReason, RuleError
@@ -64,7 +72,7 @@ class GameHost:
                                   f"{info.id} seats {info.min_seats} to {info.max_seats} players.",
                                   field="seat_count", min=info.min_seats, max=info.max_seats)
         if len(req.display_names) > req.seat_count:
-            raise InvalidArgument("TOO_MANY_NAMES", "Give at most one display name per seat.", field="display_names")
+            raise InvalidArgument(ServiceReason.TOO_MANY_NAMES, "Give at most one display name per seat.", field="display_names")
         names = [_display_name(n, f"display_names[{i}]") for i, n in enumerate(req.display_names)]
         options = ruleset.decode_options(_options(req, ruleset))
         seed = req.seed if req.HasField("seed") else secrets.randbits(63)
@@ -89,7 +97,7 @@ class GameHost:
                                      self._ttl(doc))
             if ok:
                 return svc.CreateGameResponse(game=convert.game(doc, 1, ruleset), credentials=creds)
-        raise Aborted("ID_COLLISION", "Could not allocate a game id; retry.")
+        raise Aborted(ServiceReason.ID_COLLISION, "Could not allocate a game id; retry.")
 
     def join(self, req: svc.JoinGameRequest) -> svc.JoinGameResponse:
         """Take an open seat; the game starts when the last seat is taken."""
@@ -100,12 +108,12 @@ class GameHost:
         def decide(game: Game, _seat: int | None) -> Decision:
             seats = game.doc["seats"]
             if game.doc["status"] != "WAITING":
-                raise FailedPrecondition("GAME_ALREADY_STARTED", "Every seat of this game is taken.")
+                raise FailedPrecondition(ServiceReason.GAME_ALREADY_STARTED, "Every seat of this game is taken.")
             seat = req.seat if req.HasField("seat") else seats.index(None)
             if not 0 <= seat < len(seats):
-                raise InvalidArgument("SEAT_OUT_OF_RANGE", f"Seats are 0 to {len(seats) - 1}.", field="seat")
+                raise InvalidArgument(ServiceReason.SEAT_OUT_OF_RANGE, f"Seats are 0 to {len(seats) - 1}.", field="seat")
             if seats[seat] is not None:
-                raise FailedPrecondition("SEAT_TAKEN", f"Seat {seat} is taken; omit `seat` to take any open one.")
+                raise FailedPrecondition(ServiceReason.SEAT_TAKEN, f"Seat {seat} is taken; omit `seat` to take any open one.")
             token, digest = auth.new_token(game_id, seat)
             seats[seat] = {"name": name, "token": digest}
             credential[:] = [game_pb2.SeatCredential(seat=seat, player_token=token)]
@@ -228,7 +236,7 @@ class GameHost:
     def _transact(self, game_id: str, token: auth.Token | None, request_id: str,
                   decide: Callable[[Game, int | None], Decision], want_response: bool = False) -> Any:
         if len(request_id) > 128:
-            raise InvalidArgument("REQUEST_ID_TOO_LONG", "Use a request_id of at most 128 characters.",
+            raise InvalidArgument(ServiceReason.REQUEST_ID_TOO_LONG, "Use a request_id of at most 128 characters.",
                                   field="request_id")
         for _ in range(self.config.cas_retries):
             loaded = self.store.load(game_id, token.seat if token else None, request_id)
@@ -252,7 +260,7 @@ class GameHost:
                 self.observer.written(game_id, new.version) if ok else self.observer.conflict(game_id)
             if ok:
                 return response if want_response else new
-        raise Aborted("CONFLICT", "Too many concurrent changes to this game; retry.")
+        raise Aborted(ServiceReason.CONFLICT, "Too many concurrent changes to this game; retry.")
 
     def _ttl(self, doc: dict[str, Any]) -> int:
         return self.config.finished_game_ttl_seconds if doc["status"] == "FINISHED" else self.config.game_ttl_seconds
@@ -280,14 +288,14 @@ def _options(req: svc.CreateGameRequest, ruleset: Ruleset) -> Any:
 def _game_id(name: str) -> str:
     match = NAME.match(name)
     if not match:
-        raise InvalidArgument("INVALID_NAME", "A game name looks like 'games/<id>' (lowercase letters, digits).",
+        raise InvalidArgument(ServiceReason.INVALID_NAME, "A game name looks like 'games/<id>' (lowercase letters, digits).",
                               field="name")
     return match.group(1)
 
 
 def _loaded_game(game_id: str, loaded: Loaded) -> Game:
     if not loaded.version or loaded.doc is None:
-        raise NotFound("GAME_NOT_FOUND", f"No game games/{game_id}; it may have expired.")
+        raise NotFound(ServiceReason.GAME_NOT_FOUND, f"No game games/{game_id}; it may have expired.")
     doc = orjson.loads(loaded.doc)
     ruleset = registry.get(doc["ruleset"])
     assert ruleset is not None, f"stored game of unknown ruleset {doc['ruleset']}"
@@ -297,14 +305,14 @@ def _loaded_game(game_id: str, loaded: Loaded) -> Game:
 def _display_name(name: str, field: str) -> str:
     name = name.strip()
     if not 1 <= len(name) <= MAX_NAME or not name.isprintable():
-        raise InvalidArgument("INVALID_DISPLAY_NAME", f"A display name is 1 to {MAX_NAME} printable characters.",
+        raise InvalidArgument(ServiceReason.INVALID_DISPLAY_NAME, f"A display name is 1 to {MAX_NAME} printable characters.",
                               field=field)
     return name
 
 
 def _required(token: str | None) -> str:
     if not token:
-        raise Unauthenticated("MISSING_TOKEN", "Send your player token as 'authorization: Bearer <token>'.")
+        raise Unauthenticated(ServiceReason.MISSING_TOKEN, "Send your player token as 'authorization: Bearer <token>'.")
     return token
 
 

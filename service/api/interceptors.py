@@ -16,8 +16,7 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 from grpc_status import rpc_status
 
-from service.api.errors import InvalidArgument, ResourceExhausted, to_status
-
+from service.api.errors import InvalidArgument, ResourceExhausted, ServiceReason, to_status
 
 SERVICE_PREFIX = "/tabletop.v1.GameService/"
 Behaviour = Callable[[Any, grpc.ServicerContext], Any]
@@ -81,15 +80,15 @@ class ErrorInterceptor(MethodInterceptor):
 def _decoder(parse: Callable[[bytes], Message], limit: int) -> Callable[[bytes], Message]:
     def decode(raw: bytes) -> Message:
         if len(raw) > limit:
-            raise ResourceExhausted("REQUEST_TOO_LARGE", f"Requests are limited to {limit} bytes.",
+            raise ResourceExhausted(ServiceReason.REQUEST_TOO_LARGE, f"Requests are limited to {limit} bytes.",
                                     limit=limit, size=len(raw))
         try:
             message = parse(raw)
         except (DecodeError, ValueError, RuntimeError) as exc:
-            raise InvalidArgument("MALFORMED_REQUEST", f"The request is not a valid protobuf message: {exc}") from exc
+            raise InvalidArgument(ServiceReason.MALFORMED_REQUEST, f"The request is not a valid protobuf message: {exc}") from exc
         path = _unknown_field(message, "")
         if path is not None:
-            raise InvalidArgument("UNKNOWN_FIELD", f"The request has a field this server does not know at "
+            raise InvalidArgument(ServiceReason.UNKNOWN_FIELD, f"The request has a field this server does not know at "
                                   f"'{path or '(top level)'}'; update the server or drop the field.", field=path)
         return message
     return decode

@@ -36,6 +36,7 @@ from service.api.errors import (
     RateLimited,
     ResourceExhausted,
     ServiceError,
+    ServiceReason,
     Unauthenticated,
     Unavailable,
 )
@@ -119,7 +120,7 @@ class LimitsInterceptor(MethodInterceptor):
     def admit(self, method: str, context: grpc.ServicerContext) -> None:
         """Raise the error that refuses this call, if any."""
         if self.stopping.is_set():
-            raise Unavailable("SHUTTING_DOWN", "This replica is shutting down; retry (another replica will answer).")
+            raise Unavailable(ServiceReason.SHUTTING_DOWN, "This replica is shutting down; retry (another replica will answer).")
         metadata = context.invocation_metadata() or ()
         if method == "CreateGame" and self.api_keys:
             _check_api_key(self.api_keys, metadata)
@@ -146,7 +147,7 @@ class LimitsInterceptor(MethodInterceptor):
         def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
             self.admit(method, context)
             if not self.streams.acquire():
-                raise ResourceExhausted("TOO_MANY_WATCH_STREAMS",
+                raise ResourceExhausted(ServiceReason.TOO_MANY_WATCH_STREAMS,
                                         f"This replica has {self.streams.limit} watch streams open; retry later.",
                                         limit=self.streams.limit)
             last = int(getattr(request, "from_version", 0) or 0)
@@ -157,7 +158,7 @@ class LimitsInterceptor(MethodInterceptor):
             finally:
                 self.streams.release()
             if self.stopping.is_set() and context.is_active():
-                raise Unavailable("SHUTTING_DOWN", f"This replica is shutting down; watch again with "
+                raise Unavailable(ServiceReason.SHUTTING_DOWN, f"This replica is shutting down; watch again with "
                                   f"from_version={last} to resume.", last_version=last)
         return wrapper
 
@@ -181,9 +182,9 @@ class _Draining:
 def _check_api_key(keys: frozenset[str], metadata: Any) -> None:
     given = next((str(v) for k, v in metadata if k == "x-api-key"), "")
     if not given:
-        raise Unauthenticated("API_KEY_REQUIRED", "Creating games needs an operator-issued key in 'x-api-key'.")
+        raise Unauthenticated(ServiceReason.API_KEY_REQUIRED, "Creating games needs an operator-issued key in 'x-api-key'.")
     if not any(hmac.compare_digest(given.encode(), key.encode()) for key in keys):
-        raise PermissionDenied("API_KEY_INVALID", "The 'x-api-key' is not one this service accepts.")
+        raise PermissionDenied(ServiceReason.API_KEY_INVALID, "The 'x-api-key' is not one this service accepts.")
 
 
 def _token(metadata: Any) -> str | None:

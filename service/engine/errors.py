@@ -14,15 +14,17 @@ from enum import StrEnum
 class EngineReason(StrEnum):
     """Reasons shared by every ruleset."""
 
-    NOT_YOUR_TURN = "NOT_YOUR_TURN"
-    NOT_YOUR_DECISION = "NOT_YOUR_DECISION"
-    GAME_NOT_STARTED = "GAME_NOT_STARTED"
-    GAME_FINISHED = "GAME_FINISHED"
-    INVALID_ACTION = "INVALID_ACTION"
-    INVALID_OPTION = "INVALID_OPTION"
-    UNKNOWN_RULESET = "UNKNOWN_RULESET"
-    INVALID_SEAT_COUNT = "INVALID_SEAT_COUNT"
-    WRONG_RULESET = "WRONG_RULESET"
+    # FAILED_PRECONDITION: not now.
+    NOT_YOUR_TURN = "NOT_YOUR_TURN"  # another seat is to play
+    NOT_YOUR_DECISION = "NOT_YOUR_DECISION"  # the pending decision belongs to another seat
+    GAME_NOT_STARTED = "GAME_NOT_STARTED"  # seats are still open
+    GAME_FINISHED = "GAME_FINISHED"  # the game is over
+    # INVALID_ARGUMENT: malformed.
+    INVALID_ACTION = "INVALID_ACTION"  # the action message is incomplete or contradictory
+    INVALID_OPTION = "INVALID_OPTION"  # an option value the ruleset does not accept
+    UNKNOWN_RULESET = "UNKNOWN_RULESET"  # CreateGame.ruleset is not offered
+    INVALID_SEAT_COUNT = "INVALID_SEAT_COUNT"  # outside the ruleset's seat range
+    WRONG_RULESET = "WRONG_RULESET"  # an action or options message of another game
 
 
 class RuleError(Exception):
