@@ -27,13 +27,13 @@ class Config:
     finished_game_ttl_seconds: int = 24 * 3600
     request_id_ttl_seconds: int = 24 * 3600  # how long a request_id's response is remembered
     max_request_bytes: int = 65536
-    max_watch_streams: int = 1000
+    max_watch_streams: int = 192  # each open stream holds one of the gRPC worker threads
     watch_backlog: int = 256  # a watcher further behind than this gets a snapshot
     rate_limit_per_token: float = 0.0  # requests per second; 0 = off
     rate_limit_per_address: float = 0.0
     api_keys: str = ""  # comma-separated; when set, CreateGame needs x-api-key
     shutdown_grace_seconds: float = 20.0
-    grpc_workers: int = 64
+    grpc_workers: int = 256
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED
 
     @property
