@@ -204,6 +204,13 @@ def _operation(route: Route) -> dict[str, Any]:
         "operationId": route.name,
         "tags": [SERVICE.name],
         "summary": f"{SERVICE.full_name}.{route.name}",
+        "description": (
+            f"`{route.verb} {route.template}` (google.api.http"
+            + (f', body "{route.body}"' if route.body else "")
+            + f") on rpc {route.method.full_name}: {route.method.input_type.full_name} -> "
+            + ("stream " if route.streaming else "")
+            + f"{route.method.output_type.full_name}."
+        ),
         "parameters": _parameters(route),
         "responses": _responses(route),
     }
