@@ -35,12 +35,13 @@ from pathlib import Path
 import grpc
 import redis
 from google.protobuf import json_format
-from tabletop.v1 import game_pb2, game_service_pb2 as svc, game_service_pb2_grpc
+from tabletop.v1 import game_pb2, game_service_pb2_grpc
+from tabletop.v1 import game_service_pb2 as svc
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.engine import registry  # noqa: E402
+from service.engine import registry
 
 BOARDGAME_IO_MS_PER_MOVE = 0.30  # measured on this machine class (issue 2): boardgame.io 0.50 in-memory server
 

@@ -17,11 +17,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rest.errors import HTTP_STATUS  # noqa: E402
-from service.api.errors import ServiceReason  # noqa: E402
-from service.engine.errors import EngineReason  # noqa: E402
-from service.games.bang.reasons import Reason as BangReason  # noqa: E402
-from service.games.ttr_europe.reasons import TtrReason  # noqa: E402
+from rest.errors import HTTP_STATUS
+from service.api.errors import ServiceReason
+from service.engine.errors import EngineReason
+from service.games.bang.reasons import Reason as BangReason
+from service.games.ttr_europe.reasons import TtrReason
 
 INTRO = """# Errors
 

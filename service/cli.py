@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -39,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    closers = []
+    closers: list[Callable[[], object]] = []
     deadline = 0.0  # set when the shutdown starts; the closers read it then
     from service.api import tracing
     from service.api.observability import Metrics, serve_metrics

@@ -7,8 +7,9 @@ the single source of names, defaults and meanings.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping
+from typing import Any
 
 
 @dataclass(frozen=True)

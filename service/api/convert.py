@@ -26,7 +26,8 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
     """The public ``Game`` message of a stored document."""
     seats = [game_pb2.Seat(index=i, display_name=(s or {}).get("name", ""), occupied=s is not None)
              for i, s in enumerate(doc["seats"])]
-    options = game_pb2.GameOptions(**{ruleset.INFO.proto_field: ruleset.encode_options(doc["options"])})
+    # The oneof field is chosen by the ruleset at run time, hence the ignores on ** below.
+    options = game_pb2.GameOptions(**{ruleset.INFO.proto_field: ruleset.encode_options(doc["options"])})  # type: ignore[arg-type]
     return game_pb2.Game(name=f"games/{doc['id']}", ruleset=doc["ruleset"], status=STATUS[doc["status"]],
                          seats=seats, version=version, options=options,
                          create_time=_ts(doc["created"]), update_time=_ts(doc["updated"]))
@@ -43,7 +44,7 @@ def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
     projected = payload if reveal_all else ruleset.project(payload, seat)
     if projected is None:
         return None
-    return game_pb2.Event(version=version, **{ruleset.INFO.proto_field: ruleset.encode_event(projected)})
+    return game_pb2.Event(version=version, **{ruleset.INFO.proto_field: ruleset.encode_event(projected)})  # type: ignore[arg-type]
 
 
 def events(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
@@ -55,7 +56,7 @@ def events(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
 
 def view(state: dict[str, Any], ruleset: Ruleset, seat: int | None) -> game_pb2.View:
     """The ruleset's projection of the state, wrapped in the generic ``View``."""
-    return game_pb2.View(**{ruleset.INFO.proto_field: ruleset.view(state, seat)})
+    return game_pb2.View(**{ruleset.INFO.proto_field: ruleset.view(state, seat)})  # type: ignore[arg-type]
 
 
 # Helpers

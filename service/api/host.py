@@ -80,7 +80,8 @@ class GameHost:
         now = self.clock()
         for _ in range(5):
             game_id = secrets.token_hex(8)
-            seats, creds = [], []
+            seats: list[dict[str, str] | None] = []
+            creds: list[game_pb2.SeatCredential] = []
             for i in range(req.seat_count):
                 if i < len(names):
                     token, digest = auth.new_token(game_id, i)
@@ -140,7 +141,7 @@ class GameHost:
         actions = []
         if game.doc["status"] == "ACTIVE" and seat is not None:
             ruleset = game.ruleset
-            actions = [game_pb2.Action(**{ruleset.INFO.proto_field: ruleset.encode_action(a)})
+            actions = [game_pb2.Action(**{ruleset.INFO.proto_field: ruleset.encode_action(a)})  # type: ignore[arg-type]
                        for a in ruleset.legal_actions(game.doc["state"], seat)]
         return svc.ListLegalActionsResponse(version=game.version, actions=actions)
 
@@ -213,7 +214,7 @@ class GameHost:
             entry = orjson.loads(raw)
             actor = entry["seat"]
             shown = entry["action"] is not None and (done or (actor is not None and actor == seat))
-            action = (game_pb2.Action(**{game.ruleset.INFO.proto_field: game.ruleset.encode_action(entry["action"])})
+            action = (game_pb2.Action(**{game.ruleset.INFO.proto_field: game.ruleset.encode_action(entry["action"])})  # type: ignore[arg-type]
                       if shown else None)
             entries.append(game_pb2.LogEntry(
                 version=v, action=action, time=convert._ts(entry["time"]),

@@ -130,7 +130,7 @@ def _unary(fn: Callable[[Any, grpc.ServicerContext], Any],
     def wrapper(raw: bytes, context: grpc.ServicerContext) -> Any:
         try:
             return fn(decode(raw), context)
-        except Exception as exc:  # noqa: BLE001 - every error leaves through the mapping table
+        except Exception as exc:
             if _passthrough(exc):
                 raise
             _abort(context, exc)
@@ -142,7 +142,7 @@ def _stream(fn: Callable[[Any, grpc.ServicerContext], Iterator[Any]],
     def wrapper(raw: bytes, context: grpc.ServicerContext) -> Iterator[Any]:
         try:
             yield from fn(decode(raw), context)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             if _passthrough(exc):
                 raise
             _abort(context, exc)

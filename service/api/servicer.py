@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import grpc
-from tabletop.v1 import game_pb2, game_service_pb2 as svc, game_service_pb2_grpc
+from tabletop.v1 import game_pb2, game_service_pb2_grpc
+from tabletop.v1 import game_service_pb2 as svc
 
 from service.api import auth
 from service.api.host import GameHost
@@ -38,7 +39,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                          context: grpc.ServicerContext) -> svc.ListLegalActionsResponse:
         return self.host.legal_actions(request.name, _token(context))
 
-    def SubmitAction(self, request: svc.SubmitActionRequest, context: grpc.ServicerContext) -> bytes:
+    def SubmitAction(self, request: svc.SubmitActionRequest,  # type: ignore[override]
+                     context: grpc.ServicerContext) -> bytes:
         return self.host.submit(request, _token(context))  # already serialized (see GameHost.submit)
 
     def WatchGame(self, request: svc.WatchGameRequest,

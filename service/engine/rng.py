@@ -8,7 +8,8 @@ SplitMix64 is small, fast in pure Python, and has a one-word state.
 
 from __future__ import annotations
 
-from typing import Any, MutableSequence
+from collections.abc import MutableSequence
+from typing import Any
 
 _MASK = (1 << 64) - 1
 

@@ -120,7 +120,7 @@ def _cluster_ok(client: RedisCluster) -> bool:
     PING alone answers from any live node, even after the cluster has gone to
     ``fail`` (a master down without a replica) and refuses every command.
     """
-    for node in client.get_primaries():
+    for node in client.get_primaries():  # type: ignore[no-untyped-call]
         try:
             info = client.cluster_info(target_nodes=node)
         except redis.RedisError:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from service.engine.rng import Rng, seed_state
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import grpc
 import pytest
-from tabletop.v1 import game_pb2, game_service_pb2 as svc
+from tabletop.v1 import game_pb2
+from tabletop.v1 import game_service_pb2 as svc
 
 from tests.helpers import bearer, create_game, error_info
 
@@ -60,7 +61,7 @@ def test_oversized_request(stub, game) -> None:
     ([("authorization", "Bearer nonsense")], grpc.StatusCode.UNAUTHENTICATED, "INVALID_TOKEN"),
 ])
 def test_missing_or_malformed_token(stub, game, metadata, code, reason) -> None:
-    g, tokens = game
+    g, _tokens = game
     action = game_pb2.Action(ttr_europe={"draw_tickets": {}})
     with pytest.raises(grpc.RpcError) as err:
         stub.SubmitAction(svc.SubmitActionRequest(name=g.name, action=action), metadata=metadata)
@@ -70,7 +71,7 @@ def test_missing_or_malformed_token(stub, game, metadata, code, reason) -> None:
 
 def test_forged_token_and_other_games_token(stub, game) -> None:
     g, tokens = game
-    other, other_tokens = create_game(stub, seats=2)
+    _other, other_tokens = create_game(stub, seats=2)
     game_id = g.name.split("/")[1]
     action = stub.ListLegalActions(svc.ListLegalActionsRequest(name=g.name), metadata=bearer(tokens[0])).actions[0]
     for token, code in ((f"{game_id}.0.forged", grpc.StatusCode.UNAUTHENTICATED),
@@ -119,7 +120,7 @@ def test_bad_names_and_create_arguments(stub) -> None:
 
 def test_acting_out_of_turn_changes_nothing(stub, game) -> None:
     g, tokens = game
-    for seat, token in tokens.items():  # finish the simultaneous ticket choice
+    for token in tokens.values():  # finish the simultaneous ticket choice
         action = stub.ListLegalActions(svc.ListLegalActionsRequest(name=g.name), metadata=bearer(token)).actions[0]
         stub.SubmitAction(svc.SubmitActionRequest(name=g.name, action=action), metadata=bearer(token))
     view = stub.GetGame(svc.GetGameRequest(name=g.name)).view.ttr_europe

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import grpc
 import pytest
-from tabletop.v1 import game_service_pb2 as svc, game_service_pb2_grpc
+from tabletop.v1 import game_service_pb2 as svc
+from tabletop.v1 import game_service_pb2_grpc
 
 from tests.helpers import bearer, create_game, deciding_seat
 

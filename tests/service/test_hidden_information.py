@@ -15,7 +15,8 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from google.protobuf.message import Message
-from tabletop.v1 import game_pb2, game_service_pb2 as svc, ttr_europe_pb2
+from tabletop.v1 import game_pb2, ttr_europe_pb2
+from tabletop.v1 import game_service_pb2 as svc
 
 from tests.helpers import bearer, create_game, error_info
 
