@@ -7,6 +7,7 @@ Stops (draining, see ``RestServer.close``) on SIGTERM or SIGINT, and with
 from __future__ import annotations
 
 import argparse
+import importlib
 import logging
 import os
 import signal
@@ -26,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=32)
     parser.add_argument("--grace-seconds", type=float, default=5.0)
     parser.add_argument("--exit-with-parent", action="store_true", help="stop when stdin reaches end of file")
+    parser.add_argument(
+        "--setup", default="", help="module:callable run on the app before serving (instrumentation)"
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=os.environ.get("TABLETOP_LOG_LEVEL", "INFO").upper(), stream=sys.stderr)
     stop = threading.Event()
@@ -33,9 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     if args.exit_with_parent:
         threading.Thread(target=_stop_at_eof, args=(stop,), daemon=True, name="parent-watch").start()
-    server = serve(
-        create_app(args.grpc_target, max_body_bytes=args.max_body_bytes), args.host, args.port, args.threads
-    )
+    app = create_app(args.grpc_target, max_body_bytes=args.max_body_bytes)
+    if args.setup:
+        module, _, name = args.setup.partition(":")
+        getattr(importlib.import_module(module), name)(app)
+    server = serve(app, args.host, args.port, args.threads)
     logging.getLogger("tabletop.rest").info(
         "REST facade on port %d, gRPC at %s", server.port, args.grpc_target
     )

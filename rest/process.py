@@ -45,13 +45,19 @@ class SpawnedRest:
 
 
 def spawn(
-    grpc_target: str, host: str, port: int, *, max_body_bytes: int = 65536, threads: int = 32
+    grpc_target: str, host: str, port: int, *, max_body_bytes: int = 65536, threads: int = 32, setup: str = ""
 ) -> SpawnedRest:
-    """Start the facade in a child process and wait until it answers ``/healthz``."""
+    """Start the facade in a child process and wait until it answers ``/healthz``.
+
+    ``setup`` ("module:callable") is called with the child's app before it serves, for
+    the instrumentation a parent would otherwise apply in-process (metrics, tracing).
+    """
     command = [
         sys.executable, "-m", "rest", "--grpc-target", grpc_target, "--host", host, "--port", str(port),
         "--max-body-bytes", str(max_body_bytes), "--threads", str(threads), "--exit-with-parent",
     ]  # fmt: skip
+    if setup:
+        command += ["--setup", setup]
     process = subprocess.Popen(command, stdin=subprocess.PIPE, env=dict(os.environ))
     spawned = SpawnedRest(process, port)
     _wait_ready(spawned, "127.0.0.1" if host in ("0.0.0.0", "::", "") else host)

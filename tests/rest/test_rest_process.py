@@ -63,3 +63,20 @@ def test_spawned_facade_exits_when_its_parent_is_killed(grpc_server: Any) -> Non
     while not _gone(child_pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert _gone(child_pid), "the REST child outlived its parent"
+
+
+def mark_app(app: Any) -> None:
+    """A ``--setup`` hook for the test below: tags every response."""
+
+    @app.after_request
+    def tag(response: Any) -> Any:
+        response.headers["X-Setup-Ran"] = "yes"
+        return response
+
+
+def test_setup_hook_instruments_the_child_app(grpc_server: Any) -> None:
+    spawned = spawn(grpc_server.target, "127.0.0.1", _free_port(), setup="tests.rest.test_rest_process:mark_app")
+    try:
+        assert Api(f"http://127.0.0.1:{spawned.port}").get("/healthz").headers["X-Setup-Ran"] == "yes"
+    finally:
+        spawned.close()
