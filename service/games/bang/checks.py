@@ -55,8 +55,7 @@ def dynamite_safe(card: str) -> bool:
 
 def draw_check(state: State, seat: int, name: str, events: list[Event]) -> None:
     """Run a draw! for ``seat``: flip, then resolve (or ask Lucky Duke to choose)."""
-    flips = [c for c in (flip(state, events) for _ in range(int(trait(state, seat, "draw_checks") or 1)))
-             if c is not None]
+    flips = flip(state, int(trait(state, seat, "draw_checks") or 1), events)
     spec = CHECKS[name]
     events.append({"kind": "check", "seat": seat, "cards": list(flips), "reason": name})
     if not flips:

@@ -124,12 +124,16 @@ def draw(state: State, seat: int, count: int, events: list[Event], reason: str =
     return got
 
 
-def flip(state: State, events: list[Event]) -> str | None:
-    """A "draw!" flip: the top card goes face up onto the discard pile (BANG-049)."""
-    card = pop_deck(state, events)
-    if card is not None:
-        state["discard"].append(card)
-    return card
+def flip(state: State, count: int, events: list[Event]) -> list[str]:
+    """A "draw!": the top ``count`` cards go face up onto the discard pile (BANG-049).
+
+    All of them are taken before any is discarded: a card already flipped lies face up
+    beside the deck, so a reshuffle for the next flip (Lucky Duke's second card, with
+    one card left in the deck) never puts it back into the deck (BANG-016, 095).
+    """
+    cards = [c for c in (pop_deck(state, events) for _ in range(count)) if c is not None]
+    state["discard"].extend(cards)
+    return cards
 
 
 def discard_from_hand(state: State, seat: int, card: str) -> None:

@@ -179,7 +179,13 @@ def test_each_illegal_action_has_its_own_reason() -> None:
     st["turn"] = 0
     st["p"][0]["life"] = 2
     st["p"][2]["alive"] = st["p"][3]["alive"] = False
-    assert refused(st, 0, {"type": "play", "card": beer}) == "BEER_WITH_TWO_PLAYERS"
+    # Seat 1 (Sid Ketchum, so his dying window waits) loses a Duel at his last life.
+    st["p"][1].update(char="sid_ketchum", life=1, hand=[])
+    give(st, 1, ["beer", "missed"])
+    play(st, 0, give(st, 0, ["duel"])[0], target=1)
+    act(st, 1, {"type": "pass"})
+    assert pending_kind(st) == "dying"
+    assert refused(st, 1, {"type": "respond", "card": st["p"][1]["hand"][0]}) == "BEER_WITH_TWO_PLAYERS"
     # Acting when not asked: a pending request belongs to another seat.
     st = table(4)
     m = give(st, 1, ["missed"])[0]

@@ -12,11 +12,9 @@ from service.games.bang.state import alive_seats, discard_from_hand, player, sea
 
 @effect("beer")
 class Beer(Effect):
-    """Beer in your own turn: +1 life, never above the maximum, useless with two players left."""
+    """Beer in your own turn: +1 life, never above the maximum; heals nothing with two players left."""
 
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
-        if len(alive_seats(state)) <= 2:
-            raise RuleError(Reason.BEER_WITH_TWO_PLAYERS, "Beer has no effect with only two players left")
         p = player(state, seat)
         if p["life"] >= p["max"]:
             raise RuleError(Reason.BEER_AT_FULL_LIFE, "You are already at your maximum life")
@@ -24,7 +22,10 @@ class Beer(Effect):
     def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         discard_from_hand(state, seat, card)
         events.append({"kind": "play", "seat": seat, "cards": [card]})
-        heal(state, seat, BEER_HEAL, events, reason="beer")
+        # With two players left the card may still be played, it just heals nothing
+        # (S2: "jestliže v takovém případě zahrajete kartu Pivo, žádný život si
+        # nevyléčíte"; BANG-048). Suzy Lafayette may want her hand empty, for one.
+        heal(state, seat, 0 if len(alive_seats(state)) <= 2 else BEER_HEAL, events, reason="beer")
 
 
 @effect("saloon")

@@ -1,0 +1,86 @@
+"""Scenarios from the second-pair-of-eyes rules review: each one failed before its fix.
+
+Each test names the checklist rows it covers; ``docs/bang.md`` records the behaviour.
+"""
+
+from __future__ import annotations
+
+import pytest
+from bang_helpers import act, card_id, equip, give, kinds, pending_kind, play, stack_deck, table
+
+from service.engine.errors import RuleError
+from service.games import bang
+
+
+@pytest.mark.rule("BANG-095", "BANG-049", "BANG-016")
+@pytest.mark.parametrize("seed", range(1, 7))
+def test_lucky_duke_flips_both_cards_before_a_reshuffle(seed: int) -> None:
+    """The deck holds one card: his first flip lies face up while the discard pile is
+    reshuffled for the second, so it can never go back into the deck (or be flipped twice)."""
+    st = table(4, chars=["black_jack", "lucky_duke", "black_jack", "black_jack"], seed=seed)
+    equip(st, 1, ["jail"])
+    heart, spade = card_id(st, "any:9h"), card_id(st, "any:4s")
+    st["p"][3]["hand"] = [c for c in st["deck"] if c not in (heart, spade)]  # park every other card
+    st["deck"], st["discard"] = [heart], [spade]
+    events = act(st, 0, {"type": "end_turn"})
+    check = next(e for e in events if e["kind"] == "check")
+    assert check["cards"] == [heart, spade]
+    assert pending_kind(st) == "pick" and st["deck"] == [] and sorted(st["discard"]) == sorted([heart, spade])
+    act(st, 1, {"type": "choose", "card": heart})
+    assert st["phase"] == "play" and "jail" not in [c.split(".")[1] for c in st["p"][1]["table"]]
+
+
+@pytest.mark.rule("BANG-048", "BANG-045")
+def test_beer_with_two_players_left_is_played_and_heals_nothing() -> None:
+    st = table(4)
+    st["p"][2]["alive"] = st["p"][3]["alive"] = False
+    st["p"][0]["life"] = 2
+    beer, full = give(st, 0, ["beer", "beer"])
+    events = play(st, 0, beer)
+    assert beer in st["discard"] and st["p"][0]["life"] == 2
+    assert [e["amount"] for e in events if e["kind"] == "heal"] == [0]
+    assert {"type": "play", "card": full} in bang.legal_actions(st, 0)
+    st["p"][0]["life"] = 5
+    with pytest.raises(RuleError) as err:
+        play(st, 0, full)
+    assert err.value.reason == "BEER_AT_FULL_LIFE"  # a wasted Beer at full life is still refused
+
+
+@pytest.mark.rule("BANG-048", "BANG-024")
+def test_beer_cannot_save_with_two_players_left() -> None:
+    st = table(4, roles=["sheriff", "outlaw", "outlaw", "renegade"])
+    st["p"][2]["alive"] = st["p"][3]["alive"] = False
+    st["p"][1]["life"] = 1
+    give(st, 1, ["beer"])
+    play(st, 0, give(st, 0, ["bang"])[0], target=1)
+    assert not st["p"][1]["alive"] and bang.is_over(st) and st["winners"] == [0]
+
+
+@pytest.mark.rule("BANG-102", "BANG-024", "BANG-101")
+def test_suzy_losing_a_duel_at_her_last_life_draws_nothing_to_save_herself() -> None:
+    """Her draw waits for the end of the Duel *and* of the life loss it causes: like Bart
+    Cassidy's draw (BANG-085), it cannot supply the Beer that would save her."""
+    st = table(5, chars=["black_jack", "suzy_lafayette", "black_jack", "black_jack", "black_jack"])
+    st["p"][1]["life"] = 1
+    only = give(st, 1, ["bang"])[0]
+    duel, answer = give(st, 0, ["duel", "bang"])
+    beer = stack_deck(st, ["beer"])[0]
+    play(st, 0, duel, target=1)
+    act(st, 1, {"type": "respond", "card": only})
+    events = act(st, 0, {"type": "respond", "card": answer})
+    assert not st["p"][1]["alive"] and "draw" not in kinds(events)
+    assert st["deck"][-1] == beer and not st["pending"]
+
+
+@pytest.mark.rule("BANG-102", "BANG-101")
+def test_suzy_surviving_a_lost_duel_draws_after_it() -> None:
+    st = table(5, chars=["black_jack", "suzy_lafayette", "black_jack", "black_jack", "black_jack"])
+    st["p"][1]["life"] = 2
+    only = give(st, 1, ["bang"])[0]
+    duel, answer = give(st, 0, ["duel", "bang"])
+    top = stack_deck(st, ["beer"])
+    play(st, 0, duel, target=1)
+    act(st, 1, {"type": "respond", "card": only})
+    events = act(st, 0, {"type": "respond", "card": answer})
+    assert st["p"][1]["life"] == 1 and st["p"][1]["hand"] == top
+    assert kinds(events).index("damage") < kinds(events).index("draw")
