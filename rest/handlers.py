@@ -129,7 +129,8 @@ def too_large(limit: int) -> ApiError:
 
 
 def metadata(environ: dict[str, Any]) -> list[tuple[str, str]]:
-    """The forwarded headers as gRPC metadata (printable ASCII only, as gRPC requires)."""
+    """The forwarded headers as gRPC metadata (printable ASCII only, as gRPC requires),
+    plus ``x-forwarded-for`` ending with the client's address."""
     forwarded = []
     for key, metadata_key in FORWARDED:
         value = environ.get(key)
@@ -138,6 +139,15 @@ def metadata(environ: dict[str, Any]) -> list[tuple[str, str]]:
                 message = f"the {metadata_key} header must be printable ASCII"
                 raise local_error(400, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_HEADER", message)
             forwarded.append((metadata_key, value))
+    client = environ.get("REMOTE_ADDR")
+    if client:
+        # The gRPC peer is this facade; the client's address goes last in x-forwarded-for
+        # (earlier entries come from the client or proxies and are not to be trusted).
+        previous = environ.get("HTTP_X_FORWARDED_FOR", "")
+        chain = (
+            f"{previous}, {client}" if previous.isascii() and previous.isprintable() and previous else client
+        )
+        forwarded.append(("x-forwarded-for", chain))
     return forwarded
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from rest.handlers import metadata
 from tests.rest.rest_api import Api
 
 
@@ -138,3 +139,20 @@ def test_query_parameters_fill_get_request_fields(api: Api) -> None:
     reply = api.get(f"/v1/{name}:watch?fromVersion=abc")
     assert reply.status_code == 400 and reply.json()["error"]["reason"] == "INVALID_FIELD"
     assert "fromVersion" in reply.json()["error"]["message"]
+
+
+def test_metadata_forwards_headers_and_the_client_address() -> None:
+    environ = {
+        "HTTP_AUTHORIZATION": "Bearer t",
+        "HTTP_X_API_KEY": "k",
+        "HTTP_X_REQUEST_ID": "r",
+        "REMOTE_ADDR": "10.0.0.7",
+        "HTTP_X_FORWARDED_FOR": "203.0.113.9",
+    }
+    assert metadata(environ) == [
+        ("authorization", "Bearer t"),
+        ("x-api-key", "k"),
+        ("x-request-id", "r"),
+        ("x-forwarded-for", "203.0.113.9, 10.0.0.7"),
+    ]
+    assert metadata({"REMOTE_ADDR": "10.0.0.7"}) == [("x-forwarded-for", "10.0.0.7")]

@@ -75,7 +75,9 @@ def mark_app(app: Any) -> None:
 
 
 def test_setup_hook_instruments_the_child_app(grpc_server: Any) -> None:
-    spawned = spawn(grpc_server.target, "127.0.0.1", _free_port(), setup="tests.rest.test_rest_process:mark_app")
+    spawned = spawn(
+        grpc_server.target, "127.0.0.1", _free_port(), setup="tests.rest.test_rest_process:mark_app"
+    )
     try:
         assert Api(f"http://127.0.0.1:{spawned.port}").get("/healthz").headers["X-Setup-Ran"] == "yes"
     finally:
