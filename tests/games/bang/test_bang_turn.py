@@ -31,19 +31,15 @@ def test_setup_roles_life_and_first_turn(n: int) -> None:
 
 
 @pytest.mark.rule("BANG-010")
-def test_sheriff_starting_hand_is_printed_bullets_unless_house_rule() -> None:
+@pytest.mark.parametrize("extra", [False, True])
+def test_sheriff_starting_hand_is_printed_bullets_unless_house_rule(extra: bool) -> None:
+    from service.games.bang.setup import setup as deal  # the deal alone, before the Sheriff's first draw
     from service.games.bang.tables import CHARACTERS
-    for extra in (False, True):
-        st = bang.setup({"sheriff_extra_card": extra}, 5, 3)
-        # Only non-turn players still hold their starting hands untouched.
-        for seat, p in enumerate(st["p"]):
-            if seat != st["turn"]:
-                assert len(p["hand"]) == CHARACTERS[p["char"]].life
-        sheriff = st["turn"]
-        drawn = 2 if st["p"][sheriff]["char"] not in ("black_jack", "kit_carlson", "jesse_jones",
-                                                        "pedro_ramirez") else None
-        if drawn is not None and not st["pending"]:
-            assert len(st["p"][sheriff]["hand"]) == CHARACTERS[st["p"][sheriff]["char"]].life + extra + drawn
+    for seed in range(20):
+        st = deal({"sheriff_extra_card": extra}, 4 + seed % 4, seed)
+        for p in st["p"]:
+            bullets = CHARACTERS[p["char"]].life
+            assert len(p["hand"]) == bullets + (extra and p["role"] == "sheriff"), (seed, p["role"])
 
 
 def test_expansion_not_available_is_malformed() -> None:
