@@ -25,7 +25,7 @@ from waitress.server import create_server
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
-from rest.errors import HTTP_STATUS, ApiError, from_rpc_error, local_error
+from rest.errors import HTTP_STATUS, ApiError, Reason, from_rpc_error, local_error
 from rest.handlers import FastPath, Reply, UnaryHandler, error_reply, internal_error, log, metadata
 from rest.openapi import build_openapi
 from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
@@ -225,7 +225,7 @@ def _add_operational_routes(app: Flask, health: Any, service: str) -> None:
 
 
 def _not_ready(message: str) -> ApiError:
-    return local_error(503, grpc.StatusCode.UNAVAILABLE, "NOT_SERVING", message)
+    return local_error(503, grpc.StatusCode.UNAVAILABLE, Reason.NOT_SERVING, message)
 
 
 def _echo_request_id(response: Response) -> Response:
@@ -265,10 +265,10 @@ def _http_error_response(error: HTTPException) -> Response:
 
 
 _HTTP_ERRORS: dict[int, tuple[grpc.StatusCode, str]] = {
-    404: (grpc.StatusCode.NOT_FOUND, "ROUTE_NOT_FOUND"),
-    405: (grpc.StatusCode.UNIMPLEMENTED, "METHOD_NOT_ALLOWED"),
-    413: (grpc.StatusCode.INVALID_ARGUMENT, "BODY_TOO_LARGE"),
-    415: (grpc.StatusCode.INVALID_ARGUMENT, "UNSUPPORTED_MEDIA_TYPE"),
+    404: (grpc.StatusCode.NOT_FOUND, Reason.ROUTE_NOT_FOUND),
+    405: (grpc.StatusCode.UNIMPLEMENTED, Reason.METHOD_NOT_ALLOWED),
+    413: (grpc.StatusCode.INVALID_ARGUMENT, Reason.BODY_TOO_LARGE),
+    415: (grpc.StatusCode.INVALID_ARGUMENT, Reason.UNSUPPORTED_MEDIA_TYPE),
 }
 _CODE_BY_HTTP: dict[int, grpc.StatusCode] = {}
 for _code, _status in HTTP_STATUS.items():

@@ -15,6 +15,7 @@ import base64
 import json
 import math
 from collections.abc import Iterable, Mapping
+from enum import StrEnum
 from typing import Any
 
 import grpc
@@ -25,6 +26,27 @@ from google.rpc import error_details_pb2, status_pb2  # error_details registers 
 from grpc_status import rpc_status
 
 DOMAIN = "tabletop.dev"
+
+
+class Reason(StrEnum):
+    """The ErrorInfo reasons of errors the facade raises itself (the service has its own)."""
+
+    MALFORMED_JSON = "MALFORMED_JSON"
+    UNKNOWN_FIELD = "UNKNOWN_FIELD"
+    INVALID_FIELD = "INVALID_FIELD"
+    CONFLICTING_FIELD = "CONFLICTING_FIELD"
+    UNKNOWN_QUERY_PARAMETER = "UNKNOWN_QUERY_PARAMETER"
+    INVALID_HEADER = "INVALID_HEADER"
+    UNSUPPORTED_HEADER = "UNSUPPORTED_HEADER"
+    UNEXPECTED_BODY = "UNEXPECTED_BODY"
+    ROUTE_NOT_FOUND = "ROUTE_NOT_FOUND"
+    METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
+    BODY_TOO_LARGE = "BODY_TOO_LARGE"
+    UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
+    TOO_MANY_WATCH_STREAMS = "TOO_MANY_WATCH_STREAMS"
+    NOT_SERVING = "NOT_SERVING"
+    INTERNAL = "INTERNAL"
+
 
 # The generic table, as grpc-gateway's HTTPStatusFromCode (runtime/errors.go).
 # FAILED_PRECONDITION is 409 ("illegal in this state"); the one reason-based

@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl
 import grpc
 from werkzeug.datastructures import MultiDict
 
-from rest.errors import ApiError, from_rpc_error, local_error
+from rest.errors import ApiError, Reason, from_rpc_error, local_error
 from rest.routes import SEGMENT_PATTERN, Route, field_path_value
 from rest.transcode import apply_headers, decode_request, encode_response
 
@@ -107,7 +107,7 @@ def read_body(environ: dict[str, Any], limit: int) -> bytes:
         length = int(length_header) if length_header else None
     except ValueError:
         raise local_error(
-            400, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_HEADER", "Content-Length is not a number"
+            400, grpc.StatusCode.INVALID_ARGUMENT, Reason.INVALID_HEADER, "Content-Length is not a number"
         )
     if length is not None and length > limit:
         raise too_large(limit)
@@ -125,7 +125,7 @@ def read_body(environ: dict[str, Any], limit: int) -> bytes:
 def too_large(limit: int) -> ApiError:
     """The 413 for a body over the limit."""
     message = f"the body is larger than the limit of {limit} bytes"
-    return local_error(413, grpc.StatusCode.INVALID_ARGUMENT, "BODY_TOO_LARGE", message)
+    return local_error(413, grpc.StatusCode.INVALID_ARGUMENT, Reason.BODY_TOO_LARGE, message)
 
 
 def metadata(environ: dict[str, Any]) -> list[tuple[str, str]]:
@@ -137,7 +137,7 @@ def metadata(environ: dict[str, Any]) -> list[tuple[str, str]]:
         if value is not None:
             if not value.isascii() or not value.isprintable():
                 message = f"the {metadata_key} header must be printable ASCII"
-                raise local_error(400, grpc.StatusCode.INVALID_ARGUMENT, "INVALID_HEADER", message)
+                raise local_error(400, grpc.StatusCode.INVALID_ARGUMENT, Reason.INVALID_HEADER, message)
             forwarded.append((metadata_key, value))
     client = environ.get("REMOTE_ADDR")
     if client:
@@ -172,7 +172,7 @@ def error_reply(error: ApiError) -> Reply:
 def internal_error() -> ApiError:
     """The 500 for a bug in the facade (logged with its traceback by the caller)."""
     message = "An unexpected error occurred in the REST facade; it has been logged."
-    return local_error(500, grpc.StatusCode.INTERNAL, "INTERNAL", message)
+    return local_error(500, grpc.StatusCode.INTERNAL, Reason.INTERNAL, message)
 
 
 # Helpers

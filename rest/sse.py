@@ -23,7 +23,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from rest.errors import from_rpc_error, local_error
+from rest.errors import Reason, from_rpc_error, local_error
 from rest.transcode import encode_response
 
 OPEN, MESSAGE, END, ERROR = "open", "message", "end", "error"
@@ -52,7 +52,7 @@ class WatchSlots:
                     f"this server has {self.limit} watch streams open; retry later or use gRPC WatchGame"
                 )
                 error = local_error(
-                    429, grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_WATCH_STREAMS", message
+                    429, grpc.StatusCode.RESOURCE_EXHAUSTED, Reason.TOO_MANY_WATCH_STREAMS, message
                 )
                 error.headers["Retry-After"] = "5"
                 raise error

@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 from werkzeug.datastructures import MultiDict
 
 from rest import jsonpb
-from rest.errors import bad_request, local_error
+from rest.errors import Reason, bad_request, local_error
 from rest.routes import Route
 
 JSON_TYPES = ("application/json",)
@@ -40,7 +40,7 @@ def decode_request(
     if route.body == "*":
         document = _body_document(body, content_type)
     elif body.strip():
-        raise bad_request("UNEXPECTED_BODY", f"{route.verb} {route.openapi_path} takes no request body")
+        raise bad_request(Reason.UNEXPECTED_BODY, f"{route.verb} {route.openapi_path} takes no request body")
     if query:
         _merge_query(route, query, document)
     path_values = {var.field: var.template.format(**path_params) for var in route.path_variables}
@@ -49,7 +49,9 @@ def decode_request(
         sent = document.pop(name, None)
         sent = document.pop(var.json_name, sent)
         if sent is not None and sent != value:
-            raise bad_request("CONFLICTING_FIELD", f"{name!r} is {value!r} from the path, not {sent!r}", name)
+            raise bad_request(
+                Reason.CONFLICTING_FIELD, f"{name!r} is {value!r} from the path, not {sent!r}", name
+            )
     message = route.request_class()
     try:
         json_format.ParseDict(document, message)
@@ -72,7 +74,7 @@ def parse_etag(header: str) -> int:
     """The version in an ETag header value: ``"12"``, ``W/"12"`` or ``12``."""
     match = _ETAG.fullmatch(header.strip())
     if match is None:
-        raise bad_request("INVALID_HEADER", f'expected one version ETag such as "12", got {header!r}')
+        raise bad_request(Reason.INVALID_HEADER, f'expected one version ETag such as "12", got {header!r}')
     return int(match.group(1))
 
 
@@ -98,9 +100,11 @@ def _body_document(body: bytes, content_type: str | None) -> dict[str, Any]:
     try:
         document = orjson.loads(body)
     except orjson.JSONDecodeError as error:
-        raise bad_request("MALFORMED_JSON", f"the body is not valid JSON: {error}") from None
+        raise bad_request(Reason.MALFORMED_JSON, f"the body is not valid JSON: {error}") from None
     if not isinstance(document, dict):
-        raise bad_request("MALFORMED_JSON", f"the body must be a JSON object, not {type(document).__name__}")
+        raise bad_request(
+            Reason.MALFORMED_JSON, f"the body must be a JSON object, not {type(document).__name__}"
+        )
     return document
 
 
@@ -108,7 +112,7 @@ def _unsupported(mime: str) -> Exception:
     return local_error(
         415,
         grpc.StatusCode.INVALID_ARGUMENT,
-        "UNSUPPORTED_MEDIA_TYPE",
+        Reason.UNSUPPORTED_MEDIA_TYPE,
         f"send the body as application/json, not {mime or 'no content type'}",
     )
 
@@ -119,15 +123,17 @@ def _merge_query(route: Route, query: MultiDict[str, str], document: dict[str, A
         if param is None:
             known = sorted({p.field.json_name for p in route.query.values()})
             raise bad_request(
-                "UNKNOWN_QUERY_PARAMETER", f"unknown query parameter {key!r}; known: {known or 'none'}", key
+                Reason.UNKNOWN_QUERY_PARAMETER,
+                f"unknown query parameter {key!r}; known: {known or 'none'}",
+                key,
             )
         values = query.getlist(key)
         try:
             converted = [param.convert(value) for value in values]
         except ValueError as error:
-            raise bad_request("INVALID_FIELD", f"query parameter {key!r}: {error}", key) from None
+            raise bad_request(Reason.INVALID_FIELD, f"query parameter {key!r}: {error}", key) from None
         if not param.repeated and len(converted) > 1:
-            raise bad_request("INVALID_FIELD", f"query parameter {key!r} given more than once", key)
+            raise bad_request(Reason.INVALID_FIELD, f"query parameter {key!r} given more than once", key)
         document[param.field.json_name] = converted if param.repeated else converted[0]
 
 
@@ -141,26 +147,26 @@ def _parse_error(route: Route, error: json_format.ParseError) -> Exception:
         path = ".".join([*at.split(".")[1:], name]) if at.startswith(root) else name
         available = _AVAILABLE.search(text)
         known = f"; the fields there are {available.group(1)}" if available else ""
-        return bad_request("UNKNOWN_FIELD", f"unknown field {path!r}{known}", path)
+        return bad_request(Reason.UNKNOWN_FIELD, f"unknown field {path!r}{known}", path)
     located = _AT_PATH.search(text)
     if located is not None and located.group(1).startswith(root + "."):
         path = located.group(1)[len(root) + 1 :]
     else:
         head = re.match(r"Failed to parse (\S+) field", text)
         path = head.group(1) if head else ""
-    return bad_request("INVALID_FIELD", f"invalid value for {path or 'the body'}: {text}", path or None)
+    return bad_request(Reason.INVALID_FIELD, f"invalid value for {path or 'the body'}: {text}", path or None)
 
 
 def _bind(message: Message, field: str | None, value: Any, header: str) -> None:
     if field is None:
-        raise bad_request("UNSUPPORTED_HEADER", f"{header} is not supported on this route", header)
+        raise bad_request(Reason.UNSUPPORTED_HEADER, f"{header} is not supported on this route", header)
     try:
         already_set = message.HasField(field)
     except ValueError:  # no presence (a plain proto3 scalar): set means non-default
         already_set = bool(getattr(message, field))
     if already_set and getattr(message, field) != value:
         raise bad_request(
-            "CONFLICTING_FIELD",
+            Reason.CONFLICTING_FIELD,
             f"{header} says {value!r} but the body's {field} is {getattr(message, field)!r}",
             field,
         )
