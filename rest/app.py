@@ -63,13 +63,7 @@ def create_app(
     handlers = []
     slots = app.extensions["tabletop.watch_slots"] = WatchSlots(max_watch_streams)
     for route in ROUTES:
-        call: Any = channel.unary_stream if route.streaming else channel.unary_unary  # stubs lack the kwarg
-        rpc = call(
-            f"/{SERVICE.full_name}/{route.name}",
-            request_serializer=route.request_class.SerializeToString,
-            response_deserializer=route.response_class.FromString,
-            _registered_method=True,  # as generated stubs do: the method path is interned once
-        )
+        rpc = _rpc(channel, route)
         if route.streaming:
             view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds, slots)
         else:
@@ -77,11 +71,7 @@ def create_app(
             view = _unary_view(handlers[-1])
         app.add_url_rule(route.rule, endpoint=route.name, view_func=view, methods=[route.verb])
     _add_operational_routes(app, health_pb2_grpc.HealthStub(channel), health_service)
-    app.register_error_handler(ApiError, _api_error_response)
-    app.register_error_handler(grpc.RpcError, lambda e: _api_error_response(from_rpc_error(e)))
-    app.register_error_handler(HTTPException, _http_error_response)
-    app.register_error_handler(Exception, _unexpected_error_response)
-    app.after_request(_echo_request_id)
+    _add_error_handlers(app)
     if fast_path:
         app.wsgi_app = FastPath(app.wsgi_app, handlers)  # type: ignore[method-assign]
     return app
@@ -165,6 +155,26 @@ class _SegmentConverter(BaseConverter):
     """One resource-id path segment: no "/" and no ":" (see ``rest.routes``)."""
 
     regex = SEGMENT_PATTERN
+
+
+def _rpc(channel: grpc.Channel, route: Route) -> Any:
+    """The route's multi-callable on ``channel``: the app's one stub, built once."""
+    call: Any = channel.unary_stream if route.streaming else channel.unary_unary  # stubs lack the kwarg
+    return call(
+        f"/{SERVICE.full_name}/{route.name}",
+        request_serializer=route.request_class.SerializeToString,
+        response_deserializer=route.response_class.FromString,
+        _registered_method=True,  # as generated stubs do: the method path is interned once
+    )
+
+
+def _add_error_handlers(app: Flask) -> None:
+    """Every error Flask sees leaves in the JSON error shape, with X-Request-Id echoed."""
+    app.register_error_handler(ApiError, _api_error_response)
+    app.register_error_handler(grpc.RpcError, lambda e: _api_error_response(from_rpc_error(e)))
+    app.register_error_handler(HTTPException, _http_error_response)
+    app.register_error_handler(Exception, _unexpected_error_response)
+    app.after_request(_echo_request_id)
 
 
 def _unary_view(handler: UnaryHandler) -> Callable[..., Response]:
