@@ -94,7 +94,11 @@ def check_play(state: State, seat: int, action: Action) -> None:
     _check_in_hand(state, seat, card)
     t = play_type(state, seat, card)
     check_target(state, seat, t, action)
-    EFFECTS[TYPE_OF[card].effect].check(state, seat, card, action)
+    handler = EFFECTS[TYPE_OF[card].effect]
+    if "pick" in action and not handler.takes_pick:
+        # A field the card cannot use is refused, never ignored (it would be kept in the log).
+        raise MalformedAction(Reason.UNEXPECTED_TARGET, f"{t.name} takes no card of a player", field="pick")
+    handler.check(state, seat, card, action)
 
 
 def apply(state: State, seat: int, action: Action) -> list[Event]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from bang_helpers import act, card_id, equip, give, kinds, pending_kind, play, stack_deck, table
 
-from service.engine.errors import RuleError
+from service.engine.errors import MalformedAction, RuleError
 from service.games import bang
 
 
@@ -84,3 +84,17 @@ def test_suzy_surviving_a_lost_duel_draws_after_it() -> None:
     events = act(st, 0, {"type": "respond", "card": answer})
     assert st["p"][1]["life"] == 1 and st["p"][1]["hand"] == top
     assert kinds(events).index("damage") < kinds(events).index("draw")
+
+
+@pytest.mark.rule("BANG-057", "BANG-042")
+def test_a_pick_on_a_card_that_takes_no_card_is_malformed() -> None:
+    """Only Panic! and Cat Balou take a card of the target; anything else with ``pick`` was
+    accepted with the field silently ignored (and stored in the log)."""
+    st = table(4)
+    duel, shot = give(st, 0, ["duel", "bang"])
+    give(st, 1, ["beer"])
+    for card in (duel, shot):
+        with pytest.raises(MalformedAction) as err:
+            bang.apply(st, 0, {"type": "play", "card": card, "target": 1, "pick": "hand"})
+        assert (err.value.reason, err.value.field) == ("UNEXPECTED_TARGET", "pick")
+    assert not st["pending"] and len(st["p"][0]["hand"]) == 2

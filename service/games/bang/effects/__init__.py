@@ -19,6 +19,9 @@ E = TypeVar("E", bound=type["Effect"])
 class Effect:
     """What a card does when played in its player's turn."""
 
+    # Whether the card takes a card of its target (the action's ``pick``): Panic!, Cat Balou.
+    takes_pick: bool = False
+
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         """Raise RuleError for what is particular to this card (targeting is checked already)."""
 

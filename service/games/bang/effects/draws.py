@@ -89,6 +89,8 @@ class StorePick(RequestKind):
 class _TakeOrDiscard(Effect):
     """A card of a player: ``pick`` is ``hand`` (random) or a card he has in play."""
 
+    takes_pick = True
+
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         target, pick = action["target"], action.get("pick")
         victim = player(state, target)
