@@ -103,6 +103,24 @@ def test_listed_actions_apply_and_others_are_refused_unchanged(seed: int, n: int
         check_invariants(state)
 
 
+def test_every_candidate_action_is_accepted_exactly_when_listed() -> None:
+    """Legality has one source (DESIGN 4): over random games, every action built from the
+    cards in sight (each card x type x target x pick, Sid's pairs, draw sources) is accepted
+    if and only if ``legal_actions`` lists it, for the deciding seat and every other seat."""
+    for game in range(3):
+        n = 4 + game
+        rng = random.Random(game)
+        state = bang.setup({}, n, 101 + game)
+        for step in range(MAX_ACTIONS):
+            if bang.is_over(state):
+                break
+            seat = bang.to_act(state)[0]
+            if step % 5 == 0:
+                for s in range(n):
+                    _check_candidates(state, s)
+            bang.apply(state, seat, rng.choice(bang.legal_actions(state, seat)))
+
+
 def test_hidden_information_never_leaks() -> None:
     for game in range(25):
         n = 4 + game % 4
@@ -121,6 +139,38 @@ def test_hidden_information_never_leaks() -> None:
 
 
 # Helpers
+
+def _check_candidates(state: dict[str, Any], seat: int) -> None:
+    legal = bang.legal_actions(state, seat)
+    before = json.dumps(state, sort_keys=True)
+    for action in _candidates(state, seat):
+        if action in legal:
+            bang.apply(copy.deepcopy(state), seat, action)
+            continue
+        try:
+            bang.apply(state, seat, action)
+        except RuleError:
+            continue
+        raise AssertionError(f"unlisted action accepted: seat {seat} {action}")
+    assert json.dumps(state, sort_keys=True) == before
+
+
+def _candidates(state: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    n, hand = len(state["p"]), state["p"][seat]["hand"]
+    offered = [c for r in state["pending"] for c in r["args"].get("cards", []) + r["args"].get("flipped", [])]
+    out: list[dict[str, Any]] = [{"type": "pass"}, {"type": "end_turn"}, {"type": "barrel"},
+                                 {"type": "draw", "source": "deck"}, {"type": "draw", "source": "discard"}]
+    out += [{"type": "draw", "source": "player", "target": t} for t in range(n)]
+    out += [{"type": "barrel", "card": c} for p in state["p"] for c in p["table"]]
+    out += [{"type": "choose", "card": c} for c in offered + hand[:2]]
+    for i, card in enumerate(hand):
+        out += [{"type": k, "card": card} for k in ("play", "respond", "discard")]
+        out += [{"type": "ability", "cards": [card, other]} for other in hand[i + 1:]]
+        for t in range(n):
+            out.append({"type": "play", "card": card, "target": t})
+            out += [{"type": "play", "card": card, "target": t, "pick": p} for p in ["hand"] + state["p"][t]["table"]]
+    return out
+
 
 def _refuse_a_random_other(state: dict[str, Any], legal: list[Any], seat: int, rng: random.Random) -> None:
     others = [(s, a) for s, a in _random_actions(state, rng) if s != seat or a not in legal]
