@@ -33,6 +33,8 @@ from rest.sse import EventStream, WatchSlots
 from rest.transcode import decode_request, parse_etag
 
 JSON = "application/json"
+# Logs of long games outgrow gRPC's default 4 MiB receive limit before anything else does.
+CHANNEL_OPTIONS = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
 OPENAPI_JSON = json.dumps(build_openapi(ROUTES), separators=(",", ":")).encode()
 
 
@@ -57,7 +59,7 @@ def create_app(
     """
     app = Flask("tabletop.rest", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
-    channel = channel or grpc.insecure_channel(grpc_target)
+    channel = channel or grpc.insecure_channel(grpc_target, options=CHANNEL_OPTIONS)
     app.extensions["tabletop.channel"] = channel
     app.url_map.converters["segment"] = _SegmentConverter
     handlers = []
