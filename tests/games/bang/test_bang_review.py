@@ -1,6 +1,8 @@
-"""Scenarios from the second-pair-of-eyes rules review: each one failed before its fix.
+"""Scenarios from the second-pair-of-eyes rules review.
 
-Each test names the checklist rows it covers; ``docs/bang.md`` records the behaviour.
+The bug scenarios each failed before their fix; the last tests fill checklist rows whose
+test idea had no direct scenario. Each test names the checklist rows it covers;
+``docs/bang.md`` records the behaviour.
 """
 
 from __future__ import annotations
@@ -98,3 +100,17 @@ def test_a_pick_on_a_card_that_takes_no_card_is_malformed() -> None:
             bang.apply(st, 0, {"type": "play", "card": card, "target": 1, "pick": "hand"})
         assert (err.value.reason, err.value.field) == ("UNEXPECTED_TARGET", "pick")
     assert not st["pending"] and len(st["p"][0]["hand"]) == 2
+
+
+@pytest.mark.rule("BANG-013")
+def test_play_goes_clockwise_from_the_sheriff() -> None:
+    """The Sheriff sits at seat index 2 of 5: turns go 2, 3, 4, 0, 1, 2 (the next seat index)."""
+    st = table(5, roles=["outlaw", "renegade", "sheriff", "deputy", "outlaw"], turn=2)
+    order = [st["turn"]]
+    for _ in range(5):
+        act(st, st["turn"], {"type": "end_turn"})
+        while st["pending"]:  # phase 3 if Black Jack drew above his life
+            seat = bang.to_act(st)[0]
+            act(st, seat, {"type": "discard", "card": st["p"][seat]["hand"][0]})
+        order.append(st["turn"])
+    assert order == [2, 3, 4, 0, 1, 2]
