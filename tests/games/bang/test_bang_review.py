@@ -114,3 +114,23 @@ def test_play_goes_clockwise_from_the_sheriff() -> None:
             act(st, seat, {"type": "discard", "card": st["p"][seat]["hand"][0]})
         order.append(st["turn"])
     assert order == [2, 3, 4, 0, 1, 2]
+
+
+@pytest.mark.rule("BANG-074", "BANG-026", "BANG-090")
+def test_a_dynamite_death_or_hit_has_no_author() -> None:
+    """A Deputy killed by Dynamite costs the Sheriff nothing; El Gringo hit by it steals nothing."""
+    st = table(5, roles=["sheriff", "deputy", "outlaw", "renegade", "outlaw"])
+    kept = give(st, 0, ["beer", "bang"])
+    barrel = equip(st, 0, ["barrel"])[0]
+    equip(st, 1, ["dynamite"])
+    st["p"][1]["life"] = 2
+    stack_deck(st, ["any:5s"])
+    act(st, 0, {"type": "end_turn"})  # the Sheriff ends with 2 cards (life 5): no discard
+    assert not st["p"][1]["alive"] and st["p"][0]["hand"] == kept and st["p"][0]["table"] == [barrel]
+    st = table(4, chars=["black_jack", "el_gringo", "black_jack", "black_jack"],
+               roles=["outlaw", "sheriff", "renegade", "outlaw"])  # Gringo as Sheriff: 4 life
+    held = give(st, 0, ["beer", "bang"])
+    equip(st, 1, ["dynamite"])
+    drawn = stack_deck(st, ["any:5s", "missed", "missed"])[1:]
+    act(st, 0, {"type": "end_turn"})
+    assert st["p"][1]["life"] == 1 and st["p"][1]["hand"] == drawn and st["p"][0]["hand"] == held
