@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from rest.errors import HTTP_STATUS
+from rest.errors import Reason as RestReason
 from service.api.errors import ServiceReason
 from service.engine.errors import EngineReason
 from service.games.bang.reasons import Reason as BangReason
@@ -53,7 +54,8 @@ def render() -> str:
     out = [INTRO, "## gRPC code to HTTP status\n", "| gRPC code | HTTP status |", "| --- | --- |"]
     out += [f"| {code.name} | {status} |" for code, status in HTTP_STATUS.items() if code.name != "OK"]
     for title, enum in (("Service", ServiceReason), ("Every ruleset (engine)", EngineReason),
-                        ("Ticket to Ride: Europe (`ttr-europe`)", TtrReason), ("BANG! (`bang`)", BangReason)):
+                        ("Ticket to Ride: Europe (`ttr-europe`)", TtrReason), ("BANG! (`bang`)", BangReason),
+                        ("REST facade only (HTTP-level problems before a call reaches the service)", RestReason)):
         out += ["", f"## {title}", ""] + _table(enum)
     return "\n".join(out) + "\n"
 

@@ -6,6 +6,7 @@ import importlib.util
 import re
 from pathlib import Path
 
+from rest.errors import Reason as RestReason
 from service.api.errors import ServiceReason
 from service.engine.errors import EngineReason
 from service.games.bang.reasons import Reason as BangReason
@@ -23,7 +24,7 @@ def test_errors_doc_is_generated_from_the_enums() -> None:
     before = (ROOT / "docs" / "errors.md").read_text()
     spec.loader.exec_module(module)
     assert module.render() == before, "docs/errors.md is stale: run scripts/gen_error_docs.py"
-    for enum in (ServiceReason, EngineReason, TtrReason, BangReason):
+    for enum in (ServiceReason, EngineReason, TtrReason, BangReason, RestReason):
         for member in enum:
             assert f"`{member.value}`" in before
 
