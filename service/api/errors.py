@@ -181,6 +181,6 @@ def _extra_details(exc: BaseException) -> list[any_pb2.Any]:
     field = getattr(exc, "field", "")
     if field:
         extra.Pack(error_details_pb2.BadRequest(field_violations=[
-            error_details_pb2.BadRequest.FieldViolation(field=field, description=str(exc.message))]))
+            error_details_pb2.BadRequest.FieldViolation(field=field, description=str(getattr(exc, "message", exc)))]))
         return [extra]
     return []
