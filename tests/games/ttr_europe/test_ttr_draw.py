@@ -115,10 +115,19 @@ def test_three_face_up_locomotives_reset(game3: dict) -> None:  # type: ignore[t
 @pytest.mark.rule("TTR-020")
 def test_reset_repeats_at_most_three_times(game3: dict) -> None:  # type: ignore[type-arg]
     set_face_up(game3, ["red", "loco", "green", "loco", "black"])
-    stack_deck(game3, ["loco"] + ["loco", "loco", "loco", "red", "red"] * 3 + ["blue"] * 5)
-    ttr.apply(game3, 0, slot(0))
-    # Three resets, each dealing three locomotives again: the third row is left as it is.
-    assert sorted(game3["face_up"]) == [6, 6, 8, 8, 8]
+    # Each reset deals a different row with three locomotives, so the row left tells how many ran.
+    rows = [["loco", "loco", "loco", "red", "red"], ["loco", "loco", "loco", "white", "white"],
+            ["loco", "loco", "loco", "green", "green"], ["blue"] * 5]
+    stack_deck(game3, ["loco"] + [card for row in rows for card in row])
+    discard = len(game3["discard"])
+    events = ttr.apply(game3, 0, slot(0))
+    # Three resets (RULINGS, last TTR row): the third row is left as it is, three locomotives and all.
+    assert sorted(game3["face_up"]) == [7, 7, 8, 8, 8]
+    assert game3["deck"][-5:] == [2] * 5 and len(game3["discard"]) == discard + 15
+    assert [e["reset"] for e in events if e["type"] == "face_up"] == [True]
+    # The locomotives left face up still cannot be the second card.
+    assert {a["slot"] for a in ttr.legal_actions(game3, 0)} == {None, *[i for i, c in enumerate(game3["face_up"])
+                                                                     if c != 8]}
     check_invariants(game3)
 
 
@@ -166,7 +175,7 @@ def test_nothing_left_to_draw(game3: dict) -> None:  # type: ignore[type-arg]
         game3["face_up"][i] = -1
     assert reason(game3, 1, slot(0)) == "EMPTY_SLOT"
     assert not [a for a in ttr.legal_actions(game3, 1) if a["kind"] == "draw_card"]
-    assert len(up) == 5
+    assert hand_of(game3, 0) == {"red": 1, "green": 1} and up[0] == 6 and up[2] == 7
 
 
 def test_second_card_impossible_ends_the_turn(game3: dict) -> None:  # type: ignore[type-arg]

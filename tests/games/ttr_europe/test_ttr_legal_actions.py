@@ -112,4 +112,4 @@ def test_worst_position_listing_applies() -> None:
     for action in listed:
         copy = json.loads(frozen)
         ttr.apply(copy, 0, action)
-    check_invariants(state)
+        check_invariants(copy)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ttr_helpers import check_invariants, started
+from ttr_helpers import check_invariants, started, ticket_ids_in
 
 import service.games.ttr_europe as ttr
 from service.engine.errors import EngineReason, MalformedAction, RuleError
@@ -109,16 +109,18 @@ def test_first_player_from_seed_then_clockwise() -> None:
 @pytest.mark.rule("TTR-012")
 def test_tickets_are_secret_in_the_view() -> None:
     state = ttr.setup({}, 3, 2)
-    mine = ttr.view(state, 0)
-    other = ttr.view(state, 1)
-    assert [t.id for t in mine.private.offered_tickets] == state["offered"][0]
-    assert [t.id for t in other.private.offered_tickets] == state["offered"][1]
-    assert other.players[0].offered_ticket_count == 4
-    assert not ttr.view(state, None).HasField("private")
-    wire = other.SerializeToString()
-    for tid in state["offered"][0]:
-        assert ttr.view(state, 1).private.offered_tickets[0].id != tid or tid in state["offered"][1]
-    assert len(wire) > 0
+    for viewer in range(3):
+        view = ttr.view(state, viewer)
+        assert [t.id for t in view.private.offered_tickets] == state["offered"][viewer]
+        # No other seat's ticket appears anywhere in the message, only the counts.
+        assert ticket_ids_in(view) == set(state["offered"][viewer])
+        assert [p.offered_ticket_count for p in view.players] == [4, 4, 4]
+    assert not ttr.view(state, None).HasField("private") and ticket_ids_in(ttr.view(state, None)) == set()
+    for seat in range(3):
+        ttr.apply(state, seat, {"kind": "keep_tickets", "tickets": state["offered"][seat][:3]})
+    view = ttr.view(state, 1)
+    assert ticket_ids_in(view) == set(state["tickets"][1])
+    assert [p.ticket_count for p in view.players] == [3, 3, 3]
 
 
 def test_setup_is_deterministic() -> None:

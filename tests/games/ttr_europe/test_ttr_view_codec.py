@@ -58,13 +58,13 @@ def test_view_public_parts(game3: State) -> None:
     assert view.discard_count == 3 and len(view.face_up) == 5
 
 
-@pytest.mark.rule("TTR-012")
 def _seen(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
     projected = ttr.project(event, seat)
     assert projected is not None
     return projected
 
 
+@pytest.mark.rule("TTR-012")
 def test_projection_hides_blind_cards_and_tickets(game3: State) -> None:
     set_face_up(game3, ["blue", "white", "green", "black", "yellow"])
     stack_deck(game3, ["red"])

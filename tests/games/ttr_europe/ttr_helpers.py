@@ -9,6 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from google.protobuf.message import Message
+from tabletop.v1 import ttr_europe_pb2 as pb
+
 import service.games.ttr_europe as ttr
 from service.engine.rng import Rng
 from service.games.ttr_europe.board import CARD_CODE, CARD_NAMES, COLORS, ROUTES
@@ -158,6 +161,19 @@ def check_final(state: State) -> None:
         assert len(entry["borrowed"]) <= 3 - state["stations"][seat]
     assert all(result["scores"][w]["total"] == best for w in result["winners"])
     check_invariants(state)
+
+
+def ticket_ids_in(msg: Message) -> set[int]:
+    """Every ticket id anywhere inside a message (a view, an event)."""
+    if isinstance(msg, pb.TtrTicket):
+        return {msg.id}
+    found: set[int] = set()
+    for field, value in msg.ListFields():
+        if field.message_type is None:
+            continue
+        for item in (value if field.is_repeated else [value]):
+            found |= ticket_ids_in(item)
+    return found
 
 
 def worst_position() -> State:
