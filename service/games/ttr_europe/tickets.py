@@ -33,7 +33,8 @@ def draw_tickets(state: State, seat: int, plan: None, events: list[Event]) -> No
     drawn = pile[:RULES.draw_tickets]
     del pile[:RULES.draw_tickets]
     state["offered"][seat] = drawn
-    events.append({"type": "tickets_drawn", "seat": seat, "count": len(drawn), "tickets": drawn})
+    # The event gets its own list: an event records what happened, the state moves on.
+    events.append({"type": "tickets_drawn", "seat": seat, "count": len(drawn), "tickets": list(drawn)})
 
 
 def min_keep(state: State, seat: int) -> int:

@@ -8,6 +8,7 @@ player, the trigger included, plays one more turn (TTR-055).
 
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 from service.engine.errors import EngineReason, RuleError
@@ -109,7 +110,8 @@ def finish(state: State, events: list[Event]) -> None:
     state["phase"] = "over"
     result = final_result(state)
     state["result"] = result
-    events.append({"type": "game_scored", **result})
+    # A deep copy for the event, so the event and the state never share a list.
+    events.append({"type": "game_scored", **deepcopy(result)})
 
 
 def is_over(state: State) -> bool:

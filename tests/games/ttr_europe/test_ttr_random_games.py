@@ -44,3 +44,32 @@ def test_replay_is_deterministic() -> None:
     state, _ = random_game(77, 4)
     again, _ = random_game(77, 4)
     assert state == again
+
+
+def _containers(value: Any) -> set[int]:
+    """The ids of every list and dict inside a JSON value."""
+    if isinstance(value, dict):
+        return {id(value)}.union(*(_containers(v) for v in value.values()))
+    if isinstance(value, list):
+        return {id(value)}.union(*(_containers(v) for v in value))
+    return set()
+
+
+def test_events_never_share_lists_with_the_state() -> None:
+    """An event is a record of what happened: no later move may rewrite it through the state."""
+    from service.engine.rng import Rng
+
+    kinds: set[str] = set()
+    for seed, seats in ((31, 2), (32, 4)):
+        state = ttr.setup({"tunnel_failure_discards": False}, seats, seed)
+        bot = Rng({"rng": seed})
+        while not ttr.is_over(state):
+            seat = bot.choice(ttr.to_act(state))
+            actions = ttr.legal_actions(state, seat)
+            claims = [a for a in actions if a["kind"] in ("claim_route", "pay_tunnel")]
+            events = ttr.apply(state, seat, bot.choice(claims) if claims and bot.below(3) else bot.choice(actions))
+            held = _containers(state)
+            for event in events:
+                kinds.add(event["type"])
+                assert not _containers(event) & held, event["type"]
+    assert {"tickets_drawn", "game_scored"} <= kinds
