@@ -183,26 +183,11 @@ class GameHost:
 
     def watch(self, name: str, token: str | None, from_version: int,
               active: Callable[[], bool]) -> Iterator[svc.WatchGameResponse]:
-        """Every version after ``from_version``, projected for the caller; a snapshot first when far behind."""
+        """Check the game and the token now, then follow it: every version after ``from_version``,
+        projected for the caller, with a snapshot first when the caller is far behind."""
         game_id = _game_id(name)
         game, seat, _ = self._read(game_id, token)
-        version = max(0, from_version)
-        if game.version - version > self.config.watch_backlog or (
-                version and self.store.first_version(game_id) > version + 1):
-            yield svc.WatchGameResponse(version=game.version, snapshot=game_pb2.Snapshot(
-                game=convert.game(game.doc, game.version, game.ruleset),
-                view=convert.view(game.doc["state"], game.ruleset, seat),
-                **({"viewer_seat": seat} if seat is not None else {})))
-            version = game.version
-        finished = game.doc["status"] == "FINISHED"
-        while active() and not (finished and version >= game.version):
-            entries = (self.store.entries(game_id, version, count=256) if version < game.version
-                       else self.store.wait_entries(game_id, version, block_ms=1000))
-            for v, raw in entries:
-                entry = orjson.loads(raw)
-                finished = finished or any(e == ["l", {"kind": "FINISHED"}] for e in entry["events"])
-                version = game.version = max(game.version, v)
-                yield svc.WatchGameResponse(version=v, events=convert.events(entry["events"], v, game.ruleset, seat))
+        return self._follow(game, seat, from_version, active)
 
     def log(self, name: str, token: str | None) -> svc.GetGameLogResponse:
         """The log as the caller may see it; complete, with the seed, once the game is over."""
@@ -224,6 +209,27 @@ class GameHost:
                                       **({"seed": game.doc["seed"]} if done else {}))
 
     # Helpers
+
+    def _follow(self, game: Game, seat: int | None, from_version: int,
+                active: Callable[[], bool]) -> Iterator[svc.WatchGameResponse]:
+        game_id = game.id
+        version = max(0, from_version)
+        if game.version - version > self.config.watch_backlog or (
+                version and self.store.first_version(game_id) > version + 1):
+            yield svc.WatchGameResponse(version=game.version, snapshot=game_pb2.Snapshot(
+                game=convert.game(game.doc, game.version, game.ruleset),
+                view=convert.view(game.doc["state"], game.ruleset, seat),
+                **({"viewer_seat": seat} if seat is not None else {})))
+            version = game.version
+        finished = game.doc["status"] == "FINISHED"
+        while active() and not (finished and version >= game.version):
+            entries = (self.store.entries(game_id, version, count=256) if version < game.version
+                       else self.store.wait_entries(game_id, version, block_ms=1000))
+            for v, raw in entries:
+                entry = orjson.loads(raw)
+                finished = finished or any(e == ["l", {"kind": "FINISHED"}] for e in entry["events"])
+                version = game.version = max(game.version, v)
+                yield svc.WatchGameResponse(version=v, events=convert.events(entry["events"], v, game.ruleset, seat))
 
     def _read(self, game_id: str, token: str | None) -> tuple[Game, int | None, Loaded]:
         parsed = auth.parse(token) if token else None

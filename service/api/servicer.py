@@ -45,7 +45,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     def WatchGame(self, request: svc.WatchGameRequest,
                   context: grpc.ServicerContext) -> Iterator[svc.WatchGameResponse]:
-        yield from self.host.watch(request.name, _token(context), request.from_version, context.is_active)
+        updates = self.host.watch(request.name, _token(context), request.from_version, context.is_active)
+        context.send_initial_metadata(())  # the game and token are checked: tell the client the stream is open
+        yield from updates
 
     def GetGameLog(self, request: svc.GetGameLogRequest, context: grpc.ServicerContext) -> svc.GetGameLogResponse:
         return self.host.log(request.name, _token(context))
