@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ttr_helpers import check_invariants, empty_deck_into_discard, hand_of, set_face_up, set_hand, stack_deck
+from ttr_helpers import (
+    check_invariants,
+    empty_deck_into_discard,
+    hand_of,
+    route_id,
+    set_face_up,
+    set_hand,
+    stack_deck,
+)
 
 import service.games.ttr_europe as ttr
 from service.engine.errors import EngineReason, MalformedAction, RuleError
@@ -204,11 +212,27 @@ def test_empty_slots_refill_when_cards_come_back(game3: dict) -> None:  # type: 
         for card in game3[pile]:
             game3["hands"][2][card] += 1
         game3[pile].clear()
-    from ttr_helpers import route_id
-
     events = ttr.apply(game3, 0, {"kind": "claim_route", "route": route_id("Munchen", "Wien"),
                                   "color": "orange", "cards": 3, "locos": 0})
     # The three paid cards were reshuffled into a deck and turned up in the empty slots.
     assert [e["type"] for e in events] == ["route_claimed", "reshuffled", "face_up", "turn_started"]
     assert sorted(game3["face_up"]) == [2, 4, 4, 4, 6]
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-023")
+def test_nothing_to_draw_but_a_claim_is_accepted(game3: dict) -> None:  # type: ignore[type-arg]
+    set_face_up(game3, [None] * 5)
+    set_hand(game3, 0, {"orange": 3})
+    for pile in ("deck", "discard"):
+        for card in game3[pile]:
+            game3["hands"][2][card] += 1
+        game3[pile].clear()
+    assert reason(game3, 0, BLIND) == "NO_CARDS_LEFT"
+    assert reason(game3, 0, slot(0)) == "EMPTY_SLOT"
+    listed = ttr.legal_actions(game3, 0)
+    assert not [a for a in listed if a["kind"] == "draw_card"] and {"kind": "draw_tickets"} in listed
+    rid = route_id("Munchen", "Wien")
+    ttr.apply(game3, 0, {"kind": "claim_route", "route": rid, "color": "orange", "cards": 3, "locos": 0})
+    assert game3["owner"][rid - 1] == 0
     check_invariants(game3)

@@ -288,3 +288,22 @@ def test_no_express_bonus_without_routes() -> None:
     assert [e["express"] for e in final_result(state)["scores"]] == [0, 0]
     give_route(state, 1, route_id("Munchen", "Wien"))
     assert [e["express"] for e in final_result(state)["scores"]] == [0, 10]
+
+
+@pytest.mark.rule("TTR-031", "TTR-051")
+def test_other_players_route_needs_a_station() -> None:
+    """Erzurum-Rostov (5) through Sochi: seat 0 owns Sochi-Rostov, seat 1 owns Erzurum-Sochi."""
+    state = started(3)
+    tid = ticket("Erzurum", "Rostov")
+    state["box"].extend(state["tickets"][0])
+    state["tickets"][0] = []
+    give_tickets(state, 0, [tid])
+    give_route(state, 0, route_id("Rostov", "Sochi"))
+    give_route(state, 1, route_id("Erzurum", "Sochi"))
+    entry = scored(state, 0)
+    assert entry["results"] == [[tid, False]] and entry["tickets"] == -5 and entry["borrowed"] == []
+    state["station_at"]["Sochi"] = 0
+    state["stations"][0] = 2
+    entry = scored(state, 0)
+    assert entry["results"] == [[tid, True]] and entry["tickets"] == 5
+    assert entry["borrowed"] == [route_id("Erzurum", "Sochi")]

@@ -141,3 +141,30 @@ def test_keep_malformed(game3: State) -> None:
         with pytest.raises(MalformedAction) as err:
             ttr.apply(game3, 0, {"kind": "keep_tickets", "tickets": bad})
         assert err.value.reason == "UNKNOWN_TICKET"
+
+
+@pytest.mark.rule("TTR-043")
+@pytest.mark.parametrize("keep", [[0], [0, 2], [0, 1, 2]])
+def test_keep_one_two_or_three(game3: State, keep: list[int]) -> None:
+    ttr.apply(game3, 0, {"kind": "draw_tickets"})
+    offered = list(game3["offered"][0])
+    held = list(game3["tickets"][0])
+    ttr.apply(game3, 0, {"kind": "keep_tickets", "tickets": [offered[i] for i in keep]})
+    assert game3["tickets"][0] == held + [offered[i] for i in keep]
+    returned = [t for i, t in enumerate(offered) if i not in keep]
+    assert game3["ticket_pile"][len(game3["ticket_pile"]) - len(returned):] == returned
+    assert game3["turn"] == 1
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-045")
+def test_ticket_pile_of_two(game3: State) -> None:
+    game3["box"].extend(game3["ticket_pile"][2:])
+    del game3["ticket_pile"][2:]
+    pile = list(game3["ticket_pile"])
+    events = ttr.apply(game3, 0, {"kind": "draw_tickets"})
+    assert events[0]["count"] == 2 and game3["offered"][0] == pile and game3["ticket_pile"] == []
+    assert reason(game3, 0, {"kind": "keep_tickets", "tickets": []}) == "TOO_FEW_TICKETS_KEPT"
+    ttr.apply(game3, 0, {"kind": "keep_tickets", "tickets": [pile[1]]})
+    assert game3["ticket_pile"] == [pile[0]]
+    check_invariants(game3)
