@@ -54,20 +54,25 @@ def main() -> None:
     args = parser.parse_args()
     redis_url = args.redis or _private_redis()
     scripts = _prepare(args.ruleset, 40)
-    grpc_port, http_port, bare_port = _free_port(), _free_port(), _free_port()
+    grpc_port, http_port, bare_port, rest_port = _free_port(), _free_port(), _free_port(), _free_port()
     env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_LEVEL": "WARNING"}
     service = subprocess.Popen([sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
                                 "--http-port", str(http_port)], env=env, cwd=ROOT)
     bare = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(bare_port),
                              "--redis", redis_url], env={**env, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    # The production topology: the REST facade in its own process (its own Deployment), calling gRPC.
+    rest = subprocess.Popen([sys.executable, "-m", "service", "rest", "--http-port", str(rest_port),
+                             "--grpc-target", f"127.0.0.1:{grpc_port}"], env=env, cwd=ROOT)
     try:
         _wait_grpc(f"127.0.0.1:{grpc_port}")
         _wait_grpc(f"127.0.0.1:{bare_port}")
         _wait_http(http_port)
-        results = _run_all(args, redis_url, scripts, grpc_port, http_port, bare_port, service.pid, bare.pid)
+        _wait_http(rest_port)
+        results = _run_all(args, redis_url, scripts, grpc_port, (http_port, rest_port), bare_port,
+                           (service.pid, rest.pid), bare.pid)
         _print(results)
     finally:
-        for proc in (service, bare):
+        for proc in (service, bare, rest):
             proc.terminate()
             proc.wait(30)
 
@@ -96,7 +101,8 @@ def _prepare(ruleset_id: str, games: int) -> list[Script]:
     return out
 
 
-def _run_all(args, redis_url, scripts, grpc_port, http_port, bare_port, pid, bare_pid):  # type: ignore[no-untyped-def]
+def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, bare_pid):  # type: ignore[no-untyped-def]
+    (http_port, rest_port), (pid, rest_pid) = http_ports, pids
     results: dict[str, dict[str, float]] = {}
     rclient = redis.Redis.from_url(redis_url)
     bare_channel = grpc.insecure_channel(f"127.0.0.1:{bare_port}")
@@ -112,6 +118,9 @@ def _run_all(args, redis_url, scripts, grpc_port, http_port, bare_port, pid, bar
         trips = sum(sub["counters"].get(c, 0) for c in ("hmget", "evalsha", "eval"))
         sub["round_trips"] = trips / max(sub["count"], 1)
         results[f"REST :act c{conc}"] = _load(conc, args.seconds, _rest_player(stub, http_port, scripts), pid)
+        # CPU of both processes: the facade and the gRPC work it causes.
+        results[f"REST :act own process c{conc}"] = _load(conc, args.seconds, _rest_player(stub, rest_port, scripts),
+                                                          (rest_pid, pid))
     results["stored"] = _stored_bytes(stub, rclient, scripts[0])
     return results
 
@@ -224,11 +233,12 @@ def _print(r: dict[str, dict[str, float]]) -> None:
             print(f"{key:28} {v['per_s']:9.0f} {v['p50_ms']:8.2f} {v['p99_ms']:8.2f} {v['cpu_ms']:19.3f}")
     print("\n== Ratios ==")
     for c in (1, 16):
-        sub, floor, echo, rest = (r[f"SubmitAction c{c}"], r[f"bare GET+EVALSHA c{c}"], r[f"echo c{c}"],
-                                  r[f"REST :act c{c}"])
+        sub, floor, echo, rest, own = (r[f"SubmitAction c{c}"], r[f"bare GET+EVALSHA c{c}"], r[f"echo c{c}"],
+                                       r[f"REST :act c{c}"], r[f"REST :act own process c{c}"])
         print(f"c{c:<3} SubmitAction / bare GET+EVALSHA = {sub['per_s'] / floor['per_s']:.2f} (target >= 0.8)"
-              f"   SubmitAction / echo = {sub['per_s'] / echo['per_s']:.2f}"
-              f"   REST :act / gRPC SubmitAction = {rest['per_s'] / sub['per_s']:.2f} (target >= 0.6)")
+              f"   SubmitAction / echo = {sub['per_s'] / echo['per_s']:.2f}")
+        print(f"     REST :act / gRPC SubmitAction = {rest['per_s'] / sub['per_s']:.2f} in one process (serve), "
+              f"{own['per_s'] / sub['per_s']:.2f} with the facade in its own process (target >= 0.6)")
     for c in (1, 16):
         sub = r[f"SubmitAction c{c}"]
         print(f"c{c:<3} server CPU per action = {sub['cpu_ms']:.3f} ms (boardgame.io 0.50: "
@@ -239,9 +249,13 @@ def _print(r: dict[str, dict[str, float]]) -> None:
           f"Redis memory {s['hash_mem']:.0f} B (hash) + {s['log_mem']:.0f} B (log of {s['actions']:.0f} actions)")
 
 
-def _cpu(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+def _cpu(pids: int | tuple[int, ...]) -> float:
+    """User + system CPU seconds of the process(es)."""
+    total = 0
+    for pid in (pids if isinstance(pids, tuple) else (pids,)):
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _commandstats(client) -> dict[str, int]:  # type: ignore[no-untyped-def]
