@@ -86,6 +86,10 @@ def _payment(payment: pb.TtrPayment, field: str) -> dict[str, Any]:
         raise MalformedAction(TtrReason.INVALID_PAYMENT, "card counts cannot be negative",
                               field=f"{field}.payment")
     if cards == 0:
+        if payment.color:
+            # One spelling per payment (payment.parse refuses the same in JSON): no silent drop.
+            raise MalformedAction(TtrReason.INVALID_PAYMENT, "leave the colour unset when paying only "
+                                  "locomotives", field=f"{field}.payment.color")
         return {"color": None, "cards": 0, "locos": locos}
     name = PB_NAME.get(payment.color)
     if name is None or name not in COLORS:

@@ -144,6 +144,10 @@ def test_actions_round_trip_through_the_codec() -> None:
      "action.ttr_europe.pay_tunnel.payment.color"),
     (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=3, payment=pb.TtrPayment(
         color_cards=-1))), "INVALID_PAYMENT", "action.ttr_europe.claim_route.payment"),
+    # One spelling per payment, as in the rules' own parser: a colour with no coloured cards is refused,
+    # not silently dropped.
+    (pb.TtrEuropeAction(build_station=pb.TtrBuildStation(city="Wien", payment=pb.TtrPayment(
+        color=pb.TTR_COLOR_RED, locomotives=1))), "INVALID_PAYMENT", "action.ttr_europe.build_station.payment.color"),
 ])
 def test_malformed_messages(message: pb.TtrEuropeAction, reason: str, field: str) -> None:
     with pytest.raises(MalformedAction) as err:
