@@ -307,3 +307,40 @@ def test_other_players_route_needs_a_station() -> None:
     entry = scored(state, 0)
     assert entry["results"] == [[tid, True]] and entry["tickets"] == 5
     assert entry["borrowed"] == [route_id("Erzurum", "Sochi")]
+
+
+def _clear_tickets(state: State) -> None:
+    for seat in range(state["n"]):
+        state["box"].extend(state["tickets"][seat])
+        state["tickets"][seat] = []
+
+
+@pytest.mark.rule("TTR-060", "TTR-061")
+def test_tie_breaks_in_a_scored_game() -> None:
+    """Equal totals: most completed tickets first, then fewest stations built (through final_result)."""
+    state = started(2)
+    _clear_tickets(state)
+    # Seat 0: Erzurum-Sochi-Rostov (3 + 2: 6 points, path 5); completes Erzurum-Rostov (+5), fails
+    # Angora-Athina (-5). Seat 1: Paris-Frankfurt-Essen (3 + 2: 6 points, path 5), no tickets.
+    give_tickets(state, 0, [ticket("Erzurum", "Rostov"), ticket("Angora", "Athina")])
+    for a, b in (("Erzurum", "Sochi"), ("Sochi", "Rostov")):
+        give_route(state, 0, route_id(a, b))
+    for a, b in (("Paris", "Frankfurt"), ("Frankfurt", "Essen")):
+        give_route(state, 1, route_id(a, b))
+    result = final_result(state)
+    assert [e["total"] for e in result["scores"]] == [28, 28]
+    assert [e["completed"] for e in result["scores"]] == [1, 0]
+    assert result["winners"] == [0]
+    # Same totals and tickets, but seat 0 built a station (4 points fewer) and owns 4 more route points.
+    state = started(2)
+    _clear_tickets(state)
+    for a, b in (("Erzurum", "Sochi"), ("Sochi", "Rostov"), ("Munchen", "Wien")):
+        give_route(state, 0, route_id(a, b))
+    for a, b in (("Paris", "Frankfurt"), ("Frankfurt", "Essen")):
+        give_route(state, 1, route_id(a, b))
+    state["station_at"]["Lisboa"] = 0
+    state["stations"][0] = 2
+    result = final_result(state)
+    assert [e["total"] for e in result["scores"]] == [28, 28]
+    assert [e["stations_used"] for e in result["scores"]] == [1, 0]
+    assert result["winners"] == [1]
