@@ -134,3 +134,27 @@ def test_a_dynamite_death_or_hit_has_no_author() -> None:
     drawn = stack_deck(st, ["any:5s", "missed", "missed"])[1:]
     act(st, 0, {"type": "end_turn"})
     assert st["p"][1]["life"] == 1 and st["p"][1]["hand"] == drawn and st["p"][0]["hand"] == held
+
+
+@pytest.mark.rule("BANG-086")
+def test_black_jack_draws_a_third_card_on_a_diamond_too() -> None:
+    st = table(4)
+    top = stack_deck(st, ["any:5s", "bang:Qd", "missed:8s"])
+    act(st, 0, {"type": "end_turn"})
+    assert st["p"][1]["hand"] == top
+
+
+@pytest.mark.rule("BANG-023")
+def test_phase_three_boundaries_one_over_and_exactly_at_the_limit() -> None:
+    st = table(4)
+    st["p"][0]["life"] = 3
+    give(st, 0, ["bang", "missed", "panic", "beer"])  # one card over
+    act(st, 0, {"type": "end_turn"})
+    assert pending_kind(st) == "discard" and st["turn"] == 0
+    act(st, 0, {"type": "discard", "card": st["p"][0]["hand"][0]})
+    assert st["turn"] == 1 and len(st["p"][0]["hand"]) == 3
+    st = table(4)
+    st["p"][0]["life"] = 4
+    give(st, 0, ["bang", "missed", "panic", "beer"])  # exactly at the limit
+    act(st, 0, {"type": "end_turn"})
+    assert st["turn"] == 1 and len(st["p"][0]["hand"]) == 4
