@@ -159,12 +159,15 @@ def test_score_breakdown() -> None:
     give_route(state, 2, route_id("Kharkov", "Kyiv"))
     give_route(state, 2, route_id("Kyiv", "Smolensk"))
     give_route(state, 2, route_id("Kharkov", "Rostov"))
+    # Seat 1's path is one short: Paris-Frankfurt-Munchen-Wien, 3 + 2 + 3 = 8 (no bonus, not even near it).
+    for a, b in (("Paris", "Frankfurt"), ("Frankfurt", "Munchen"), ("Munchen", "Wien")):
+        give_route(state, 1, route_id(a, b))
     state["station_at"]["Roma"] = 0
     state["stations"][0] = 2
     result = final_result(state)
     p0, p1, p2 = result["scores"]
     assert p0["tickets"] == 9 - 11 and p0["stations"] == 8 and p1["stations"] == 12
-    assert p0["longest"] == p2["longest"] == 9 and p1["longest"] == 0
+    assert p0["longest"] == p2["longest"] == 9 and p1["longest"] == 8
     assert p0["express"] == p2["express"] == 10 and p1["express"] == 0
     for entry in result["scores"]:
         assert entry["total"] == entry["routes"] + entry["tickets"] + entry["stations"] + entry["express"]
