@@ -158,3 +158,44 @@ def test_phase_three_boundaries_one_over_and_exactly_at_the_limit() -> None:
     give(st, 0, ["bang", "missed", "panic", "beer"])  # exactly at the limit
     act(st, 0, {"type": "end_turn"})
     assert st["turn"] == 1 and len(st["p"][0]["hand"]) == 4
+
+
+@pytest.mark.rule("BANG-087", "BANG-063")
+def test_calamity_janet_answers_indians_only_with_bang_or_missed() -> None:
+    st = table(4, chars=["black_jack", "calamity_janet", "black_jack", "black_jack"])
+    beer = give(st, 1, ["beer"])[0]
+    play(st, 0, give(st, 0, ["indians"])[0])
+    assert st["p"][1]["life"] == 3 and st["p"][1]["hand"] == [beer]  # no answer: the loss was applied
+
+
+@pytest.mark.rule("BANG-051", "BANG-089", "BANG-092")
+def test_a_card_taken_from_a_hand_is_random() -> None:
+    """Panic!, El Gringo and Jesse Jones take a random hand card: over seeds, not always the same one."""
+    taken: dict[str, set[str]] = {"panic": set(), "el_gringo": set(), "jesse_jones": set()}
+    for seed in range(12):
+        st = table(4, seed=seed)
+        hand = give(st, 1, ["beer", "duel", "missed"])
+        play(st, 0, give(st, 0, ["panic"])[0], target=1, pick="hand")
+        taken["panic"] |= set(st["p"][0]["hand"]) & set(hand)
+        st = table(4, chars=["black_jack", "el_gringo", "black_jack", "black_jack"], seed=seed)
+        shot, *hand = give(st, 0, ["bang", "beer", "duel", "missed"])
+        play(st, 0, shot, target=1)
+        taken["el_gringo"] |= set(st["p"][1]["hand"])
+        st = table(4, chars=["black_jack", "jesse_jones", "black_jack", "black_jack"], seed=seed)
+        hand = give(st, 3, ["beer", "duel", "missed"])
+        act(st, 0, {"type": "end_turn"})
+        act(st, 1, {"type": "draw", "source": "player", "target": 3})
+        taken["jesse_jones"] |= set(st["p"][1]["hand"]) & set(hand)
+    assert all(len(cards) > 1 for cards in taken.values()), taken
+
+
+@pytest.mark.rule("BANG-016")
+def test_the_reshuffled_discard_pile_is_shuffled() -> None:
+    st = table(4, chars=["black_jack", "willy_the_kid", "black_jack", "black_jack"])
+    pile = st["deck"][:20]
+    st["p"][3]["hand"] = st["deck"][20:]  # park the other cards
+    st["deck"], st["discard"] = [], list(pile)
+    act(st, 0, {"type": "end_turn"})  # seat 1 draws 2 from the reshuffled pile
+    drawn = st["p"][1]["hand"]
+    assert sorted(st["deck"] + drawn) == sorted(pile)
+    assert st["deck"] + list(reversed(drawn)) != pile  # not the discard pile in its old order
