@@ -20,6 +20,7 @@ from service.api.limits import LimitsInterceptor
 from service.api.observability import HostObserver, Metrics, TelemetryInterceptor
 from service.api.servicer import GameServicer
 from service.config import Config
+from service.engine import registry
 from service.store.redis_store import GameStore, connect
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -60,6 +61,7 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
     metrics, stopping = Metrics(), threading.Event()
     observer = HostObserver(metrics, tracer)
     store = GameStore(client if client is not None else connect(config.redis_url), probe=observer.redis)
+    registry.all_rulesets()  # load every ruleset (data tables, handlers) now, not on the first request
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=config.grpc_workers, thread_name_prefix="grpc"),
         interceptors=[ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
