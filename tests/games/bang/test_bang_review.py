@@ -199,3 +199,15 @@ def test_the_reshuffled_discard_pile_is_shuffled() -> None:
     drawn = st["p"][1]["hand"]
     assert sorted(st["deck"] + drawn) == sorted(pile)
     assert st["deck"] + list(reversed(drawn)) != pile  # not the discard pile in its old order
+
+
+@pytest.mark.rule("BANG-097")
+def test_pedro_ramirez_takes_the_top_of_a_longer_discard_pile() -> None:
+    st = table(4, chars=["black_jack", "pedro_ramirez", "black_jack", "black_jack"])
+    older, top = give(st, 0, ["duel", "beer"])
+    st["p"][0]["hand"] = []
+    st["discard"] = [older, top]  # top LAST
+    deck_top = stack_deck(st, ["bang"])
+    act(st, 0, {"type": "end_turn"})
+    act(st, 1, {"type": "draw", "source": "discard"})
+    assert st["p"][1]["hand"] == [top] + deck_top and st["discard"] == [older]
