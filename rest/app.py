@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import grpc
@@ -25,6 +25,7 @@ from waitress.server import create_server
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
+from rest.cors import Cors
 from rest.errors import HTTP_STATUS, ApiError, Reason, from_rpc_error, local_error
 from rest.handlers import FastPath, Reply, UnaryHandler, error_reply, internal_error, log, metadata
 from rest.openapi import build_openapi
@@ -49,13 +50,15 @@ def create_app(
     channel: grpc.Channel | None = None,
     fast_path: bool = True,
     max_watch_streams: int | None = None,
+    cors_origins: Iterable[str] = (),
 ) -> Flask:
     """The REST app for the gRPC service at ``grpc_target`` (one channel, reused).
 
     ``fast_path`` serves the unary contract routes through ``rest.handlers.FastPath``
     ahead of Flask's routing; off, the same handlers run as ordinary Flask views.
     ``max_watch_streams`` caps open SSE streams (each holds a server thread); left None,
-    ``serve`` sets it to half its threads.
+    ``serve`` sets it to half its threads. ``cors_origins`` lets browser frontends of
+    those origins call the facade (``rest.cors``).
     """
     app = Flask("tabletop.rest", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
@@ -76,6 +79,8 @@ def create_app(
     _add_error_handlers(app)
     if fast_path:
         app.wsgi_app = FastPath(app.wsgi_app, handlers)  # type: ignore[method-assign]
+    if cors_origins:
+        app.wsgi_app = Cors(app.wsgi_app, cors_origins)  # type: ignore[method-assign]
     return app
 
 

@@ -85,13 +85,14 @@ def _with_redis(cfg: Config) -> Config:
 def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
     import grpc
 
-    from rest.app import create_app, serve
+    from rest.app import CHANNEL_OPTIONS, create_app, serve
     from rest.routes import ROUTES
     from service.api import tracing
     from service.api.rest_metrics import instrument_rest
     tracer = tracing.current_tracer()
-    channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target), tracer)
-    app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel)
+    channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target, options=CHANNEL_OPTIONS), tracer)
+    app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel,
+                     cors_origins=[o for o in cfg.cors_origins.split(",") if o.strip()])
     tracing.instrument_wsgi(app, tracer)
     in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
     return serve(app, "0.0.0.0", cfg.http_port), in_flight

@@ -33,6 +33,7 @@ class Config:
     rate_limit_per_token: float = 0.0  # requests per second; 0 = off
     rate_limit_per_address: float = 0.0
     api_keys: str = ""  # comma-separated; when set, CreateGame needs x-api-key
+    cors_origins: str = ""  # comma-separated origins (or *) whose browser frontends may call the REST facade
     shutdown_grace_seconds: float = 20.0
     grpc_workers: int = 256
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED

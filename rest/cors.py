@@ -1,0 +1,50 @@
+"""CORS for browser frontends: which other origins may call the REST facade.
+
+Web frontends are served from the studios' own origins, so the browser asks before
+every cross-origin call. This WSGI middleware wraps the whole app (the fast path,
+Flask and the SSE stream alike): it answers preflight requests itself and adds the
+CORS headers to every answer for an allowed ``Origin``. Origins come from
+``TABLETOP_CORS_ORIGINS`` (comma-separated, or ``*``); empty means no CORS at all.
+Credentials travel in ``Authorization``, never in cookies, so no
+``Access-Control-Allow-Credentials`` is sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+ALLOW_HEADERS = ("authorization, content-type, idempotency-key, if-match, if-none-match, last-event-id, "
+                 "x-api-key, x-request-id, traceparent")
+EXPOSE_HEADERS = "etag, retry-after, x-request-id"
+StartResponse = Callable[..., Any]
+
+
+class Cors:
+    """Wraps a WSGI app with CORS for ``origins`` (``{"*"}`` allows any origin)."""
+
+    def __init__(self, app: Callable[[dict[str, Any], StartResponse], Iterable[bytes]], origins: Iterable[str],
+                 max_age: int = 600) -> None:
+        self.app = app
+        self.origins = frozenset(o.strip().rstrip("/") for o in origins if o.strip())
+        self.max_age = str(max_age)
+
+    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        origin = environ.get("HTTP_ORIGIN", "")
+        if not origin or not self._allowed(origin):
+            return self.app(environ, start_response)
+        allow = [("Access-Control-Allow-Origin", "*" if "*" in self.origins else origin), ("Vary", "Origin")]
+        if environ.get("REQUEST_METHOD") == "OPTIONS" and environ.get("HTTP_ACCESS_CONTROL_REQUEST_METHOD"):
+            start_response("204 No Content", [*allow, ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+                                              ("Access-Control-Allow-Headers", ALLOW_HEADERS),
+                                              ("Access-Control-Max-Age", self.max_age), ("Content-Length", "0")])
+            return [b""]
+
+        def with_cors(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+            headers = [h for h in headers if h[0].lower() != "vary" or h[1].lower() != "origin"]
+            return start_response(status, [*headers, *allow, ("Access-Control-Expose-Headers", EXPOSE_HEADERS)],
+                                  exc_info)
+        return self.app(environ, with_cors)
+
+    def _allowed(self, origin: str) -> bool:
+        return "*" in self.origins or origin.rstrip("/") in self.origins
