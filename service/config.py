@@ -35,6 +35,7 @@ class Config:
     api_keys: str = ""  # comma-separated; when set, CreateGame needs x-api-key
     cors_origins: str = ""  # comma-separated origins (or *) whose browser frontends may call the REST facade
     shutdown_grace_seconds: float = 20.0
+    max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never
     grpc_workers: int = 256
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED
 

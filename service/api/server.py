@@ -66,8 +66,7 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
         futures.ThreadPoolExecutor(max_workers=config.grpc_workers, thread_name_prefix="grpc"),
         interceptors=[ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
                       LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc())],
-        options=[("grpc.max_receive_message_length", 4 * config.max_request_bytes + 1024),
-                 ("grpc.so_reuseport", 0)])
+        options=_server_options(config))
     game_service_pb2_grpc.add_GameServiceServicer_to_server(
         GameServicer(GameHost(store, config, observer=observer)), server)
     health_servicer = health.HealthServicer(experimental_non_blocking=True)
@@ -83,6 +82,18 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
 
 
 # Helpers
+
+def _server_options(config: Config) -> list[tuple[str, int]]:
+    """gRPC core options. A maximum connection age makes clients reconnect now and then, so
+    long-lived HTTP/2 connections spread over new replicas after a scale-out (a Kubernetes
+    Service balances connections, not calls); open watch streams then end with UNAVAILABLE
+    after the grace and resume by version."""
+    options = [("grpc.max_receive_message_length", 4 * config.max_request_bytes + 1024), ("grpc.so_reuseport", 0)]
+    if config.max_connection_age_seconds > 0:
+        options += [("grpc.max_connection_age_ms", int(config.max_connection_age_seconds * 1000)),
+                    ("grpc.max_connection_age_grace_ms", int(config.shutdown_grace_seconds * 1000))]
+    return options
+
 
 def _redis_ok(store: GameStore) -> bool:
     try:

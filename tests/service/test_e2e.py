@@ -146,3 +146,28 @@ def test_unknown_game_is_not_found(stub) -> None:
         stub.GetGame(svc.GetGameRequest(name="games/doesnotexist"))
     assert err.value.code() == grpc.StatusCode.NOT_FOUND
     assert error_info(err.value).reason == "GAME_NOT_FOUND"
+
+
+def test_max_connection_age_reconnects_transparently(redis_url) -> None:
+    """Old connections are closed (a watch on one ends, resumable), new calls just work."""
+    import time
+
+    from tabletop.v1 import game_service_pb2_grpc
+
+    from tests.conftest import start_grpc
+    aged = start_grpc(redis_url, max_connection_age_seconds=0.5, shutdown_grace_seconds=0.5)
+    try:
+        with grpc.insecure_channel(aged.target) as ch:
+            stub = game_service_pb2_grpc.GameServiceStub(ch)
+            game, tokens = create_game(stub, seats=2, seed=15)
+            started = time.monotonic()
+            with pytest.raises(grpc.RpcError) as err:
+                for _ in stub.WatchGame(svc.WatchGameRequest(name=game.name), metadata=bearer(tokens[0]), timeout=10):
+                    pass
+            assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert time.monotonic() - started < 5
+            for _ in range(4):  # later calls reconnect by themselves
+                assert stub.ListRulesets(svc.ListRulesetsRequest(), wait_for_ready=True).rulesets
+                time.sleep(0.3)
+    finally:
+        aged.running.stop(0)
