@@ -32,6 +32,7 @@ class Config:
     watch_backlog: int = 256  # a watcher further behind than this gets a snapshot
     rate_limit_per_token: float = 0.0  # requests per second; 0 = off
     rate_limit_per_address: float = 0.0
+    trusted_proxies: str = ""  # comma-separated CIDRs (the REST facade's pods) whose x-forwarded-for is believed
     api_keys: str = ""  # comma-separated; when set, CreateGame needs x-api-key
     cors_origins: str = ""  # comma-separated origins (or *) whose browser frontends may call the REST facade
     shutdown_grace_seconds: float = 20.0

@@ -21,6 +21,7 @@ through the one mapping table in ``errors.py``:
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import logging
 import threading
 import time
@@ -115,6 +116,7 @@ class LimitsInterceptor(MethodInterceptor):
         self.per_address = (RateLimiter(config.rate_limit_per_address, clock)
                             if config.rate_limit_per_address > 0 else None)
         self.streams = StreamSlots(watch_cap(config))
+        self.trusted_proxies = _networks(config.trusted_proxies)
         self.on_limited = on_limited or (lambda scope: None)
 
     def admit(self, method: str, context: grpc.ServicerContext) -> None:
@@ -125,7 +127,8 @@ class LimitsInterceptor(MethodInterceptor):
         if method == "CreateGame" and self.api_keys:
             _check_api_key(self.api_keys, metadata)
         if self.per_address is not None:
-            self._take(self.per_address, _address(context.peer()), "address")
+            self._take(self.per_address, _client_address(context.peer(), metadata, self.trusted_proxies),
+                       "address")
         if self.per_token is not None:
             token = _token(metadata)
             if token:
@@ -192,6 +195,28 @@ def _token(metadata: Any) -> str | None:
         return auth.bearer(metadata)
     except ServiceError:
         return None  # a malformed header is refused by the handler itself
+
+
+def _networks(spec: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]:
+    return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in spec.split(",") if part.strip())
+
+
+def _client_address(peer: str, metadata: Any, trusted: tuple[Any, ...]) -> str:
+    """The address a rate limit counts: the peer, or, when the peer is a trusted proxy (the
+    REST facade), the last ``x-forwarded-for`` entry it appended. Untrusted peers cannot
+    pick their own address by sending the header."""
+    address = _address(peer)
+    if not trusted:
+        return address
+    try:
+        ip = ipaddress.ip_address(address.partition(":")[2].strip("[]"))
+    except ValueError:
+        return address
+    if not any(ip in network for network in trusted):
+        return address
+    forwarded = next((str(v) for k, v in metadata if k == "x-forwarded-for"), "")
+    last = forwarded.rsplit(",", 1)[-1].strip()
+    return f"forwarded:{last}" if last else address
 
 
 def _address(peer: str) -> str:

@@ -203,3 +203,27 @@ def test_rest_forwards_the_api_key(limited) -> None:  # type: ignore[no-untyped-
     assert missing.status_code == 401 and "API_KEY_REQUIRED" in missing.text
     assert wrong.status_code == 403 and "API_KEY_INVALID" in wrong.text
     assert right.status_code == 200, right.text
+
+
+@pytest.mark.parametrize("limited", [{"rate_limit_per_address": 2.0, "trusted_proxies": "127.0.0.0/8"}],
+                         indirect=True)
+def test_per_address_limit_counts_the_client_behind_a_trusted_proxy(limited) -> None:  # type: ignore[no-untyped-def]
+    _, stub = limited
+
+    def from_client(address: str):  # type: ignore[no-untyped-def]
+        return lambda: stub.ListRulesets(svc.ListRulesetsRequest(), metadata=[("x-forwarded-for", f"10.9.9.9, {address}")])
+    # Two clients behind one proxy: each gets its own bucket (burst 2), not one shared bucket.
+    assert _burst(from_client("203.0.113.1"), 2) == [None, None]
+    assert _burst(from_client("203.0.113.2"), 2) == [None, None]
+    assert any(r is not None for r in _burst(from_client("203.0.113.1"), 3))
+
+
+@pytest.mark.parametrize("limited", [{"rate_limit_per_address": 2.0}], indirect=True)
+def test_untrusted_peers_cannot_choose_their_address(limited) -> None:  # type: ignore[no-untyped-def]
+    _, stub = limited
+    calls = [lambda i=i: stub.ListRulesets(svc.ListRulesetsRequest(), metadata=[("x-forwarded-for", f"198.51.100.{i}")])
+             for i in range(6)]
+    results = []
+    for call in calls:
+        results.extend(_burst(call, 1))
+    assert any(r is not None for r in results)  # one bucket for the real peer, whatever the header says
