@@ -165,10 +165,10 @@ class Dying(RequestKind):
 
     def auto(self, state: State, req: Request) -> Action | None:
         seat = req["seat"]
-        if beers_can_save(state, seat, req["args"]["need"]):
-            return None
         if ability_of(state, seat).activations(state, seat):
             return None
+        if player(state, seat)["hand"] and len(alive_seats(state)) > 2:
+            return None  # asked even without enough Beers: waiting must not reveal his hand
         return {"type": "pass"}
 
 

@@ -2,8 +2,9 @@
 
 A request ``{"kind", "seat", "source", "args"}`` waits for ``seat``; its kind's handler
 says which answers are legal (``legal``), checks one (``check``), applies it
-(``resolve``) and names the only possible answer when there is exactly one (``auto``,
-cheap: it never enumerates). An engine step has ``seat`` None and a ``run`` handler;
+(``resolve``) and names the only possible answer when every seat can see it is forced
+(``auto``, cheap: it never enumerates; it reads public facts only, so that whether the
+engine waits never tells the table what a hand holds). An engine step has ``seat`` None and a ``run`` handler;
 it queues causal order explicitly (damage, then the dying window, then on-hit
 abilities). Registering a name twice raises.
 """
@@ -35,7 +36,11 @@ class RequestKind:
         raise NotImplementedError
 
     def auto(self, state: State, req: Request) -> Action | None:
-        """The answer to apply without waiting, when it is the only one."""
+        """The answer to apply without waiting, when every seat can see it is the only one.
+
+        Only public facts may decide it (an empty hand, the cards in play, the life
+        points): whether the engine waits must never reveal what a hand holds.
+        """
         return None
 
     def settled(self, state: State, req: Request) -> bool:

@@ -136,3 +136,15 @@ def table_keys(state: State, seat: int) -> list[str]:
 def pending_kind(state: State) -> str | None:
     """The kind of the request on top, if any."""
     return state["pending"][-1]["kind"] if state["pending"] else None
+
+
+def pass_all(state: State) -> list[Event]:
+    """Every asked seat takes the hit / gives up, until nothing is pending; returns the events.
+
+    The engine answers for a player only when his hand is empty (and no Barrel or ability
+    is left): whether he holds a Missed! or a Beer must not show in how the game proceeds.
+    """
+    events: list[Event] = []
+    while state["pending"] and state["phase"] != "over":
+        events += act(state, bang.to_act(state)[0], {"type": "pass"})
+    return events

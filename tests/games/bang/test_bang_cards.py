@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from bang_helpers import act, equip, give, hand_keys, kinds, pending_kind, play, stack_deck, table, table_keys
+from bang_helpers import (
+    act,
+    equip,
+    give,
+    hand_keys,
+    kinds,
+    pending_kind,
+    play,
+    stack_deck,
+    table,
+    table_keys,
+)
 
 from service.engine.errors import RuleError
 from service.games import bang
@@ -82,7 +93,9 @@ def test_one_beer_cannot_save_from_dynamite_at_two() -> None:
     equip(st, 1, ["dynamite"])
     stack_deck(st, ["any:5s"])
     act(st, 0, {"type": "end_turn"})
-    assert not st["p"][1]["alive"]  # the only answer was to give up: applied without waiting
+    assert pending_kind(st) == "dying" and bang.legal_actions(st, 1) == [{"type": "pass"}]  # 2 - 3 + 1 = 0
+    act(st, 1, {"type": "pass"})
+    assert not st["p"][1]["alive"]
 
 
 @pytest.mark.rule("BANG-067", "BANG-068")
@@ -95,6 +108,9 @@ def test_saloon_heals_everyone_and_is_no_beer() -> None:
     st["p"][1]["life"] = 1
     saloon = give(st, 1, ["saloon"])[0]
     play(st, 0, give(st, 0, ["bang"])[0], target=1)
+    act(st, 1, {"type": "pass"})
+    assert pending_kind(st) == "dying" and bang.legal_actions(st, 1) == [{"type": "pass"}]  # no Saloon
+    act(st, 1, {"type": "pass"})
     assert not st["p"][1]["alive"] and saloon in st["discard"]
 
 
@@ -173,7 +189,9 @@ def test_duel_alternates_and_the_challenger_can_lose() -> None:
     act(st, 2, {"type": "respond", "card": b2})
     assert bang.to_act(st) == [0]
     act(st, 0, {"type": "respond", "card": b0})
-    assert bang.to_act(st) == [0] and st["p"][2]["life"] == 3  # seat 2 had only a Missed!: loses
+    assert bang.legal_actions(st, 2) == [{"type": "pass"}]  # seat 2 holds only a Missed!: no answer
+    act(st, 2, {"type": "pass"})
+    assert bang.to_act(st) == [0] and st["p"][2]["life"] == 3
     play(st, 0, b_after, target=1)  # BANG!s discarded in a Duel do not count (BANG-060)
     # The challenger loses when he cannot answer.
     st2 = table(4)
@@ -207,6 +225,8 @@ def test_indians_discard_a_bang_or_lose_one_missed_and_gatling_useless() -> None
     equip(st, 2, ["barrel"])
     play(st, 0, i)
     act(st, 1, {"type": "respond", "card": b})
+    assert bang.legal_actions(st, 2) == [{"type": "pass"}]  # Missed!, Gatling and Barrel do not answer
+    act(st, 2, {"type": "pass"})
     assert [p["life"] for p in st["p"]] == [5, 4, 3, 3]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from bang_helpers import act, equip, give, hand_keys, pending_kind, play, stack_deck, table
+from bang_helpers import act, equip, give, hand_keys, pass_all, pending_kind, play, stack_deck, table
 
 from service.engine.errors import RuleError
 from service.games import bang
@@ -42,6 +42,7 @@ def test_bart_cassidy_draws_after_the_dying_window_only_if_alive() -> None:
     st["p"][1]["life"] = 1
     give(st, 1, ["beer"])
     play(st, 0, give(st, 0, ["bang"])[0], target=1)
+    act(st, 1, {"type": "pass"})
     act(st, 1, {"type": "respond", "card": st["p"][1]["hand"][0]})
     assert st["p"][1]["life"] == 1 and len(st["p"][1]["hand"]) == 1
 
@@ -306,8 +307,7 @@ def test_vulture_sam_takes_every_card_of_the_eliminated() -> None:
     equip(st, 3, ["barrel", "volcanic"])
     st["turn"] = 2
     play(st, 2, give(st, 2, ["gatling"])[0])
-    for seat in bang.to_act(st):
-        act(st, seat, {"type": "pass"})
+    pass_all(st)
     discards = len(st["discard"])
     assert not st["p"][3]["alive"]
     assert hand_keys(st, 0) == ["bang", "barrel", "duel", "volcanic"] and not st["p"][0]["table"]
@@ -323,6 +323,7 @@ def test_vulture_sam_sheriff_killing_his_deputy_discards_everything() -> None:
     b, extra = give(st, 0, ["bang", "missed"])
     equip(st, 0, ["mustang"])
     play(st, 0, b, target=4)
+    pass_all(st)
     assert not st["p"][4]["alive"]
     assert not st["p"][0]["hand"] and not st["p"][0]["table"] and extra in st["discard"]
 

@@ -62,7 +62,8 @@ def test_on_hit_abilities_wait_for_the_dying_window() -> None:
     st = table(5, chars=["black_jack", "bart_cassidy", "black_jack", "black_jack", "black_jack"])
     st["p"][1]["life"] = 1
     beer = give(st, 1, ["beer"])[0]
-    events = play(st, 0, give(st, 0, ["bang"])[0], target=1)
+    play(st, 0, give(st, 0, ["bang"])[0], target=1)
+    events = act(st, 1, {"type": "pass"})
     assert pending_kind(st) == "dying" and "draw" not in kinds(events)
     events = act(st, 1, {"type": "respond", "card": beer})
     assert kinds(events)[-1] == "draw" and len(st["p"][1]["hand"]) == 1

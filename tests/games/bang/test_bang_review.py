@@ -55,6 +55,7 @@ def test_beer_cannot_save_with_two_players_left() -> None:
     st["p"][1]["life"] = 1
     give(st, 1, ["beer"])
     play(st, 0, give(st, 0, ["bang"])[0], target=1)
+    act(st, 1, {"type": "pass"})  # the dying window closes at once: two players left is public
     assert not st["p"][1]["alive"] and bang.is_over(st) and st["winners"] == [0]
 
 
@@ -165,7 +166,9 @@ def test_calamity_janet_answers_indians_only_with_bang_or_missed() -> None:
     st = table(4, chars=["black_jack", "calamity_janet", "black_jack", "black_jack"])
     beer = give(st, 1, ["beer"])[0]
     play(st, 0, give(st, 0, ["indians"])[0])
-    assert st["p"][1]["life"] == 3 and st["p"][1]["hand"] == [beer]  # no answer: the loss was applied
+    assert bang.legal_actions(st, 1) == [{"type": "pass"}]
+    act(st, 1, {"type": "pass"})
+    assert st["p"][1]["life"] == 3 and st["p"][1]["hand"] == [beer]
 
 
 @pytest.mark.rule("BANG-051", "BANG-089", "BANG-092")
@@ -211,3 +214,25 @@ def test_pedro_ramirez_takes_the_top_of_a_longer_discard_pile() -> None:
     act(st, 0, {"type": "end_turn"})
     act(st, 1, {"type": "draw", "source": "discard"})
     assert st["p"][1]["hand"] == [top] + deck_top and st["discard"] == [older]
+
+
+@pytest.mark.rule("BANG-005", "BANG-043", "BANG-063", "BANG-046")
+@pytest.mark.parametrize("attack,answer,blank", [("bang", "missed", "duel"), ("indians", "bang", "beer"),
+                                                 ("dying", "beer", "duel")])
+def test_being_asked_reveals_nothing_about_the_hand(attack: str, answer: str, blank: str) -> None:
+    """The table's view and events are the same whether the target holds an answer or not:
+    the engine used to hit a player at once when he had no Missed! (or BANG!, or Beer) and to
+    wait otherwise, which told everyone what he held. Now anyone holding a card is asked."""
+    seen = []
+    for held in (answer, blank):
+        st = table(5)
+        if attack == "dying":
+            st["p"][1]["life"] = 1
+        give(st, 1, [held])
+        card = give(st, 0, ["indians" if attack == "indians" else "bang"])[0]
+        events = play(st, 0, card, target=None if attack == "indians" else 1)
+        if attack == "dying":
+            events += act(st, 1, {"type": "pass"})
+        assert bang.to_act(st) == [1] and pending_kind(st) == ("indians" if attack == "indians" else attack)
+        seen.append((bang.view(st, 2).SerializeToString(), [bang.project(e, 2) for e in events]))
+    assert seen[0] == seen[1]

@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from bang_helpers import act, equip, give, kinds, pending_kind, play, table
+from bang_helpers import act, equip, give, kinds, pass_all, pending_kind, play, table
 
 from service.engine.errors import EngineReason, MalformedAction, RuleError
 from service.games import bang
@@ -90,7 +90,7 @@ def test_elimination_reveals_the_role_and_discards_everything() -> None:
     assert bang.view(st, 1).players[2].role == 0
     st["turn"] = 1
     equip(st, 1, ["scope"])
-    events = play(st, 1, give(st, 1, ["bang"])[0], target=2)
+    events = play(st, 1, give(st, 1, ["bang"])[0], target=2) + pass_all(st)
     assert not st["p"][2]["alive"] and "eliminated" in kinds(events)
     assert len(st["discard"]) == 1 + 5
     assert bang.view(st, 3).players[2].role == bang.codec.ROLE_PB["outlaw"]
@@ -108,6 +108,7 @@ def test_killing_an_outlaw_draws_three_even_for_an_outlaw() -> None:
     st["p"][2]["hand"] = []
     st["p"][3]["role"], st["p"][3]["life"] = "outlaw", 1
     play(st, 2, give(st, 2, ["bang"])[0], target=3)
+    pass_all(st)  # seat 3 holds his 3 reward cards: he is asked
     assert len(st["p"][2]["hand"]) == 3
     # The Renegade kills the Deputy: no reward.
     st = table(5, roles=["sheriff", "renegade", "outlaw", "deputy", "outlaw"])
@@ -235,13 +236,19 @@ def test_effect_chains_are_capped(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [p["life"] for p in st["p"]] == [5, 3, 3, 3, 3, 3, 3]
 
 
-def test_when_one_answer_is_possible_it_is_applied_without_waiting() -> None:
+def test_the_engine_answers_only_when_everyone_can_see_the_answer_is_forced() -> None:
+    """An empty hand (and no Barrel or ability left) is public: that player takes the hit at
+    once. A player holding cards is always asked, answer or not, so that waiting for him
+    never tells the table whether he holds a Missed!."""
     st = table(4)
     give(st, 1, ["beer", "duel"])
     play(st, 0, give(st, 0, ["bang"])[0], target=1)
+    assert bang.to_act(st) == [1] and bang.legal_actions(st, 1) == [{"type": "pass"}]
+    act(st, 1, {"type": "pass"})
     assert not st["pending"] and st["p"][1]["life"] == 3
+    st["p"][1]["hand"] = []
     give(st, 2, ["missed"])
-    play(st, 0, give(st, 0, ["gatling"])[0])
+    play(st, 0, give(st, 0, ["gatling"])[0])  # seat 1's empty hand: hit without asking
     assert pending_kind(st) == "bang" and bang.to_act(st) == [2] and st["p"][1]["life"] == 2
 
 

@@ -158,8 +158,8 @@ class BangResponse(RequestKind):
 
     def auto(self, state: State, req: Request) -> Action | None:
         seat = req["seat"]
-        if any(counts_as_missed(state, seat, c) for c in player(state, seat)["hand"]):
-            return None
+        if player(state, seat)["hand"]:
+            return None  # asked even without a Missed!: waiting must not reveal his hand
         if any(b not in req["args"]["used"] for b in barrel_sources(state, seat)):
             return None
         if ability_of(state, seat).activations(state, seat):
@@ -190,8 +190,8 @@ class _DiscardBang(RequestKind):
 
     def auto(self, state: State, req: Request) -> Action | None:
         seat = req["seat"]
-        if any(counts_as_bang(state, seat, c) for c in player(state, seat)["hand"]):
-            return None
+        if player(state, seat)["hand"]:
+            return None  # asked even without a BANG!: waiting must not reveal his hand
         if ability_of(state, seat).activations(state, seat):
             return None
         return {"type": "pass"}
