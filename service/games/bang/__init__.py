@@ -19,6 +19,7 @@ from service.games.bang.codec import (
     encode_action,
     encode_event,
     encode_options,
+    rematch_options,
 )
 from service.games.bang.damage import WIN_RULES
 from service.games.bang.effects import EFFECTS, attacks, draws, equipment, healing  # noqa: F401  (registers effects)
@@ -42,6 +43,12 @@ INFO = RulesetInfo(
                    "[]", ("BANG_EXPANSION_DODGE_CITY", "BANG_EXPANSION_ARMED_AND_DANGEROUS")),
         OptionInfo("sheriffExtraCard", "House rule (RULINGS BANG-010): the Sheriff starts with one more card "
                    "than his printed bullets", "false", ("false", "true")),
+        OptionInfo("keptCharacters", "Rematch (BANG-032): {seat, character} pairs; those seats keep that character, "
+                   "every other seat draws one not in use (codec.rematch_options builds the rematch)", "[]"),
+        OptionInfo("retiredCharacters", "Rematch (BANG-032): character keys not dealt, e.g. the eliminated "
+                   "players' old ones so that they draw a new character", "[]"),
+        OptionInfo("sheriffSeat", "Rematch (BANG-033): the Sheriff's seat (last game's Sheriff + 1 when the role "
+                   "passes to the left); the other roles are dealt at random", "unset (all roles at random)"),
     ),
 )
 
@@ -59,4 +66,4 @@ def is_over(state: State) -> bool:
 
 
 __all__ = ["INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_event",
-           "encode_options", "is_over", "legal_actions", "project", "setup", "to_act", "view"]
+           "encode_options", "is_over", "legal_actions", "project", "rematch_options", "setup", "to_act", "view"]

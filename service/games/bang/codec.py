@@ -58,14 +58,48 @@ def decode_options(pb: bang_pb2.BangOptions | None) -> Options:
             raise MalformedAction(Reason.EXPANSION_NOT_AVAILABLE, f"Unknown expansion {value}",
                                   field="options.bang.expansions")
         names.append(EXPANSION_NAME[value])
-    return normalize_options({"expansions": names, "sheriff_extra_card": pb.sheriff_extra_card})
+    opts: dict[str, Any] = {"expansions": names, "sheriff_extra_card": pb.sheriff_extra_card,
+                            "kept_characters": [{"seat": k.seat, "character": k.character}
+                                                for k in pb.kept_characters],
+                            "retired_characters": list(pb.retired_characters)}
+    if pb.HasField("sheriff_seat"):
+        opts["sheriff_seat"] = pb.sheriff_seat
+    return normalize_options(opts)
 
 
 def encode_options(options: Options) -> bang_pb2.BangOptions:
     """The options message of an options dict."""
     opts = normalize_options(options)
-    return bang_pb2.BangOptions(expansions=[EXPANSION_PB[e] for e in opts["expansions"]],
-                                sheriff_extra_card=opts["sheriff_extra_card"])
+    pb = bang_pb2.BangOptions(expansions=[EXPANSION_PB[e] for e in opts["expansions"]],
+                              sheriff_extra_card=opts["sheriff_extra_card"],
+                              kept_characters=[bang_pb2.BangKeptCharacter(seat=k["seat"], character=k["character"])
+                                               for k in opts.get("kept_characters", [])],
+                              retired_characters=opts.get("retired_characters", []))
+    if opts.get("sheriff_seat") is not None:
+        pb.sheriff_seat = opts["sheriff_seat"]
+    return pb
+
+
+def rematch_options(final: bang_pb2.BangView, *, keep_characters: bool = True,
+                    rotate_sheriff: bool = True) -> bang_pb2.BangOptions:
+    """The options of a rematch at the same table, from the finished game's view (BANG-032, BANG-033).
+
+    Survivors keep their characters and the eliminated players' characters are retired,
+    so that they draw a new one; the Sheriff's role passes to the next seat ("to the
+    left": turns go the same way). A client builds the same message from the view it has.
+    """
+    pb = bang_pb2.BangOptions()
+    if keep_characters:
+        for p in final.players:
+            if p.alive:
+                pb.kept_characters.add(seat=p.seat, character=p.character)
+            else:
+                pb.retired_characters.append(p.character)
+    if rotate_sheriff:
+        sheriff = [p.seat for p in final.players if p.role == bang_pb2.BANG_ROLE_SHERIFF]
+        if sheriff:
+            pb.sheriff_seat = (sheriff[0] + 1) % len(final.players)
+    return pb
 
 
 def decode_action(pb: bang_pb2.BangAction) -> Action:

@@ -5,6 +5,12 @@ both by the seeded generator. Life is the character's bullets, +1 for the Sherif
 The starting hand is the printed bullets (the seeds; the Sheriff's extra bullet is
 life only), one more for the Sheriff with the ``sheriff_extra_card`` house rule.
 The Sheriff takes the first turn.
+
+A rematch (BANG-032, BANG-033) is a new game whose options carry over what the rules
+let carry over: ``kept_characters`` (survivors keep their characters, never their
+cards), ``retired_characters`` (not dealt, so the eliminated draw a new one) and
+``sheriff_seat`` (the role passes to the left; the others are dealt at random). The
+rematch keys are stored only when set, so a game without them deals exactly as before.
 """
 
 from __future__ import annotations
@@ -19,13 +25,15 @@ from service.games.bang.tables import BASE_CHARACTERS, CHARACTERS, DECK, ROLE_PO
 
 RULES_VERSION = "bang-base-1"
 DEFAULT_OPTIONS: dict[str, Any] = {"expansions": [], "sheriff_extra_card": False}
+# Rematch options, absent unless set (stored games and their replays stay unchanged).
+REMATCH_OPTIONS = ("kept_characters", "retired_characters", "sheriff_seat")
 BUILT_EXPANSIONS: frozenset[str] = frozenset()
 
 
 def normalize_options(options: Options | None) -> dict[str, Any]:
-    """Defaults filled in; an expansion that is not built yet is refused."""
+    """Defaults filled in; an expansion that is not built yet, or a bad rematch option, is refused."""
     opts = {**DEFAULT_OPTIONS, **(options or {})}
-    unknown = set(opts) - set(DEFAULT_OPTIONS)
+    unknown = set(opts) - set(DEFAULT_OPTIONS) - set(REMATCH_OPTIONS)
     if unknown:
         raise MalformedAction(EngineReason.INVALID_OPTION, f"Unknown options {sorted(unknown)}",
                               field="options.bang")
@@ -34,7 +42,9 @@ def normalize_options(options: Options | None) -> dict[str, Any]:
         raise MalformedAction(Reason.EXPANSION_NOT_AVAILABLE,
                               f"Expansion(s) {', '.join(missing)} not available yet; play the base game",
                               field="options.bang.expansions")
-    return {"expansions": list(opts["expansions"]), "sheriff_extra_card": bool(opts["sheriff_extra_card"])}
+    out = {"expansions": list(opts["expansions"]), "sheriff_extra_card": bool(opts["sheriff_extra_card"])}
+    out.update(_rematch_options(opts))
+    return out
 
 
 def setup(options: Options, seat_count: int, seed: int) -> State:
@@ -43,14 +53,13 @@ def setup(options: Options, seat_count: int, seed: int) -> State:
     if seat_count not in ROLE_POOLS:
         raise MalformedAction(EngineReason.INVALID_SEAT_COUNT, "BANG! base takes 4 to 7 players",
                               field="seats")
+    _check_seats(opts, seat_count)
     state: State = {"v": RULES_VERSION, "opts": opts, "rng": seed_state(seed), "deck": list(DECK),
                     "discard": [], "p": [], "turn": 0, "phase": "draw", "turn_no": 0, "bangs": 0,
                     "pending": [], "winners": []}
     rng = Rng(state)
-    roles = list(ROLE_POOLS[seat_count])
-    rng.shuffle(roles)
-    chars = list(BASE_CHARACTERS)
-    rng.shuffle(chars)
+    roles = deal_roles(rng, seat_count, opts.get("sheriff_seat"))
+    chars = deal_characters(rng, seat_count, opts)
     rng.shuffle(state["deck"])
     for seat in range(seat_count):
         ch = CHARACTERS[chars[seat]]
@@ -64,9 +73,90 @@ def setup(options: Options, seat_count: int, seed: int) -> State:
     return state
 
 
+def deal_roles(rng: Rng, seat_count: int, sheriff_seat: int | None) -> list[str]:
+    """Roles by seat: all shuffled, or the Sheriff fixed and the others shuffled (BANG-033)."""
+    roles = list(ROLE_POOLS[seat_count])
+    if sheriff_seat is None:
+        rng.shuffle(roles)
+        return roles
+    roles.remove("sheriff")
+    rng.shuffle(roles)
+    roles.insert(sheriff_seat, "sheriff")
+    return roles
+
+
+def deal_characters(rng: Rng, seat_count: int, opts: dict[str, Any]) -> list[str]:
+    """Characters by seat: kept ones stay, the other seats draw from the characters not in use (BANG-032)."""
+    kept = {k["seat"]: k["character"] for k in opts.get("kept_characters", [])}
+    taken = set(kept.values()) | set(opts.get("retired_characters", []))
+    # Without rematch options this is the plain shuffle of all characters, dealt in seat order.
+    free = [c for c in BASE_CHARACTERS if c not in taken]
+    rng.shuffle(free)
+    drawn = iter(free)
+    return [kept[seat] if seat in kept else next(drawn) for seat in range(seat_count)]
+
+
 def start(state: State) -> None:
     """Start the Sheriff's first turn (run by the package's ``setup``)."""
     from service.games.bang.actions import advance
     from service.games.bang.turn import start_turn
     start_turn(state, state["turn"], [])
     advance(state, [])
+
+
+# Helpers
+
+def _rematch_options(opts: dict[str, Any]) -> dict[str, Any]:
+    """The rematch keys that are set, checked for everything but seat ranges (``_check_seats``)."""
+    out: dict[str, Any] = {}
+    kept: list[dict[str, Any]] = [{"seat": int(k["seat"]), "character": str(k["character"])}
+                                  for k in opts.get("kept_characters") or []]
+    retired = [str(c) for c in opts.get("retired_characters") or []]
+    seats: set[int] = set()
+    used: set[str] = set()
+    for i, k in enumerate(kept):
+        field = f"options.bang.kept_characters[{i}]"
+        seat: int = k["seat"]
+        if seat < 0 or seat in seats:
+            raise MalformedAction(EngineReason.INVALID_OPTION, f"Seat {seat} is negative or kept twice",
+                                  field=f"{field}.seat")
+        _check_character(k["character"], used, f"{field}.character")
+        seats.add(seat)
+    for i, c in enumerate(retired):
+        _check_character(c, used, f"options.bang.retired_characters[{i}]")
+    if kept:
+        out["kept_characters"] = sorted(kept, key=lambda k: int(k["seat"]))  # one stored form per table
+    if retired:
+        out["retired_characters"] = retired
+    if opts.get("sheriff_seat") is not None:
+        if int(opts["sheriff_seat"]) < 0:
+            raise MalformedAction(EngineReason.INVALID_OPTION, "The Sheriff's seat cannot be negative",
+                                  field="options.bang.sheriff_seat")
+        out["sheriff_seat"] = int(opts["sheriff_seat"])
+    return out
+
+
+def _check_character(key: str, used: set[str], field: str) -> None:
+    if key not in CHARACTERS:
+        raise MalformedAction(EngineReason.INVALID_OPTION, f"Unknown character {key!r}; use a key such as "
+                              "'bart_cassidy'", field=field)
+    if key in used:
+        raise MalformedAction(EngineReason.INVALID_OPTION, f"Character {key!r} is kept or retired twice",
+                              field=field)
+    used.add(key)
+
+
+def _check_seats(opts: dict[str, Any], seat_count: int) -> None:
+    """Seat ranges, known only here; enough characters must be left for the seats that draw."""
+    for i, k in enumerate(opts.get("kept_characters", [])):
+        if k["seat"] >= seat_count:
+            raise MalformedAction(EngineReason.INVALID_OPTION, f"Seat {k['seat']} is not in a {seat_count}-player "
+                                  "game", field=f"options.bang.kept_characters[{i}].seat")
+    if opts.get("sheriff_seat", 0) >= seat_count:
+        raise MalformedAction(EngineReason.INVALID_OPTION, f"Seat {opts['sheriff_seat']} is not in a "
+                              f"{seat_count}-player game", field="options.bang.sheriff_seat")
+    drawing = seat_count - len(opts.get("kept_characters", []))
+    free = len(BASE_CHARACTERS) - len(opts.get("kept_characters", [])) - len(opts.get("retired_characters", []))
+    if free < drawing:
+        raise MalformedAction(EngineReason.INVALID_OPTION, f"{drawing} seats draw a character but only {free} are "
+                              "neither kept nor retired", field="options.bang.retired_characters")

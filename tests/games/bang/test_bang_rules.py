@@ -335,7 +335,8 @@ def test_modules_stay_small() -> None:
 def test_info() -> None:
     info = bang.INFO
     assert (info.id, info.min_seats, info.max_seats, info.proto_field) == ("bang", 4, 7, "bang")
-    assert {o.name for o in info.options} == {"expansions", "sheriffExtraCard"}
+    assert {o.name for o in info.options} == {"expansions", "sheriffExtraCard", "keptCharacters",
+                                              "retiredCharacters", "sheriffSeat"}
     assert bang.decode_options(bang.encode_options({"sheriff_extra_card": True}))["sheriff_extra_card"]
 
 

@@ -339,25 +339,75 @@ class BangOptions(_message.Message):
 
     EXPANSIONS_FIELD_NUMBER: _builtins.int
     SHERIFF_EXTRA_CARD_FIELD_NUMBER: _builtins.int
+    KEPT_CHARACTERS_FIELD_NUMBER: _builtins.int
+    RETIRED_CHARACTERS_FIELD_NUMBER: _builtins.int
+    SHERIFF_SEAT_FIELD_NUMBER: _builtins.int
     sheriff_extra_card: _builtins.bool
     """House rule: the Sheriff starts with one more card."""
+    sheriff_seat: _builtins.int
+    """Rematch (BANG-033): the seat that is the Sheriff (the seat after the last game's Sheriff
+    when the role passes to the left); the other roles are dealt at random. Unset: all at random.
+    """
     @_builtins.property
     def expansions(self) -> _containers.RepeatedScalarFieldContainer[Global___BangExpansion.ValueType]:
         """Expansions in play; a not yet built expansion is refused with INVALID_ARGUMENT."""
+
+    @_builtins.property
+    def kept_characters(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangKeptCharacter]:
+        """Rematch (BANG-032): these seats keep these characters; every other seat draws a random
+        character not in use (neither kept nor retired). Cards are never kept: hands are dealt fresh.
+        """
+
+    @_builtins.property
+    def retired_characters(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Rematch (BANG-032): character keys not dealt in this game, for example the eliminated
+        players' old characters so that they draw a new one.
+        """
 
     def __init__(
         self,
         *,
         expansions: _abc.Iterable[Global___BangExpansion.ValueType] | None = ...,
         sheriff_extra_card: _builtins.bool = ...,
+        kept_characters: _abc.Iterable[Global___BangKeptCharacter] | None = ...,
+        retired_characters: _abc.Iterable[_builtins.str] | None = ...,
+        sheriff_seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_sheriff_seat", b"_sheriff_seat", "sheriff_seat", b"sheriff_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_sheriff_seat", b"_sheriff_seat", "expansions", b"expansions", "kept_characters", b"kept_characters", "retired_characters", b"retired_characters", "sheriff_extra_card", b"sheriff_extra_card", "sheriff_seat", b"sheriff_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__sheriff_seat: _TypeAlias = _typing.Literal["sheriff_seat"]  # noqa: Y015
+    _WhichOneofArgType__sheriff_seat: _TypeAlias = _typing.Literal["_sheriff_seat", b"_sheriff_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__sheriff_seat) -> _WhichOneofReturnType__sheriff_seat | None: ...
+
+Global___BangOptions: _TypeAlias = BangOptions  # noqa: Y015
+
+@_typing.final
+class BangKeptCharacter(_message.Message):
+    """A character a seat keeps in a rematch."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    CHARACTER_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """Seat in the new game."""
+    character: _builtins.str
+    """Character key, for example "bart_cassidy"."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        character: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["expansions", b"expansions", "sheriff_extra_card", b"sheriff_extra_card"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["character", b"character", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
-Global___BangOptions: _TypeAlias = BangOptions  # noqa: Y015
+Global___BangKeptCharacter: _TypeAlias = BangKeptCharacter  # noqa: Y015
 
 @_typing.final
 class BangCard(_message.Message):

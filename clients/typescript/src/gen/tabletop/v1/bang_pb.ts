@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/bang.proto.
  */
 export const file_tabletop_v1_bang: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSJZCgtCYW5nT3B0aW9ucxIuCgpleHBhbnNpb25zGAEgAygOMhoudGFibGV0b3AudjEuQmFuZ0V4cGFuc2lvbhIaChJzaGVyaWZmX2V4dHJhX2NhcmQYAiABKAgiVwoIQmFuZ0NhcmQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIjCgRzdWl0GAMgASgOMhUudGFibGV0b3AudjEuQmFuZ1N1aXQSDAoEcmFuaxgEIAEoCSKiAwoKQmFuZ0FjdGlvbhIpCgRwbGF5GAEgASgLMhkudGFibGV0b3AudjEuQmFuZ1BsYXlDYXJkSAASKwoHcmVzcG9uZBgCIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdSZXNwb25kSAASLAoGYmFycmVsGAMgASgLMhoudGFibGV0b3AudjEuQmFuZ1VzZUJhcnJlbEgAEiUKBHBhc3MYBCABKAsyFS50YWJsZXRvcC52MS5CYW5nUGFzc0gAEikKBmNob29zZRgFIAEoCzIXLnRhYmxldG9wLnYxLkJhbmdDaG9vc2VIABIpCgRkcmF3GAYgASgLMhkudGFibGV0b3AudjEuQmFuZ0RyYXdGcm9tSAASKwoHZGlzY2FyZBgHIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdEaXNjYXJkSAASLgoHYWJpbGl0eRgIIAEoCzIbLnRhYmxldG9wLnYxLkJhbmdVc2VBYmlsaXR5SAASLAoIZW5kX3R1cm4YCSABKAsyGC50YWJsZXRvcC52MS5CYW5nRW5kVHVybkgAQgYKBGtpbmQiVAoMQmFuZ1BsYXlDYXJkEgwKBGNhcmQYASABKAkSGAoLdGFyZ2V0X3NlYXQYAiABKAVIAIgBARIMCgRwaWNrGAMgASgJQg4KDF90YXJnZXRfc2VhdCIbCgtCYW5nUmVzcG9uZBIMCgRjYXJkGAEgASgJIh0KDUJhbmdVc2VCYXJyZWwSDAoEY2FyZBgBIAEoCSIKCghCYW5nUGFzcyIaCgpCYW5nQ2hvb3NlEgwKBGNhcmQYASABKAkiZQoMQmFuZ0RyYXdGcm9tEisKBnNvdXJjZRgBIAEoDjIbLnRhYmxldG9wLnYxLkJhbmdEcmF3U291cmNlEhgKC3RhcmdldF9zZWF0GAIgASgFSACIAQFCDgoMX3RhcmdldF9zZWF0IhsKC0JhbmdEaXNjYXJkEgwKBGNhcmQYASABKAkiHwoOQmFuZ1VzZUFiaWxpdHkSDQoFY2FyZHMYASADKAkiDQoLQmFuZ0VuZFR1cm4i0AIKC0JhbmdSZXF1ZXN0EioKBGtpbmQYASABKA4yHC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdEtpbmQSDAoEc2VhdBgCIAEoBRIYCgtzb3VyY2Vfc2VhdBgDIAEoBUgAiAEBEioKC3NvdXJjZV9jYXJkGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSJAoFY2FyZHMYBSADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBIVCg1taXNzZWRfbmVlZGVkGAYgASgFEhUKDW1pc3NlZF9wbGF5ZWQYByABKAUSFAoMYmFycmVsc191c2VkGAggAygJEhoKDW9wcG9uZW50X3NlYXQYCSABKAVIAYgBARIZChFoaWRkZW5fY2FyZF9jb3VudBgKIAEoBUIOCgxfc291cmNlX3NlYXRCEAoOX29wcG9uZW50X3NlYXQi0AEKCkJhbmdQbGF5ZXISDAoEc2VhdBgBIAEoBRIRCgljaGFyYWN0ZXIYAiABKAkSIwoEcm9sZRgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEgwKBGxpZmUYBCABKAUSEAoIbWF4X2xpZmUYBSABKAUSEgoKaGFuZF9jb3VudBgGIAEoBRImCgdpbl9wbGF5GAcgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSDQoFYWxpdmUYCCABKAgSEQoJcm9sZV9nb2FsGAkgASgJIosDCghCYW5nVmlldxIYCgt2aWV3ZXJfc2VhdBgBIAEoBUgAiAEBEhEKCXR1cm5fc2VhdBgCIAEoBRIlCgVwaGFzZRgDIAEoDjIWLnRhYmxldG9wLnYxLkJhbmdQaGFzZRITCgt0dXJuX251bWJlchgEIAEoBRIoCgdwbGF5ZXJzGAUgAygLMhcudGFibGV0b3AudjEuQmFuZ1BsYXllchIjCgRoYW5kGAYgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSEgoKZGVja19jb3VudBgHIAEoBRIVCg1kaXNjYXJkX2NvdW50GAggASgFEioKC2Rpc2NhcmRfdG9wGAkgASgLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSKQoHcGVuZGluZxgKIAMoCzIYLnRhYmxldG9wLnYxLkJhbmdSZXF1ZXN0Eg8KB3dpbm5lcnMYCyADKAUSFAoMYmFuZ3NfcGxheWVkGAwgASgFEg4KBnRvX2FjdBgNIAMoBUIOCgxfdmlld2VyX3NlYXQiuQIKCUJhbmdFdmVudBIoCgRraW5kGAEgASgOMhoudGFibGV0b3AudjEuQmFuZ0V2ZW50S2luZBIMCgRzZWF0GAIgASgFEhcKCm90aGVyX3NlYXQYAyABKAVIAIgBARIkCgVjYXJkcxgEIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEg0KBWNvdW50GAUgASgFEg4KBmFtb3VudBgGIAEoBRIMCgRsaWZlGAcgASgFEg4KBnJlYXNvbhgIIAEoCRIjCgRyb2xlGAkgASgOMhUudGFibGV0b3AudjEuQmFuZ1JvbGUSDQoFc2VhdHMYCiADKAUSDwoHc3VjY2VzcxgLIAEoCBIkCgVyb2xlcxgMIAMoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlQg0KC19vdGhlcl9zZWF0KnYKDUJhbmdFeHBhbnNpb24SHgoaQkFOR19FWFBBTlNJT05fVU5TUEVDSUZJRUQQABIdChlCQU5HX0VYUEFOU0lPTl9ET0RHRV9DSVRZEAESJgoiQkFOR19FWFBBTlNJT05fQVJNRURfQU5EX0RBTkdFUk9VUxACKn4KCEJhbmdTdWl0EhkKFUJBTkdfU1VJVF9VTlNQRUNJRklFRBAAEhQKEEJBTkdfU1VJVF9IRUFSVFMQARIWChJCQU5HX1NVSVRfRElBTU9ORFMQAhITCg9CQU5HX1NVSVRfQ0xVQlMQAxIUChBCQU5HX1NVSVRfU1BBREVTEAQqgAEKCEJhbmdSb2xlEhkKFUJBTkdfUk9MRV9VTlNQRUNJRklFRBAAEhUKEUJBTkdfUk9MRV9TSEVSSUZGEAESFAoQQkFOR19ST0xFX0RFUFVUWRACEhQKEEJBTkdfUk9MRV9PVVRMQVcQAxIWChJCQU5HX1JPTEVfUkVORUdBREUQBCqSAQoJQmFuZ1BoYXNlEhoKFkJBTkdfUEhBU0VfVU5TUEVDSUZJRUQQABITCg9CQU5HX1BIQVNFX0RSQVcQARITCg9CQU5HX1BIQVNFX1BMQVkQAhIWChJCQU5HX1BIQVNFX0RJU0NBUkQQAxISCg5CQU5HX1BIQVNFX0VORBAEEhMKD0JBTkdfUEhBU0VfT1ZFUhAFKogBCg5CYW5nRHJhd1NvdXJjZRIgChxCQU5HX0RSQVdfU09VUkNFX1VOU1BFQ0lGSUVEEAASGQoVQkFOR19EUkFXX1NPVVJDRV9ERUNLEAESHAoYQkFOR19EUkFXX1NPVVJDRV9ESVNDQVJEEAISGwoXQkFOR19EUkFXX1NPVVJDRV9QTEFZRVIQAyq/AgoPQmFuZ1JlcXVlc3RLaW5kEiEKHUJBTkdfUkVRVUVTVF9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWQkFOR19SRVFVRVNUX0tJTkRfQkFORxABEh0KGUJBTkdfUkVRVUVTVF9LSU5EX0lORElBTlMQAhIaChZCQU5HX1JFUVVFU1RfS0lORF9EVUVMEAMSGwoXQkFOR19SRVFVRVNUX0tJTkRfRFlJTkcQBBIbChdCQU5HX1JFUVVFU1RfS0lORF9TVE9SRRAFEh0KGUJBTkdfUkVRVUVTVF9LSU5EX0RJU0NBUkQQBhIaChZCQU5HX1JFUVVFU1RfS0lORF9EUkFXEAcSIQodQkFOR19SRVFVRVNUX0tJTkRfS0lUX0NBUkxTT04QCBIaChZCQU5HX1JFUVVFU1RfS0lORF9QSUNLEAkquQUKDUJhbmdFdmVudEtpbmQSHwobQkFOR19FVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASIAocQkFOR19FVkVOVF9LSU5EX1RVUk5fU1RBUlRFRBABEhgKFEJBTkdfRVZFTlRfS0lORF9EUkFXEAISGQoVQkFOR19FVkVOVF9LSU5EX0NIRUNLEAMSGAoUQkFOR19FVkVOVF9LSU5EX1BMQVkQBBIbChdCQU5HX0VWRU5UX0tJTkRfUkVTUE9ORBAFEhgKFEJBTkdfRVZFTlRfS0lORF9QQVNTEAYSGwoXQkFOR19FVkVOVF9LSU5EX0RJU0NBUkQQBxIYChRCQU5HX0VWRU5UX0tJTkRfVEFLRRAIEhoKFkJBTkdfRVZFTlRfS0lORF9EQU1BR0UQCRIYChRCQU5HX0VWRU5UX0tJTkRfSEVBTBAKEhkKFUJBTkdfRVZFTlRfS0lORF9FUVVJUBALEhgKFEJBTkdfRVZFTlRfS0lORF9NT1ZFEAwSGwoXQkFOR19FVkVOVF9LSU5EX0VYUExPREUQDRIYChRCQU5HX0VWRU5UX0tJTkRfSkFJTBAOEhoKFkJBTkdfRVZFTlRfS0lORF9CQVJSRUwQDxIaChZCQU5HX0VWRU5UX0tJTkRfUkVWRUFMEBASGAoUQkFOR19FVkVOVF9LSU5EX0xPT0sQERIcChhCQU5HX0VWRU5UX0tJTkRfUFVUX0JBQ0sQEhIaChZCQU5HX0VWRU5UX0tJTkRfQ0hPT1NFEBMSHgoaQkFOR19FVkVOVF9LSU5EX0VMSU1JTkFURUQQFBIdChlCQU5HX0VWRU5UX0tJTkRfR0FNRV9PVkVSEBUSHQoZQkFOR19FVkVOVF9LSU5EX1JFU0hVRkZMRRAWEhwKGEJBTkdfRVZFTlRfS0lORF9FTkRfVFVSThAXYgZwcm90bzM");
+  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSLaAQoLQmFuZ09wdGlvbnMSLgoKZXhwYW5zaW9ucxgBIAMoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24SGgoSc2hlcmlmZl9leHRyYV9jYXJkGAIgASgIEjcKD2tlcHRfY2hhcmFjdGVycxgDIAMoCzIeLnRhYmxldG9wLnYxLkJhbmdLZXB0Q2hhcmFjdGVyEhoKEnJldGlyZWRfY2hhcmFjdGVycxgEIAMoCRIZCgxzaGVyaWZmX3NlYXQYBSABKAVIAIgBAUIPCg1fc2hlcmlmZl9zZWF0IjQKEUJhbmdLZXB0Q2hhcmFjdGVyEgwKBHNlYXQYASABKAUSEQoJY2hhcmFjdGVyGAIgASgJIlcKCEJhbmdDYXJkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoEc3VpdBgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdTdWl0EgwKBHJhbmsYBCABKAkiogMKCkJhbmdBY3Rpb24SKQoEcGxheRgBIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdQbGF5Q2FyZEgAEisKB3Jlc3BvbmQYAiABKAsyGC50YWJsZXRvcC52MS5CYW5nUmVzcG9uZEgAEiwKBmJhcnJlbBgDIAEoCzIaLnRhYmxldG9wLnYxLkJhbmdVc2VCYXJyZWxIABIlCgRwYXNzGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ1Bhc3NIABIpCgZjaG9vc2UYBSABKAsyFy50YWJsZXRvcC52MS5CYW5nQ2hvb3NlSAASKQoEZHJhdxgGIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdEcmF3RnJvbUgAEisKB2Rpc2NhcmQYByABKAsyGC50YWJsZXRvcC52MS5CYW5nRGlzY2FyZEgAEi4KB2FiaWxpdHkYCCABKAsyGy50YWJsZXRvcC52MS5CYW5nVXNlQWJpbGl0eUgAEiwKCGVuZF90dXJuGAkgASgLMhgudGFibGV0b3AudjEuQmFuZ0VuZFR1cm5IAEIGCgRraW5kIlQKDEJhbmdQbGF5Q2FyZBIMCgRjYXJkGAEgASgJEhgKC3RhcmdldF9zZWF0GAIgASgFSACIAQESDAoEcGljaxgDIAEoCUIOCgxfdGFyZ2V0X3NlYXQiGwoLQmFuZ1Jlc3BvbmQSDAoEY2FyZBgBIAEoCSIdCg1CYW5nVXNlQmFycmVsEgwKBGNhcmQYASABKAkiCgoIQmFuZ1Bhc3MiGgoKQmFuZ0Nob29zZRIMCgRjYXJkGAEgASgJImUKDEJhbmdEcmF3RnJvbRIrCgZzb3VyY2UYASABKA4yGy50YWJsZXRvcC52MS5CYW5nRHJhd1NvdXJjZRIYCgt0YXJnZXRfc2VhdBgCIAEoBUgAiAEBQg4KDF90YXJnZXRfc2VhdCIbCgtCYW5nRGlzY2FyZBIMCgRjYXJkGAEgASgJIh8KDkJhbmdVc2VBYmlsaXR5Eg0KBWNhcmRzGAEgAygJIg0KC0JhbmdFbmRUdXJuItACCgtCYW5nUmVxdWVzdBIqCgRraW5kGAEgASgOMhwudGFibGV0b3AudjEuQmFuZ1JlcXVlc3RLaW5kEgwKBHNlYXQYAiABKAUSGAoLc291cmNlX3NlYXQYAyABKAVIAIgBARIqCgtzb3VyY2VfY2FyZBgEIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEiQKBWNhcmRzGAUgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSFQoNbWlzc2VkX25lZWRlZBgGIAEoBRIVCg1taXNzZWRfcGxheWVkGAcgASgFEhQKDGJhcnJlbHNfdXNlZBgIIAMoCRIaCg1vcHBvbmVudF9zZWF0GAkgASgFSAGIAQESGQoRaGlkZGVuX2NhcmRfY291bnQYCiABKAVCDgoMX3NvdXJjZV9zZWF0QhAKDl9vcHBvbmVudF9zZWF0ItABCgpCYW5nUGxheWVyEgwKBHNlYXQYASABKAUSEQoJY2hhcmFjdGVyGAIgASgJEiMKBHJvbGUYAyABKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZRIMCgRsaWZlGAQgASgFEhAKCG1heF9saWZlGAUgASgFEhIKCmhhbmRfY291bnQYBiABKAUSJgoHaW5fcGxheRgHIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEg0KBWFsaXZlGAggASgIEhEKCXJvbGVfZ29hbBgJIAEoCSKLAwoIQmFuZ1ZpZXcSGAoLdmlld2VyX3NlYXQYASABKAVIAIgBARIRCgl0dXJuX3NlYXQYAiABKAUSJQoFcGhhc2UYAyABKA4yFi50YWJsZXRvcC52MS5CYW5nUGhhc2USEwoLdHVybl9udW1iZXIYBCABKAUSKAoHcGxheWVycxgFIAMoCzIXLnRhYmxldG9wLnYxLkJhbmdQbGF5ZXISIwoEaGFuZBgGIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEhIKCmRlY2tfY291bnQYByABKAUSFQoNZGlzY2FyZF9jb3VudBgIIAEoBRIqCgtkaXNjYXJkX3RvcBgJIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEikKB3BlbmRpbmcYCiADKAsyGC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdBIPCgd3aW5uZXJzGAsgAygFEhQKDGJhbmdzX3BsYXllZBgMIAEoBRIOCgZ0b19hY3QYDSADKAVCDgoMX3ZpZXdlcl9zZWF0IrkCCglCYW5nRXZlbnQSKAoEa2luZBgBIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFdmVudEtpbmQSDAoEc2VhdBgCIAEoBRIXCgpvdGhlcl9zZWF0GAMgASgFSACIAQESJAoFY2FyZHMYBCADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBINCgVjb3VudBgFIAEoBRIOCgZhbW91bnQYBiABKAUSDAoEbGlmZRgHIAEoBRIOCgZyZWFzb24YCCABKAkSIwoEcm9sZRgJIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEg0KBXNlYXRzGAogAygFEg8KB3N1Y2Nlc3MYCyABKAgSJAoFcm9sZXMYDCADKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZUINCgtfb3RoZXJfc2VhdCp2Cg1CYW5nRXhwYW5zaW9uEh4KGkJBTkdfRVhQQU5TSU9OX1VOU1BFQ0lGSUVEEAASHQoZQkFOR19FWFBBTlNJT05fRE9ER0VfQ0lUWRABEiYKIkJBTkdfRVhQQU5TSU9OX0FSTUVEX0FORF9EQU5HRVJPVVMQAip+CghCYW5nU3VpdBIZChVCQU5HX1NVSVRfVU5TUEVDSUZJRUQQABIUChBCQU5HX1NVSVRfSEVBUlRTEAESFgoSQkFOR19TVUlUX0RJQU1PTkRTEAISEwoPQkFOR19TVUlUX0NMVUJTEAMSFAoQQkFOR19TVUlUX1NQQURFUxAEKoABCghCYW5nUm9sZRIZChVCQU5HX1JPTEVfVU5TUEVDSUZJRUQQABIVChFCQU5HX1JPTEVfU0hFUklGRhABEhQKEEJBTkdfUk9MRV9ERVBVVFkQAhIUChBCQU5HX1JPTEVfT1VUTEFXEAMSFgoSQkFOR19ST0xFX1JFTkVHQURFEAQqkgEKCUJhbmdQaGFzZRIaChZCQU5HX1BIQVNFX1VOU1BFQ0lGSUVEEAASEwoPQkFOR19QSEFTRV9EUkFXEAESEwoPQkFOR19QSEFTRV9QTEFZEAISFgoSQkFOR19QSEFTRV9ESVNDQVJEEAMSEgoOQkFOR19QSEFTRV9FTkQQBBITCg9CQU5HX1BIQVNFX09WRVIQBSqIAQoOQmFuZ0RyYXdTb3VyY2USIAocQkFOR19EUkFXX1NPVVJDRV9VTlNQRUNJRklFRBAAEhkKFUJBTkdfRFJBV19TT1VSQ0VfREVDSxABEhwKGEJBTkdfRFJBV19TT1VSQ0VfRElTQ0FSRBACEhsKF0JBTkdfRFJBV19TT1VSQ0VfUExBWUVSEAMqvwIKD0JhbmdSZXF1ZXN0S2luZBIhCh1CQU5HX1JFUVVFU1RfS0lORF9VTlNQRUNJRklFRBAAEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0JBTkcQARIdChlCQU5HX1JFUVVFU1RfS0lORF9JTkRJQU5TEAISGgoWQkFOR19SRVFVRVNUX0tJTkRfRFVFTBADEhsKF0JBTkdfUkVRVUVTVF9LSU5EX0RZSU5HEAQSGwoXQkFOR19SRVFVRVNUX0tJTkRfU1RPUkUQBRIdChlCQU5HX1JFUVVFU1RfS0lORF9ESVNDQVJEEAYSGgoWQkFOR19SRVFVRVNUX0tJTkRfRFJBVxAHEiEKHUJBTkdfUkVRVUVTVF9LSU5EX0tJVF9DQVJMU09OEAgSGgoWQkFOR19SRVFVRVNUX0tJTkRfUElDSxAJKrkFCg1CYW5nRXZlbnRLaW5kEh8KG0JBTkdfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEiAKHEJBTkdfRVZFTlRfS0lORF9UVVJOX1NUQVJURUQQARIYChRCQU5HX0VWRU5UX0tJTkRfRFJBVxACEhkKFUJBTkdfRVZFTlRfS0lORF9DSEVDSxADEhgKFEJBTkdfRVZFTlRfS0lORF9QTEFZEAQSGwoXQkFOR19FVkVOVF9LSU5EX1JFU1BPTkQQBRIYChRCQU5HX0VWRU5UX0tJTkRfUEFTUxAGEhsKF0JBTkdfRVZFTlRfS0lORF9ESVNDQVJEEAcSGAoUQkFOR19FVkVOVF9LSU5EX1RBS0UQCBIaChZCQU5HX0VWRU5UX0tJTkRfREFNQUdFEAkSGAoUQkFOR19FVkVOVF9LSU5EX0hFQUwQChIZChVCQU5HX0VWRU5UX0tJTkRfRVFVSVAQCxIYChRCQU5HX0VWRU5UX0tJTkRfTU9WRRAMEhsKF0JBTkdfRVZFTlRfS0lORF9FWFBMT0RFEA0SGAoUQkFOR19FVkVOVF9LSU5EX0pBSUwQDhIaChZCQU5HX0VWRU5UX0tJTkRfQkFSUkVMEA8SGgoWQkFOR19FVkVOVF9LSU5EX1JFVkVBTBAQEhgKFEJBTkdfRVZFTlRfS0lORF9MT09LEBESHAoYQkFOR19FVkVOVF9LSU5EX1BVVF9CQUNLEBISGgoWQkFOR19FVkVOVF9LSU5EX0NIT09TRRATEh4KGkJBTkdfRVZFTlRfS0lORF9FTElNSU5BVEVEEBQSHQoZQkFOR19FVkVOVF9LSU5EX0dBTUVfT1ZFUhAVEh0KGUJBTkdfRVZFTlRfS0lORF9SRVNIVUZGTEUQFhIcChhCQU5HX0VWRU5UX0tJTkRfRU5EX1RVUk4QF2IGcHJvdG8z");
 
 /**
  * Options of a BANG! game.
@@ -33,6 +33,30 @@ export type BangOptions = Message<"tabletop.v1.BangOptions"> & {
    * @generated from field: bool sheriff_extra_card = 2;
    */
   sheriffExtraCard: boolean;
+
+  /**
+   * Rematch (BANG-032): these seats keep these characters; every other seat draws a random
+   * character not in use (neither kept nor retired). Cards are never kept: hands are dealt fresh.
+   *
+   * @generated from field: repeated tabletop.v1.BangKeptCharacter kept_characters = 3;
+   */
+  keptCharacters: BangKeptCharacter[];
+
+  /**
+   * Rematch (BANG-032): character keys not dealt in this game, for example the eliminated
+   * players' old characters so that they draw a new one.
+   *
+   * @generated from field: repeated string retired_characters = 4;
+   */
+  retiredCharacters: string[];
+
+  /**
+   * Rematch (BANG-033): the seat that is the Sheriff (the seat after the last game's Sheriff
+   * when the role passes to the left); the other roles are dealt at random. Unset: all at random.
+   *
+   * @generated from field: optional int32 sheriff_seat = 5;
+   */
+  sheriffSeat?: number | undefined;
 };
 
 /**
@@ -41,6 +65,34 @@ export type BangOptions = Message<"tabletop.v1.BangOptions"> & {
  */
 export const BangOptionsSchema: GenMessage<BangOptions> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_bang, 0);
+
+/**
+ * A character a seat keeps in a rematch.
+ *
+ * @generated from message tabletop.v1.BangKeptCharacter
+ */
+export type BangKeptCharacter = Message<"tabletop.v1.BangKeptCharacter"> & {
+  /**
+   * Seat in the new game.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Character key, for example "bart_cassidy".
+   *
+   * @generated from field: string character = 2;
+   */
+  character: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BangKeptCharacter.
+ * Use `create(BangKeptCharacterSchema)` to create a new message.
+ */
+export const BangKeptCharacterSchema: GenMessage<BangKeptCharacter> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 1);
 
 /**
  * A physical card.
@@ -82,7 +134,7 @@ export type BangCard = Message<"tabletop.v1.BangCard"> & {
  * Use `create(BangCardSchema)` to create a new message.
  */
 export const BangCardSchema: GenMessage<BangCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 1);
+  messageDesc(file_tabletop_v1_bang, 2);
 
 /**
  * A BANG! action.
@@ -175,7 +227,7 @@ export type BangAction = Message<"tabletop.v1.BangAction"> & {
  * Use `create(BangActionSchema)` to create a new message.
  */
 export const BangActionSchema: GenMessage<BangAction> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 2);
+  messageDesc(file_tabletop_v1_bang, 3);
 
 /**
  * Play a card from hand.
@@ -210,7 +262,7 @@ export type BangPlayCard = Message<"tabletop.v1.BangPlayCard"> & {
  * Use `create(BangPlayCardSchema)` to create a new message.
  */
 export const BangPlayCardSchema: GenMessage<BangPlayCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 3);
+  messageDesc(file_tabletop_v1_bang, 4);
 
 /**
  * Answer with a card from hand (Missed!, Beer, BANG!).
@@ -231,7 +283,7 @@ export type BangRespond = Message<"tabletop.v1.BangRespond"> & {
  * Use `create(BangRespondSchema)` to create a new message.
  */
 export const BangRespondSchema: GenMessage<BangRespond> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 4);
+  messageDesc(file_tabletop_v1_bang, 5);
 
 /**
  * Draw! for a Barrel.
@@ -252,7 +304,7 @@ export type BangUseBarrel = Message<"tabletop.v1.BangUseBarrel"> & {
  * Use `create(BangUseBarrelSchema)` to create a new message.
  */
 export const BangUseBarrelSchema: GenMessage<BangUseBarrel> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 5);
+  messageDesc(file_tabletop_v1_bang, 6);
 
 /**
  * Decline: take the hit.
@@ -267,7 +319,7 @@ export type BangPass = Message<"tabletop.v1.BangPass"> & {
  * Use `create(BangPassSchema)` to create a new message.
  */
 export const BangPassSchema: GenMessage<BangPass> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 6);
+  messageDesc(file_tabletop_v1_bang, 7);
 
 /**
  * Pick an offered card.
@@ -288,7 +340,7 @@ export type BangChoose = Message<"tabletop.v1.BangChoose"> & {
  * Use `create(BangChooseSchema)` to create a new message.
  */
 export const BangChooseSchema: GenMessage<BangChoose> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 7);
+  messageDesc(file_tabletop_v1_bang, 8);
 
 /**
  * A phase 1 choice.
@@ -316,7 +368,7 @@ export type BangDrawFrom = Message<"tabletop.v1.BangDrawFrom"> & {
  * Use `create(BangDrawFromSchema)` to create a new message.
  */
 export const BangDrawFromSchema: GenMessage<BangDrawFrom> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 8);
+  messageDesc(file_tabletop_v1_bang, 9);
 
 /**
  * Discard one card in phase 3.
@@ -337,7 +389,7 @@ export type BangDiscard = Message<"tabletop.v1.BangDiscard"> & {
  * Use `create(BangDiscardSchema)` to create a new message.
  */
 export const BangDiscardSchema: GenMessage<BangDiscard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 9);
+  messageDesc(file_tabletop_v1_bang, 10);
 
 /**
  * Use an activated ability.
@@ -358,7 +410,7 @@ export type BangUseAbility = Message<"tabletop.v1.BangUseAbility"> & {
  * Use `create(BangUseAbilitySchema)` to create a new message.
  */
 export const BangUseAbilitySchema: GenMessage<BangUseAbility> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 10);
+  messageDesc(file_tabletop_v1_bang, 11);
 
 /**
  * End phase 2.
@@ -373,7 +425,7 @@ export type BangEndTurn = Message<"tabletop.v1.BangEndTurn"> & {
  * Use `create(BangEndTurnSchema)` to create a new message.
  */
 export const BangEndTurnSchema: GenMessage<BangEndTurn> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 11);
+  messageDesc(file_tabletop_v1_bang, 12);
 
 /**
  * A decision the game waits for.
@@ -457,7 +509,7 @@ export type BangRequest = Message<"tabletop.v1.BangRequest"> & {
  * Use `create(BangRequestSchema)` to create a new message.
  */
 export const BangRequestSchema: GenMessage<BangRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 12);
+  messageDesc(file_tabletop_v1_bang, 13);
 
 /**
  * A player at the table, as the viewer may see him.
@@ -534,7 +586,7 @@ export type BangPlayer = Message<"tabletop.v1.BangPlayer"> & {
  * Use `create(BangPlayerSchema)` to create a new message.
  */
 export const BangPlayerSchema: GenMessage<BangPlayer> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 13);
+  messageDesc(file_tabletop_v1_bang, 14);
 
 /**
  * A seat's (or a spectator's) view of a BANG! game.
@@ -639,7 +691,7 @@ export type BangView = Message<"tabletop.v1.BangView"> & {
  * Use `create(BangViewSchema)` to create a new message.
  */
 export const BangViewSchema: GenMessage<BangView> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 14);
+  messageDesc(file_tabletop_v1_bang, 15);
 
 /**
  * A BANG! event.
@@ -737,7 +789,7 @@ export type BangEvent = Message<"tabletop.v1.BangEvent"> & {
  * Use `create(BangEventSchema)` to create a new message.
  */
 export const BangEventSchema: GenMessage<BangEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 15);
+  messageDesc(file_tabletop_v1_bang, 16);
 
 /**
  * An expansion of BANG!.
