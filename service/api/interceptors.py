@@ -86,7 +86,9 @@ def _decoder(parse: Callable[[bytes], Message], limit: int) -> Callable[[bytes],
             message = parse(raw)
         except (DecodeError, ValueError, RuntimeError) as exc:
             raise InvalidArgument(ServiceReason.MALFORMED_REQUEST, f"The request is not a valid protobuf message: {exc}") from exc
-        path = _unknown_field(message, "")
+        size = message.ByteSize()
+        message.DiscardUnknownFields()  # two C passes tell whether any unknown field came in
+        path = _unknown_field(parse(raw), "") if message.ByteSize() != size else None
         if path is not None:
             raise InvalidArgument(ServiceReason.UNKNOWN_FIELD, f"The request has a field this server does not know at "
                                   f"'{path or '(top level)'}'; update the server or drop the field.", field=path)
