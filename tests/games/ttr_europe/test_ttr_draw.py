@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -235,4 +236,20 @@ def test_nothing_to_draw_but_a_claim_is_accepted(game3: dict) -> None:  # type: 
     rid = route_id("Munchen", "Wien")
     ttr.apply(game3, 0, {"kind": "claim_route", "route": rid, "color": "orange", "cards": 3, "locos": 0})
     assert game3["owner"][rid - 1] == 0
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-022")
+def test_reshuffle_really_shuffles_with_the_seeded_generator(game3: dict) -> None:  # type: ignore[type-arg]
+    """The new deck's order is secret: not the discard pile's (public) order, and the same on replay."""
+    empty_deck_into_discard(game3)
+    game3["discard"].sort()
+    replay = json.loads(json.dumps(game3))
+    generator = game3["rng"]
+    ttr.apply(game3, 0, BLIND)
+    deck = game3["deck"]
+    assert deck not in (sorted(deck), sorted(deck, reverse=True))
+    assert game3["rng"] != generator
+    ttr.apply(replay, 0, BLIND)
+    assert replay == game3
     check_invariants(game3)

@@ -222,6 +222,9 @@ def test_last_round(left_after: int, triggers: bool) -> None:
     assert err.value.reason == EngineReason.GAME_FINISHED
     view = ttr.view(state, 3)
     assert len(view.final_scores) == 4 and list(view.winners) == state["result"]["winners"]
+    # Once scored, the players' scores are the final totals, not the route points of play.
+    assert [p.score for p in view.players] == [s.total for s in view.final_scores]
+    assert [p.score for p in view.players] != state["score"]
     # Every ticket of every player is revealed at the end.
     for score, kept in zip(view.final_scores, state["tickets"]):
         assert [t.ticket.id for t in score.tickets] == kept
