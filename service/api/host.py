@@ -32,6 +32,7 @@ from service.api.errors import (
 from service.config import Config
 from service.engine import registry
 from service.engine.errors import EngineReason, RuleError
+from service.engine.replay import new_game
 from service.engine.ruleset import Ruleset
 from service.store.redis_store import GameStore, Loaded
 
@@ -76,7 +77,7 @@ class GameHost:
         names = [_display_name(n, f"display_names[{i}]") for i, n in enumerate(req.display_names)]
         options = ruleset.decode_options(_options(req, ruleset))
         seed = req.seed if req.HasField("seed") else secrets.randbits(63)
-        state = ruleset.setup(options, req.seat_count, seed)
+        state, opening = new_game(ruleset, options, req.seat_count, seed)
         now = self.clock()
         for _ in range(5):
             game_id = secrets.token_hex(8)
@@ -93,7 +94,7 @@ class GameHost:
             doc = {"id": game_id, "ruleset": info.id, "options": options, "seed": seed, "seats": seats,
                    "status": status, "created": now, "updated": now, "state": state}
             events: list[Any] = [["l", {"kind": "CREATED"}]] + ([["l", {"kind": "STARTED"}]] if status == "ACTIVE"
-                                                                 else [])
+                                                                 else []) + [["g", e] for e in opening]
             ok, _ = self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
                                      self._ttl(doc))
             if ok:

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from service.engine.ruleset import Action, Options, Ruleset, State
+from service.engine.ruleset import Action, Event, Options, Ruleset, State
+
+
+def new_game(ruleset: Ruleset, options: Options, seat_count: int, seed: int) -> tuple[State, list[Event]]:
+    """The dealt state and the events setup made in the open (``opening_events``, optional)."""
+    state = ruleset.setup(options, seat_count, seed)
+    opening = getattr(ruleset, "opening_events", None)
+    return state, (list(opening(state)) if opening is not None else [])
 
 
 def replay(ruleset: Ruleset, options: Options, seat_count: int, seed: int,
            actions: Iterable[tuple[int, Action]]) -> State:
     """Set the game up from its seed and apply every ``(seat, action)`` in order."""
-    state = ruleset.setup(options, seat_count, seed)
+    state, _ = new_game(ruleset, options, seat_count, seed)
     for seat, action in actions:
         ruleset.apply(state, seat, action)
     return state

@@ -19,6 +19,9 @@ randomness comes from ``service.engine.rng.Rng`` over the state's seed.
   in place and returns what happened (unprojected). Turn order is the ruleset's to
   enforce (``EngineReason.NOT_YOUR_TURN``).
 - ``is_over(state) -> bool``.
+- Optional ``opening_events(state) -> list[Event]``: what ``setup`` did in the open (a first
+  turn that starts by itself, a card shown), taken out of the state once. The service logs
+  them with the game's creation; ``service.engine.replay.new_game`` is the one caller.
 - ``view(state, seat | None) -> proto message``: the game's view message as ``seat``
   (or a spectator) may see it. The only way state leaves the ruleset.
 - ``project(event, seat | None) -> Event | None``: the event as ``seat`` may see it,

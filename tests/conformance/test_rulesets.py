@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from service.engine import registry
-from service.engine.replay import replay
+from service.engine.replay import new_game, replay
 from service.engine.ruleset import Ruleset
 
 GAMES = int(os.environ.get("TABLETOP_CONFORMANCE_GAMES", "1000"))
@@ -30,7 +30,8 @@ def play_random(ruleset: Ruleset, seats: int, seed: int, check_every: int = 0) -
     """One random game; returns (final state, [(seat, action)])."""
     rng = random.Random(seed)
     options = ruleset.decode_options(None)
-    state = ruleset.setup(options, seats, seed)
+    state, opening = new_game(ruleset, options, seats, seed)
+    json.dumps(opening)
     log: list[tuple[int, Any]] = []
     for step in range(MAX_STEPS):
         if ruleset.is_over(state):

@@ -8,7 +8,7 @@ the sources differ, ``shared/reference/RULINGS.md`` decides; see ``docs/bang.md`
 
 from __future__ import annotations
 
-from service.engine.ruleset import OptionInfo, Options, RulesetInfo, State
+from service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, State
 from service.games.bang import catalog, checks, damage, turn  # noqa: F401  (registers steps and requests)
 from service.games.bang.actions import apply, legal_actions, to_act
 from service.games.bang.characters import ABILITIES
@@ -56,8 +56,15 @@ INFO = RulesetInfo(
 def setup(options: Options, seat_count: int, seed: int) -> State:
     """Deal the game and run the Sheriff's turn up to his first decision."""
     state = _deal(options, seat_count, seed)
-    start(state)
+    opening = start(state)
+    if opening:  # handed to the service once by opening_events, so that the first turn is announced
+        state["opening"] = opening
     return state
+
+
+def opening_events(state: State) -> list[Event]:
+    """What setup did in the open (the Sheriff's first draw, Black Jack's shown card), taken out once."""
+    return list(state.pop("opening", []))
 
 
 def is_over(state: State) -> bool:
@@ -66,4 +73,4 @@ def is_over(state: State) -> bool:
 
 
 __all__ = ["INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_event",
-           "encode_options", "is_over", "legal_actions", "project", "rematch_options", "setup", "to_act", "view"]
+           "encode_options", "is_over", "legal_actions", "opening_events", "project", "rematch_options", "setup", "to_act", "view"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from service.engine.errors import EngineReason, MalformedAction
 from service.engine.rng import Rng, seed_state
-from service.engine.ruleset import Options, State
+from service.engine.ruleset import Event, Options, State
 from service.games.bang.reasons import Reason
 from service.games.bang.tables import BASE_CHARACTERS, CHARACTERS, DECK, ROLE_POOLS
 
@@ -96,12 +96,14 @@ def deal_characters(rng: Rng, seat_count: int, opts: dict[str, Any]) -> list[str
     return [kept[seat] if seat in kept else next(drawn) for seat in range(seat_count)]
 
 
-def start(state: State) -> None:
-    """Start the Sheriff's first turn (run by the package's ``setup``)."""
+def start(state: State) -> list[Event]:
+    """Start the Sheriff's first turn (run by the package's ``setup``); returns its events."""
     from service.games.bang.actions import advance
     from service.games.bang.turn import start_turn
-    start_turn(state, state["turn"], [])
-    advance(state, [])
+    events: list[Event] = []
+    start_turn(state, state["turn"], events)
+    advance(state, events)
+    return events
 
 
 # Helpers
