@@ -30,7 +30,8 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
     options = game_pb2.GameOptions(**{ruleset.INFO.proto_field: ruleset.encode_options(doc["options"])})  # type: ignore[arg-type]
     return game_pb2.Game(name=f"games/{doc['id']}", ruleset=doc["ruleset"], status=STATUS[doc["status"]],
                          seats=seats, version=version, options=options,
-                         create_time=_ts(doc["created"]), update_time=_ts(doc["updated"]))
+                         create_time=_ts(doc["created"]), update_time=_ts(doc["updated"]),
+                         seed_chosen=doc.get("seed_chosen", False))
 
 
 def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,

@@ -92,6 +92,7 @@ class GameHost:
                     seats.append(None)
             status = "ACTIVE" if len(names) == req.seat_count else "WAITING"
             doc = {"id": game_id, "ruleset": info.id, "options": options, "seed": seed, "seats": seats,
+                   "seed_chosen": req.HasField("seed"),
                    "status": status, "created": now, "updated": now, "state": state}
             events: list[Any] = [["l", {"kind": "CREATED"}]] + ([["l", {"kind": "STARTED"}]] if status == "ACTIVE"
                                                                  else []) + [["g", e] for e in opening]

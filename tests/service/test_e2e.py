@@ -171,3 +171,10 @@ def test_max_connection_age_reconnects_transparently(redis_url) -> None:
                 time.sleep(0.3)
     finally:
         aged.running.stop(0)
+
+
+def test_a_seed_chosen_by_the_creator_is_disclosed(stub) -> None:
+    chosen, _ = create_game(stub, seats=2, seed=5)
+    drawn, _ = create_game(stub, seats=2, seed=None)
+    assert chosen.seed_chosen and not drawn.seed_chosen
+    assert stub.GetGame(svc.GetGameRequest(name=chosen.name)).game.seed_chosen

@@ -232,6 +232,7 @@ class Game(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     UPDATE_TIME_FIELD_NUMBER: _builtins.int
+    SEED_CHOSEN_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     ruleset: _builtins.str
@@ -240,6 +241,10 @@ class Game(_message.Message):
     """Waiting, active or finished."""
     version: _builtins.int
     """Rises by one with every accepted change; use it as an etag."""
+    seed_chosen: _builtins.bool
+    """True when the creator chose the seed: whoever knows it can predict every shuffle, so such a
+    game is for tests, tutorials and replays, not for play between strangers.
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """Every seat, in turn order."""
@@ -267,10 +272,11 @@ class Game(_message.Message):
         options: Global___GameOptions | None = ...,
         create_time: _timestamp_pb2.Timestamp | None = ...,
         update_time: _timestamp_pb2.Timestamp | None = ...,
+        seed_chosen: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "options", b"options", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "options", b"options", "ruleset", b"ruleset", "seats", b"seats", "status", b"status", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "options", b"options", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
