@@ -44,6 +44,7 @@ def test_face_up_then_blind(game3: dict) -> None:  # type: ignore[type-arg]
     assert events[0] == {"type": "card_drawn", "seat": 0, "slot": 2, "card": "green"}
     assert events[1]["type"] == "face_up" and events[1]["cards"][2] == "yellow"
     assert game3["turn"] == 0 and game3["drawn"] == 1
+    assert ttr.view(game3, 1).cards_drawn_this_turn == 1
     ttr.apply(game3, 0, BLIND)
     assert hand_of(game3, 0) == {"green": 1, "orange": 1}
     assert game3["turn"] == 1 and game3["drawn"] == 0
@@ -158,9 +159,25 @@ def test_discard_reshuffled_when_deck_runs_out(game3: dict) -> None:  # type: ig
     for card in game3["discard"][10:]:
         game3["hands"][2][card] += 1
     del game3["discard"][10:]
+    assert BLIND in ttr.legal_actions(game3, 0)  # the discards count as cards to draw
     events = ttr.apply(game3, 0, BLIND)
     assert events[0] == {"type": "reshuffled", "deck": 10}
     assert len(game3["deck"]) == 9 and game3["discard"] == []
+    check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-015", "TTR-022")
+def test_second_card_from_the_discards(game3: dict) -> None:  # type: ignore[type-arg]
+    """The deck's last card is the first draw: the second card still comes, from the reshuffled discards."""
+    set_face_up(game3, ["loco", "loco", None, None, None])
+    empty_deck_into_discard(game3)
+    game3["deck"].append(game3["discard"].pop())
+    ttr.apply(game3, 0, BLIND)
+    assert game3["deck"] == [] and game3["discard"]
+    assert game3["turn"] == 0 and game3["drawn"] == 1
+    assert ttr.legal_actions(game3, 0) == [BLIND]
+    events = ttr.apply(game3, 0, BLIND)
+    assert events[0]["type"] == "reshuffled" and game3["turn"] == 1
     check_invariants(game3)
 
 

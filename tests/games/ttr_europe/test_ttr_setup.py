@@ -76,7 +76,7 @@ def test_initial_ticket_choice() -> None:
     pile = len(state["ticket_pile"])
     # Choices are simultaneous and in any order: seat 1 first, keeping 2 regular tickets.
     ttr.apply(state, 1, {"kind": "keep_tickets", "tickets": offered[1:3]})
-    assert ttr.to_act(state) == [0, 2]
+    assert ttr.to_act(state) == [0, 2] == list(ttr.view(state, 1).awaiting_seats)
     assert state["box"][-2:] == [offered[0], offered[3]] and len(state["ticket_pile"]) == pile
     with pytest.raises(RuleError) as err:
         ttr.apply(state, 1, {"kind": "keep_tickets", "tickets": offered[1:3]})

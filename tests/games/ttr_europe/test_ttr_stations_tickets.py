@@ -39,6 +39,7 @@ def test_one_station_per_city(game3: State) -> None:
     assert events[0] == {"type": "station_built", "seat": 0, "city": "Wien", "color": "blue", "cards": 1,
                          "locos": 0}
     assert game3["station_at"] == {"Wien": 0} and game3["stations"][0] == 2 and game3["trains"][0] == 45
+    assert [(s.city, s.seat) for s in ttr.view(game3, None).stations] == [("Wien", 0)]
     assert reason(game3, 1, station("Wien", "red", 1)) == "CITY_HAS_STATION"
     assert not [a for a in ttr.legal_actions(game3, 1) if a.get("city") == "Wien"]
     check_invariants(game3)

@@ -77,6 +77,8 @@ def test_projection_hides_blind_cards_and_tickets(game3: State) -> None:
     assert ttr.project(events[0], 2) == events[0]  # a face-up card was public already
     events = ttr.apply(game3, 1, {"kind": "draw_tickets"})
     assert _seen(events[0], 1)["tickets"] == game3["offered"][1]
+    # The drawer learns its tickets from the event itself, encoded.
+    assert [t.id for t in ttr.encode_event(_seen(events[0], 1)).tickets_drawn.tickets] == game3["offered"][1]
     assert _seen(events[0], 0)["tickets"] == [] and _seen(events[0], 0)["count"] == 3
     events = ttr.apply(game3, 1, {"kind": "keep_tickets", "tickets": game3["offered"][1][:2]})
     assert _seen(events[0], None)["tickets"] == [] and _seen(events[0], None)["kept"] == 2
