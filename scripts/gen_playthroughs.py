@@ -1,0 +1,65 @@
+"""Golden playthroughs: whole random-bot games written out action by action, event by event.
+
+A playthrough is the ruleset's exact behaviour for one seed: the actions a seeded bot
+chose and every (unprojected) event they caused. ``tests/conformance/test_playthroughs.py``
+replays each one and fails on any difference, so a rule change shows up as a readable
+diff. When a change is intended, regenerate and review the diff:
+
+    .venv/bin/python scripts/gen_playthroughs.py
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from service.engine import registry
+from service.engine.replay import new_game
+
+OUT = ROOT / "tests" / "playthroughs"
+GAMES = {"ttr-europe": [(2, 101), (4, 202)], "bang": [(4, 303), (7, 404)]}
+
+
+def render(ruleset_id: str, seats: int, seed: int) -> str:
+    """The playthrough's text."""
+    ruleset = registry.get(ruleset_id)
+    assert ruleset is not None
+    options = ruleset.decode_options(None)
+    state, opening = new_game(ruleset, options, seats, seed)
+    bot = random.Random(seed)
+    lines = [f"# {ruleset_id} ({ruleset.INFO.rules_version}), {seats} seats, seed {seed}, default options",
+             "0 setup", *(f"    {_json(event)}" for event in opening)]
+    step = 0
+    while not ruleset.is_over(state) and step < 5000:
+        seat = bot.choice(ruleset.to_act(state))
+        action = bot.choice(ruleset.legal_actions(state, seat))
+        events = ruleset.apply(state, seat, action)
+        step += 1
+        lines.append(f"{step} seat {seat}: {_json(action)}")
+        lines.extend(f"    {_json(event)}" for event in events)
+    lines.append(f"# over after {step} actions: {ruleset.is_over(state)}")
+    return "\n".join(lines) + "\n"
+
+
+def path(ruleset_id: str, seats: int, seed: int) -> Path:
+    return OUT / f"{ruleset_id}-{seats}p-seed{seed}.txt"
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for ruleset_id, games in GAMES.items():
+        for seats, seed in games:
+            path(ruleset_id, seats, seed).write_text(render(ruleset_id, seats, seed))
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+if __name__ == "__main__":
+    main()
