@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.engine.errors import RuleError
+from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.catalog import RANK_VALUE
 from service.games.bang.pending import RequestKind, request
@@ -28,16 +29,14 @@ class Check:
     resolve: Callable[[State, int, bool, list[Event]], None]
 
 
-CHECKS: dict[str, Check] = {}
+CHECKS: Registry[Check] = Registry("check")
 
 
 def check(name: str, good: Callable[[str], bool]) -> Callable[[Callable[[State, int, bool, list[Event]], None]],
                                                              Callable[[State, int, bool, list[Event]], None]]:
     """Register the outcome of a draw! kind; registering twice raises."""
     def deco(fn: Callable[[State, int, bool, list[Event]], None]) -> Callable[[State, int, bool, list[Event]], None]:
-        if name in CHECKS:
-            raise ValueError(f"check {name!r} registered twice")
-        CHECKS[name] = Check(good, fn)
+        CHECKS.add(name, Check(good, fn))
         return fn
     return deco
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from service.engine.errors import RuleError
+from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import ability_of
 from service.games.bang.pending import RequestKind, Step, request, step
@@ -92,16 +93,13 @@ def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) 
 
 
 WinRule = Callable[[State, int, "int | None"], "list[int] | None"]
-WIN_RULES: dict[str, WinRule] = {}
+WIN_RULES: Registry[WinRule] = Registry("win rule")
 
 
 def win_rule(name: str) -> Callable[[WinRule], WinRule]:
     """Register how a variant decides the winners after an elimination; twice raises."""
     def deco(fn: WinRule) -> WinRule:
-        if name in WIN_RULES:
-            raise ValueError(f"win rule {name!r} registered twice")
-        WIN_RULES[name] = fn
-        return fn
+        return WIN_RULES.add(name, fn)
     return deco
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.state import Request
 
@@ -56,8 +57,8 @@ class Step:
         raise NotImplementedError
 
 
-REQUESTS: dict[str, RequestKind] = {}
-STEPS: dict[str, Step] = {}
+REQUESTS: Registry[RequestKind] = Registry("request kind")
+STEPS: Registry[Step] = Registry("step kind")
 R = TypeVar("R", bound=type[RequestKind])
 S = TypeVar("S", bound=type[Step])
 
@@ -65,9 +66,9 @@ S = TypeVar("S", bound=type[Step])
 def request(kind: str) -> Callable[[R], R]:
     """Register a request kind handler class under ``kind``."""
     def deco(cls: R) -> R:
-        if kind in REQUESTS or kind in STEPS:
+        if kind in STEPS:  # the two share one namespace: a pending entry names either
             raise ValueError(f"request kind {kind!r} registered twice")
-        REQUESTS[kind] = cls()
+        REQUESTS.add(kind, cls())
         return cls
     return deco
 
@@ -75,8 +76,8 @@ def request(kind: str) -> Callable[[R], R]:
 def step(kind: str) -> Callable[[S], S]:
     """Register an engine step handler class under ``kind``."""
     def deco(cls: S) -> S:
-        if kind in REQUESTS or kind in STEPS:
+        if kind in REQUESTS:
             raise ValueError(f"step kind {kind!r} registered twice")
-        STEPS[kind] = cls()
+        STEPS.add(kind, cls())
         return cls
     return deco

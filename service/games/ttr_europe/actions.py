@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.engine.errors import MalformedAction, RuleError
+from service.engine.handlers import Registry
 from service.games.ttr_europe import claim, draw, stations, tickets, tunnels
 from service.games.ttr_europe.reasons import TtrReason
 from service.games.ttr_europe.turns import end_turn, gate, open_kinds
@@ -40,7 +41,7 @@ class ActionKind:
     options: Callable[[State, int], list[Action]]
 
 
-KINDS: dict[str, ActionKind] = {}
+KINDS: Registry[ActionKind] = Registry("action kind")
 _PAYMENT = ("color", "cards", "locos")
 _FIELDS: dict[str, frozenset[str]] = {kind: frozenset(("kind", *fields)) for kind, fields in {
     "draw_card": ("slot",), "claim_route": ("route", *_PAYMENT), "build_station": ("city", *_PAYMENT),
@@ -51,9 +52,7 @@ _FIELDS: dict[str, frozenset[str]] = {kind: frozenset(("kind", *fields)) for kin
 
 def register(name: str, kind: ActionKind) -> None:
     """Add an action kind; a name registered twice is a bug."""
-    if name in KINDS:
-        raise ValueError(f"action kind {name!r} registered twice")
-    KINDS[name] = kind
+    KINDS.add(name, kind)
 
 
 def apply(state: State, seat: int, action: Action) -> list[Event]:

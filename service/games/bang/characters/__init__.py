@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
 
 A = TypeVar("A", bound=type["Ability"])
@@ -53,15 +54,13 @@ class Ability:
         """Use the activated ability (checked)."""
 
 
-ABILITIES: dict[str, Ability] = {}
+ABILITIES: Registry[Ability] = Registry("ability")
 
 
 def ability(name: str) -> Callable[[A], A]:
     """Register an ability handler class under ``name``."""
     def deco(cls: A) -> A:
-        if name in ABILITIES:
-            raise ValueError(f"ability {name!r} registered twice")
-        ABILITIES[name] = cls()
+        ABILITIES.add(name, cls())
         return cls
     return deco
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
+from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
 
 E = TypeVar("E", bound=type["Effect"])
@@ -34,14 +35,12 @@ class Effect:
         return []
 
 
-EFFECTS: dict[str, Effect] = {}
+EFFECTS: Registry[Effect] = Registry("effect")
 
 
 def effect(name: str) -> Callable[[E], E]:
     """Register an effect handler class under ``name``."""
     def deco(cls: E) -> E:
-        if name in EFFECTS:
-            raise ValueError(f"effect {name!r} registered twice")
-        EFFECTS[name] = cls()
+        EFFECTS.add(name, cls())
         return cls
     return deco

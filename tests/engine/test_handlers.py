@@ -1,0 +1,26 @@
+"""The one handler registry: names are unique, and every game registry is one."""
+
+from __future__ import annotations
+
+import pytest
+
+from service.engine.handlers import Registry
+from service.games.bang.characters import ABILITIES
+from service.games.bang.checks import CHECKS
+from service.games.bang.damage import WIN_RULES
+from service.games.bang.effects import EFFECTS
+from service.games.bang.pending import REQUESTS, STEPS
+from service.games.ttr_europe.actions import KINDS
+
+
+def test_a_name_registered_twice_raises() -> None:
+    registry: Registry[int] = Registry("thing")
+    assert registry.add("a", 1) == 1
+    with pytest.raises(ValueError, match="thing 'a' registered twice"):
+        registry.add("a", 2)
+    assert registry["a"] == 1
+
+
+def test_every_game_registry_uses_it() -> None:
+    for table in (ABILITIES, CHECKS, WIN_RULES, EFFECTS, REQUESTS, STEPS, KINDS):
+        assert isinstance(table, Registry) and table
