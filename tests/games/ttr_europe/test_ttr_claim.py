@@ -5,24 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ttr_helpers import check_invariants, give_route, hand_of, route_id, set_hand, stack_deck, started
+from ttr_helpers import (
+    check_invariants,
+    claim,
+    give_route,
+    hand_of,
+    reason,
+    route_id,
+    set_hand,
+    stack_deck,
+    started,
+)
 
 import service.games.ttr_europe as ttr
-from service.engine.errors import EngineReason, MalformedAction, RuleError
+from service.engine.errors import EngineReason, MalformedAction
 
 State = dict[str, Any]
-
-
-def claim(rid: int, color: str | None, cards: int, locos: int = 0) -> dict[str, Any]:
-    return {"kind": "claim_route", "route": rid, "color": color, "cards": cards, "locos": locos}
-
-
-def reason(state: State, seat: int, action: dict[str, Any]) -> str:
-    before = repr(state)
-    with pytest.raises(RuleError) as err:
-        ttr.apply(state, seat, action)
-    assert repr(state) == before, "a refused action changed the state"
-    return err.value.reason
 
 
 MUNCHEN_WIEN = route_id("Munchen", "Wien")  # 3 orange

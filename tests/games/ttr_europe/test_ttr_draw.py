@@ -10,6 +10,7 @@ from ttr_helpers import (
     check_invariants,
     empty_deck_into_discard,
     hand_of,
+    reason,
     route_id,
     set_face_up,
     set_hand,
@@ -17,21 +18,13 @@ from ttr_helpers import (
 )
 
 import service.games.ttr_europe as ttr
-from service.engine.errors import EngineReason, MalformedAction, RuleError
+from service.engine.errors import EngineReason, MalformedAction
 
 BLIND = {"kind": "draw_card", "slot": None}
 
 
 def slot(n: int) -> dict[str, object]:
     return {"kind": "draw_card", "slot": n}
-
-
-def reason(state: dict, seat: int, action: dict) -> str:  # type: ignore[type-arg]
-    before = repr(state)
-    with pytest.raises(RuleError) as err:
-        ttr.apply(state, seat, action)
-    assert repr(state) == before, "a refused action changed the state"
-    return err.value.reason
 
 
 @pytest.mark.rule("TTR-014", "TTR-016")

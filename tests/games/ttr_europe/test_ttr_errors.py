@@ -6,17 +6,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from ttr_helpers import check_invariants, give_route, route_id, set_face_up, set_hand, started
+from ttr_helpers import check_invariants, claim, give_route, route_id, set_face_up, set_hand, started
 
 import service.games.ttr_europe as ttr
 from service.engine.errors import EngineReason, RuleError
 
 State = dict[str, Any]
 MUNCHEN_WIEN = route_id("Munchen", "Wien")  # 3 orange
-
-
-def claim(rid: int, color: str | None, cards: int, locos: int = 0) -> dict[str, Any]:
-    return {"kind": "claim_route", "route": rid, "color": color, "cards": cards, "locos": locos}
 
 
 def _wrong_color(s: State) -> tuple[int, dict[str, Any]]:

@@ -5,24 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ttr_helpers import check_invariants, hand_of, set_hand
+from ttr_helpers import check_invariants, hand_of, reason, set_hand
 
 import service.games.ttr_europe as ttr
-from service.engine.errors import MalformedAction, RuleError
+from service.engine.errors import MalformedAction
 
 State = dict[str, Any]
 
 
 def station(city: str, color: str | None, cards: int, locos: int = 0) -> dict[str, Any]:
     return {"kind": "build_station", "city": city, "color": color, "cards": cards, "locos": locos}
-
-
-def reason(state: State, seat: int, action: dict[str, Any]) -> str:
-    before = repr(state)
-    with pytest.raises(RuleError) as err:
-        ttr.apply(state, seat, action)
-    assert repr(state) == before, "a refused action changed the state"
-    return err.value.reason
 
 
 def pass_turns(state: State, *seats: int) -> None:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ttr_helpers import check_invariants, hand_of, route_id, set_hand, stack_deck, started
+from ttr_helpers import check_invariants, claim, hand_of, reason, route_id, set_hand, stack_deck, started
 
 import service.games.ttr_europe as ttr
-from service.engine.errors import RuleError
 
 State = dict[str, Any]
 MUNCHEN_ZURICH = route_id("Munchen", "Zurich")  # 2 yellow tunnel
@@ -16,20 +15,8 @@ ANGORA_SMYRNA = route_id("Angora", "Smyrna")  # 3 orange tunnel
 PARIS_ZURICH = route_id("Paris", "Zurich")  # 3 gray tunnel
 
 
-def claim(rid: int, color: str | None, cards: int, locos: int = 0) -> dict[str, Any]:
-    return {"kind": "claim_route", "route": rid, "color": color, "cards": cards, "locos": locos}
-
-
 def pay(color: str | None, cards: int, locos: int = 0) -> dict[str, Any]:
     return {"kind": "pay_tunnel", "color": color, "cards": cards, "locos": locos}
-
-
-def reason(state: State, seat: int, action: dict[str, Any]) -> str:
-    before = repr(state)
-    with pytest.raises(RuleError) as err:
-        ttr.apply(state, seat, action)
-    assert repr(state) == before, "a refused action changed the state"
-    return err.value.reason
 
 
 @pytest.mark.rule("TTR-032", "TTR-033")

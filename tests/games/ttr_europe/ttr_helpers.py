@@ -9,16 +9,32 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from google.protobuf.message import Message
 from tabletop.v1 import ttr_europe_pb2 as pb
 
 import service.games.ttr_europe as ttr
+from service.engine.errors import RuleError
 from service.engine.rng import Rng
 from service.games.ttr_europe.board import CARD_CODE, CARD_NAMES, COLORS, ROUTES
 from service.games.ttr_europe.cards import EMPTY, card_total
 from service.games.ttr_europe.tickets import ticket_total
 
 State = dict[str, Any]
+
+
+def claim(rid: int, color: str | None, cards: int, locos: int = 0) -> dict[str, Any]:
+    """A claim_route action paying ``cards`` of ``color`` and ``locos`` locomotives."""
+    return {"kind": "claim_route", "route": rid, "color": color, "cards": cards, "locos": locos}
+
+
+def reason(state: State, seat: int, action: dict[str, Any]) -> str:
+    """The reason ``action`` is refused with; fails if it applies or changes the state."""
+    before = repr(state)
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, seat, action)
+    assert repr(state) == before, "a refused action changed the state"
+    return err.value.reason
 
 
 def route_id(a: str, b: str, color: str | None = None) -> int:
