@@ -1,6 +1,6 @@
 """Platform benchmark: every figure of the Platform issue, side by side, in one run.
 
-Starts the service (`tabletop serve`: gRPC and REST) and a bare grpcio server in their own
+Starts the service (`tabletop serve`: gRPC and REST) and a bare grpc.aio server in their own
 processes on this machine, then drives them from this process:
 
 - SubmitAction throughput at concurrency 1 and 16, as a ratio to the bare GET + EVALSHA

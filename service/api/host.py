@@ -4,6 +4,9 @@ Every request reads the game (one round trip), evaluates pure rules, and writes
 with one compare-and-set (one round trip). A lost race is re-evaluated on the fresh
 state a few times, then ABORTED. No game state stays in memory between requests, so
 any replica serves any game.
+
+The methods are coroutines: they await only the store's round trips; the rules,
+projections and conversions between them are plain synchronous functions.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +67,7 @@ class GameHost:
         self.clock = clock
         self.observer = observer  # metrics/logging hook: loaded(), conflict(), replayed() (observability.py)
 
-    def create(self, req: svc.CreateGameRequest) -> svc.CreateGameResponse:
+    async def create(self, req: svc.CreateGameRequest) -> svc.CreateGameResponse:
         """Deal a new game; seats named at creation are filled at once."""
         ruleset = _ruleset(req.ruleset)
         info = ruleset.INFO
@@ -96,13 +99,13 @@ class GameHost:
                    "status": status, "created": now, "updated": now, "state": state}
             events: list[Any] = [["l", {"kind": "CREATED"}]] + ([["l", {"kind": "STARTED"}]] if status == "ACTIVE"
                                                                  else []) + [["g", e] for e in opening]
-            ok, _ = self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
+            ok, _ = await self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
                                      self._ttl(doc))
             if ok:
                 return svc.CreateGameResponse(game=convert.game(doc, 1, ruleset), credentials=creds)
         raise Aborted(ServiceReason.ID_COLLISION, "Could not allocate a game id; retry.")
 
-    def join(self, req: svc.JoinGameRequest) -> svc.JoinGameResponse:
+    async def join(self, req: svc.JoinGameRequest) -> svc.JoinGameResponse:
         """Take an open seat; the game starts when the last seat is taken."""
         game_id = _game_id(req.name)
         name = _display_name(req.display_name, "display_name")
@@ -126,20 +129,20 @@ class GameHost:
                 events.append(["l", {"kind": "STARTED"}])
             return seat, None, events, lambda g: b""
 
-        game = self._transact(game_id, None, "", decide)
+        game = await self._transact(game_id, None, "", decide)
         return svc.JoinGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
                                     credential=credential[0])
 
-    def get(self, name: str, token: str | None) -> svc.GetGameResponse:
+    async def get(self, name: str, token: str | None) -> svc.GetGameResponse:
         """The caller's view (a spectator's without a token)."""
-        game, seat, _ = self._read(_game_id(name), token)
+        game, seat, _ = await self._read(_game_id(name), token)
         return svc.GetGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
                                    view=convert.view(game.doc["state"], game.ruleset, seat),
                                    **({"viewer_seat": seat} if seat is not None else {}))
 
-    def legal_actions(self, name: str, token: str | None) -> svc.ListLegalActionsResponse:
+    async def legal_actions(self, name: str, token: str | None) -> svc.ListLegalActionsResponse:
         """Every action the caller's seat may take now."""
-        game, seat, _ = self._read(_game_id(name), _required(token))
+        game, seat, _ = await self._read(_game_id(name), _required(token))
         actions = []
         if game.doc["status"] == "ACTIVE" and seat is not None:
             ruleset = game.ruleset
@@ -147,7 +150,7 @@ class GameHost:
                        for a in ruleset.legal_actions(game.doc["state"], seat)]
         return svc.ListLegalActionsResponse(version=game.version, actions=actions)
 
-    def submit(self, req: svc.SubmitActionRequest, token: str | None) -> bytes:
+    async def submit(self, req: svc.SubmitActionRequest, token: str | None) -> bytes:
         """Apply one action for the caller's seat, exactly once per request id.
 
         Returns the serialized ``SubmitActionResponse``: the very bytes remembered for the
@@ -180,24 +183,24 @@ class GameHost:
                     events=convert.events(events, new.version, ruleset, seat)).SerializeToString()
             return seat, action, events, respond
 
-        response: bytes = self._transact(game_id, parsed, req.request_id, decide, want_response=True)
+        response: bytes = await self._transact(game_id, parsed, req.request_id, decide, want_response=True)
         return response
 
-    def watch(self, name: str, token: str | None, from_version: int,
-              active: Callable[[], bool]) -> Iterator[svc.WatchGameResponse]:
+    async def watch(self, name: str, token: str | None, from_version: int,
+                    active: Callable[[], bool]) -> AsyncIterator[svc.WatchGameResponse]:
         """Check the game and the token now, then follow it: every version after ``from_version``,
         projected for the caller, with a snapshot first when the caller is far behind."""
         game_id = _game_id(name)
-        game, seat, _ = self._read(game_id, token)
+        game, seat, _ = await self._read(game_id, token)
         return self._follow(game, seat, from_version, active)
 
-    def log(self, name: str, token: str | None) -> svc.GetGameLogResponse:
+    async def log(self, name: str, token: str | None) -> svc.GetGameLogResponse:
         """The log as the caller may see it; complete, with the seed, once the game is over."""
         game_id = _game_id(name)
-        game, seat, _ = self._read(game_id, token)
+        game, seat, _ = await self._read(game_id, token)
         done = game.doc["status"] == "FINISHED"
         entries = []
-        for v, raw in self.store.entries(game_id, 0):
+        for v, raw in await self.store.entries(game_id, 0):
             entry = orjson.loads(raw)
             actor = entry["seat"]
             shown = entry["action"] is not None and (done or (actor is not None and actor == seat))
@@ -212,12 +215,12 @@ class GameHost:
 
     # Helpers
 
-    def _follow(self, game: Game, seat: int | None, from_version: int,
-                active: Callable[[], bool]) -> Iterator[svc.WatchGameResponse]:
+    async def _follow(self, game: Game, seat: int | None, from_version: int,
+                      active: Callable[[], bool]) -> AsyncIterator[svc.WatchGameResponse]:
         game_id = game.id
         version = max(0, from_version)
         if game.version - version > self.config.watch_backlog or (
-                version and self.store.first_version(game_id) > version + 1):
+                version and await self.store.first_version(game_id) > version + 1):
             yield svc.WatchGameResponse(version=game.version, snapshot=game_pb2.Snapshot(
                 game=convert.game(game.doc, game.version, game.ruleset),
                 view=convert.view(game.doc["state"], game.ruleset, seat),
@@ -225,30 +228,30 @@ class GameHost:
             version = game.version
         finished = game.doc["status"] == "FINISHED"
         while active() and not (finished and version >= game.version):
-            entries = (self.store.entries(game_id, version, count=256) if version < game.version
-                       else self.store.wait_entries(game_id, version, block_ms=1000))
+            entries = await (self.store.entries(game_id, version, count=256) if version < game.version
+                             else self.store.wait_entries(game_id, version, block_ms=1000))
             for v, raw in entries:
                 entry = orjson.loads(raw)
                 finished = finished or any(e == ["l", {"kind": "FINISHED"}] for e in entry["events"])
                 version = game.version = max(game.version, v)
                 yield svc.WatchGameResponse(version=v, events=convert.events(entry["events"], v, game.ruleset, seat))
 
-    def _read(self, game_id: str, token: str | None) -> tuple[Game, int | None, Loaded]:
+    async def _read(self, game_id: str, token: str | None) -> tuple[Game, int | None, Loaded]:
         parsed = auth.parse(token) if token else None
-        loaded = self.store.load(game_id)
+        loaded = await self.store.load(game_id)
         game = _loaded_game(game_id, loaded)
         seat = auth.verify(parsed, game_id, game.doc["seats"]) if parsed else None
         if self.observer is not None:
             self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
         return game, seat, loaded
 
-    def _transact(self, game_id: str, token: auth.Token | None, request_id: str,
+    async def _transact(self, game_id: str, token: auth.Token | None, request_id: str,
                   decide: Callable[[Game, int | None], Decision], want_response: bool = False) -> Any:
         if len(request_id) > 128:
             raise InvalidArgument(ServiceReason.REQUEST_ID_TOO_LONG, "Use a request_id of at most 128 characters.",
                                   field="request_id")
         for _ in range(self.config.cas_retries):
-            loaded = self.store.load(game_id, token.seat if token else None, request_id)
+            loaded = await self.store.load(game_id, token.seat if token else None, request_id)
             game = _loaded_game(game_id, loaded)
             seat = auth.verify(token, game_id, game.doc["seats"]) if token else None
             if self.observer is not None:
@@ -262,7 +265,7 @@ class GameHost:
             game.doc["updated"] = now
             new = Game(game_id, game.version + 1, game.doc, game.ruleset)
             response = respond(new) if want_response else b""
-            ok, _ = self.store.write(game_id, game.version, _dumps(game.doc),
+            ok, _ = await self.store.write(game_id, game.version, _dumps(game.doc),
                                      _dumps(_entry(actor, action, events, now)), self._ttl(game.doc),
                                      seat, request_id, response, self.config.request_id_ttl_seconds)
             if self.observer is not None:

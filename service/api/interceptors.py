@@ -1,4 +1,4 @@
-"""Server interceptors: the cross-cutting work every RPC shares (DESIGN 11).
+"""Server interceptors (grpc.aio): the cross-cutting work every RPC shares (DESIGN 11).
 
 ``ErrorInterceptor`` decodes requests itself (so garbage bytes, unknown fields and
 oversized bodies become INVALID_ARGUMENT / RESOURCE_EXHAUSTED with an ErrorInfo
@@ -8,7 +8,7 @@ rich status of ``errors.to_status`` (the one mapping table), unary and streaming
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -19,10 +19,11 @@ from grpc_status import rpc_status
 from service.api.errors import InvalidArgument, ResourceExhausted, ServiceReason, to_status
 
 SERVICE_PREFIX = "/tabletop.v1.GameService/"
-Behaviour = Callable[[Any, grpc.ServicerContext], Any]
+Context = grpc.aio.ServicerContext[Any, Any]
+Behaviour = Callable[[Any, Context], Any]  # a coroutine or an async generator
 
 
-class MethodInterceptor(grpc.ServerInterceptor):
+class MethodInterceptor(grpc.aio.ServerInterceptor):
     """The one mechanism every interceptor here uses: wrap each GameService method's behaviour.
 
     Subclasses override ``unary`` / ``stream`` (or ``wrap`` to change the codecs). The
@@ -32,8 +33,8 @@ class MethodInterceptor(grpc.ServerInterceptor):
     def __init__(self) -> None:
         self._wrapped: dict[str, tuple[Any, Any]] = {}
 
-    def intercept_service(self, continuation: Callable[[Any], Any], details: Any) -> Any:
-        handler = continuation(details)
+    async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]], details: Any) -> Any:
+        handler = await continuation(details)
         if (handler is None or not (handler.unary_unary or handler.unary_stream)
                 or not details.method.startswith(SERVICE_PREFIX)):
             return handler
@@ -118,34 +119,33 @@ def _unknown_field(message: Message, path: str) -> str | None:
     return None
 
 
-def _abort(context: grpc.ServicerContext, exc: BaseException) -> None:
-    context.abort_with_status(rpc_status.to_status(to_status(exc)))
+async def _abort(context: Context, exc: BaseException) -> None:
+    await context.abort_with_status(rpc_status.to_status(to_status(exc)))
 
 
 def _passthrough(exc: BaseException) -> bool:
-    """Aborts already carry their status (context.abort raises a private exception)."""
-    return isinstance(exc, grpc.RpcError) or type(exc).__name__ == "_AbortError"
+    """Aborts already carry their status (context.abort raises AbortError)."""
+    return isinstance(exc, (grpc.RpcError, grpc.aio.AbortError))
 
 
-def _unary(fn: Callable[[Any, grpc.ServicerContext], Any],
-           decode: Callable[[bytes], Message]) -> Callable[[bytes, grpc.ServicerContext], Any]:
-    def wrapper(raw: bytes, context: grpc.ServicerContext) -> Any:
+def _unary(fn: Behaviour, decode: Callable[[bytes], Message]) -> Behaviour:
+    async def wrapper(raw: bytes, context: Context) -> Any:
         try:
-            return fn(decode(raw), context)
+            return await fn(decode(raw), context)
         except Exception as exc:
             if _passthrough(exc):
                 raise
-            _abort(context, exc)
+            await _abort(context, exc)
     return wrapper
 
 
-def _stream(fn: Callable[[Any, grpc.ServicerContext], Iterator[Any]],
-            decode: Callable[[bytes], Message]) -> Callable[[bytes, grpc.ServicerContext], Iterator[Any]]:
-    def wrapper(raw: bytes, context: grpc.ServicerContext) -> Iterator[Any]:
+def _stream(fn: Behaviour, decode: Callable[[bytes], Message]) -> Behaviour:
+    async def wrapper(raw: bytes, context: Context) -> AsyncIterator[Any]:
         try:
-            yield from fn(decode(raw), context)
+            async for response in fn(decode(raw), context):
+                yield response
         except Exception as exc:
             if _passthrough(exc):
                 raise
-            _abort(context, exc)
+            await _abort(context, exc)
     return wrapper

@@ -12,10 +12,9 @@ through the one mapping table in ``errors.py``:
   behind a balancer a client gets up to N times the configured rate. Behind the REST
   facade the peer address is the facade's, so the per-address limit then applies per
   facade replica; put the per-client address limit in the ingress.
-- at most ``TABLETOP_MAX_WATCH_STREAMS`` WatchGame streams are open per process, and never
-  more than the worker threads can hold while keeping a quarter (at least 4) for unary
-  calls: the synchronous gRPC server runs each open stream on a worker thread, so
-  without that bound 64 idle watchers would stall every other call of the replica.
+- at most ``TABLETOP_MAX_WATCH_STREAMS`` WatchGame streams are open per process. The server
+  is asynchronous, so an idle watcher holds no thread, only a Redis connection blocked in
+  ``XREAD``: the cap bounds those connections.
 """
 
 from __future__ import annotations
@@ -26,10 +25,8 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
-
-import grpc
 
 from service.api import auth
 from service.api.errors import (
@@ -41,7 +38,7 @@ from service.api.errors import (
     Unauthenticated,
     Unavailable,
 )
-from service.api.interceptors import MethodInterceptor
+from service.api.interceptors import Context, MethodInterceptor
 from service.config import Config
 
 log = logging.getLogger("tabletop.limits")
@@ -93,17 +90,6 @@ class StreamSlots:
             self.open -= 1
 
 
-def watch_cap(config: Config) -> int:
-    """Open watch streams one process allows: the configured cap, bounded by the worker threads."""
-    reserve = max(4, config.grpc_workers // 4)
-    cap = min(config.max_watch_streams, max(1, config.grpc_workers - reserve))
-    if cap < config.max_watch_streams:
-        log.warning("TABLETOP_MAX_WATCH_STREAMS=%d needs more than TABLETOP_GRPC_WORKERS=%d threads; "
-                    "capping open watch streams at %d (raise TABLETOP_GRPC_WORKERS for more)",
-                    config.max_watch_streams, config.grpc_workers, cap)
-    return cap
-
-
 class LimitsInterceptor(MethodInterceptor):
     """Admission for GameService calls: draining, API keys, rate limits, the stream cap."""
 
@@ -115,11 +101,11 @@ class LimitsInterceptor(MethodInterceptor):
         self.per_token = RateLimiter(config.rate_limit_per_token, clock) if config.rate_limit_per_token > 0 else None
         self.per_address = (RateLimiter(config.rate_limit_per_address, clock)
                             if config.rate_limit_per_address > 0 else None)
-        self.streams = StreamSlots(watch_cap(config))
+        self.streams = StreamSlots(config.max_watch_streams)
         self.trusted_proxies = _networks(config.trusted_proxies)
         self.on_limited = on_limited or (lambda scope: None)
 
-    def admit(self, method: str, context: grpc.ServicerContext) -> None:
+    def admit(self, method: str, context: Context) -> None:
         """Raise the error that refuses this call, if any."""
         if self.stopping.is_set():
             raise Unavailable(ServiceReason.SHUTTING_DOWN, "This replica is shutting down; retry (another replica will answer).")
@@ -141,13 +127,13 @@ class LimitsInterceptor(MethodInterceptor):
             raise RateLimited(scope, wait, limiter.rate)
 
     def unary(self, method: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-        def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
+        async def wrapper(request: Any, context: Context) -> Any:
             self.admit(method, context)
-            return fn(request, context)
+            return await fn(request, context)
         return wrapper
 
-    def stream(self, method: str, fn: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
-        def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+    def stream(self, method: str, fn: Callable[[Any, Any], AsyncIterator[Any]]) -> Callable[[Any, Any], AsyncIterator[Any]]:
+        async def wrapper(request: Any, context: Context) -> AsyncIterator[Any]:
             self.admit(method, context)
             if not self.streams.acquire():
                 raise ResourceExhausted(ServiceReason.TOO_MANY_WATCH_STREAMS,
@@ -155,12 +141,12 @@ class LimitsInterceptor(MethodInterceptor):
                                         limit=self.streams.limit)
             last = int(getattr(request, "from_version", 0) or 0)
             try:
-                for response in fn(request, _Draining(context, self.stopping)):
+                async for response in fn(request, _Draining(context, self.stopping)):
                     last = max(last, int(getattr(response, "version", 0) or 0))
                     yield response
             finally:
                 self.streams.release()
-            if self.stopping.is_set() and context.is_active():
+            if self.stopping.is_set() and not context.cancelled():
                 raise Unavailable(ServiceReason.SHUTTING_DOWN, f"This replica is shutting down; watch again with "
                                   f"from_version={last} to resume.", last_version=last)
         return wrapper
@@ -171,12 +157,12 @@ class LimitsInterceptor(MethodInterceptor):
 class _Draining:
     """A servicer context whose ``is_active`` turns False when the server starts draining."""
 
-    def __init__(self, context: grpc.ServicerContext, stopping: threading.Event) -> None:
+    def __init__(self, context: Context, stopping: threading.Event) -> None:
         self._context = context
         self._stopping = stopping
 
     def is_active(self) -> bool:
-        return not self._stopping.is_set() and bool(self._context.is_active())
+        return not self._stopping.is_set() and not self._context.cancelled()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._context, name)

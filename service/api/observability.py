@@ -20,13 +20,14 @@ All counts are per process; Prometheus sums the replicas.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import logging
 import os
 import re
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,7 +39,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, star
 
 from service.api import tracing
 from service.api.errors import CODES, ServiceError, to_status
-from service.api.interceptors import MethodInterceptor
+from service.api.interceptors import Context, MethodInterceptor
 from service.engine.errors import RuleError
 
 LOG_FIELDS = ("request_id", "method", "code", "reason", "game", "seat", "version", "ruleset", "duration_ms",
@@ -174,33 +175,33 @@ class TelemetryInterceptor(MethodInterceptor):
         self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
 
     def unary(self, method: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-        def wrapper(request: Any, context: grpc.ServicerContext) -> Any:
+        async def wrapper(request: Any, context: Context) -> Any:
             call = _begin(method, request, context)
             token = CURRENT.set(call)
             try:
                 with tracing.server_span(self.tracer, method, context, call):
-                    response = fn(request, context)
+                    response = await fn(request, context)
                     _learn(call, response)
                 self._finish(call, context, None)
                 return response
-            except Exception as exc:
+            except (Exception, asyncio.CancelledError) as exc:
                 self._finish(call, context, exc)
                 raise
             finally:
                 CURRENT.reset(token)
         return wrapper
 
-    def stream(self, method: str, fn: Callable[[Any, Any], Iterator[Any]]) -> Callable[[Any, Any], Iterator[Any]]:
-        def wrapper(request: Any, context: grpc.ServicerContext) -> Iterator[Any]:
+    def stream(self, method: str, fn: Callable[[Any, Any], AsyncIterator[Any]]) -> Callable[[Any, Any], AsyncIterator[Any]]:
+        async def wrapper(request: Any, context: Context) -> AsyncIterator[Any]:
             call = _begin(method, request, context)
             self.metrics.watch_streams.inc()
             try:
                 with tracing.server_span(self.tracer, method, context, call, activate=False) as span:
-                    for response in _steps(fn(request, context), call, span):
+                    async for response in _steps(fn(request, context), call, span):
                         call.version = getattr(response, "version", call.version)
                         yield response
                 self._finish(call, context, None)
-            except (Exception, GeneratorExit) as exc:  # GeneratorExit: the client went away
+            except (Exception, GeneratorExit, asyncio.CancelledError) as exc:  # the last two: the client went away
                 self._finish(call, context, exc)
                 raise
             finally:
@@ -215,9 +216,10 @@ class TelemetryInterceptor(MethodInterceptor):
             child = self._children[key] = metric.labels(*labels)
         return child
 
-    def _finish(self, call: Call, context: grpc.ServicerContext, exc: BaseException | None) -> None:
+    def _finish(self, call: Call, context: Context, exc: BaseException | None) -> None:
         code, reason = describe(exc)
-        if isinstance(exc, GeneratorExit) or (code in ("OK", "INTERNAL") and not context.is_active()):
+        if isinstance(exc, (GeneratorExit, asyncio.CancelledError)) or (
+                code in ("OK", "INTERNAL") and context.cancelled()):
             code, reason = "CANCELLED", "CLIENT_GONE"  # a stream whose client left; not a server fault
         elapsed = time.perf_counter() - call.started
         self._child(self.metrics.rpcs, call.method, code).inc()
@@ -240,7 +242,7 @@ def describe(exc: BaseException | None) -> tuple[str, str | None]:
     """The gRPC code name and ErrorInfo reason an exception leaves with (from the one table)."""
     if exc is None:
         return "OK", None
-    if isinstance(exc, grpc.RpcError) or type(exc).__name__ == "_AbortError":
+    if isinstance(exc, (grpc.RpcError, grpc.aio.AbortError)):
         return "UNKNOWN", None  # a handler aborted with its own status
     if isinstance(exc, (ServiceError, RuleError)) or any(isinstance(exc, cls) for cls, _ in CODES):
         status = to_status(exc)
@@ -299,7 +301,7 @@ def configure_logging(level: str, fmt: str, stream: Any = None) -> None:
 
 # Helpers
 
-def _begin(method: str, request: Any, context: grpc.ServicerContext) -> Call:
+def _begin(method: str, request: Any, context: Context) -> Call:
     """A call record: the request id from ``x-request-id``, the request's ``request_id``, or a new one."""
     metadata = dict(context.invocation_metadata() or ())
     request_id = str(metadata.get("x-request-id") or getattr(request, "request_id", "") or os.urandom(8).hex())
@@ -324,7 +326,7 @@ def _scrub(text: str) -> str:
     return TOKEN_SHAPE.sub("[redacted]", text)
 
 
-def _steps(responses: Iterator[Any], call: Call, span: Any) -> Iterator[Any]:
+async def _steps(responses: AsyncIterator[Any], call: Call, span: Any) -> AsyncIterator[Any]:
     """Run each step of a stream handler with the call (and its span) current.
 
     A generator's context must not stay attached across a ``yield``, so it is set
@@ -334,8 +336,8 @@ def _steps(responses: Iterator[Any], call: Call, span: Any) -> Iterator[Any]:
         token = CURRENT.set(call)
         try:
             with tracing.activate(span):
-                response = next(responses)
-        except StopIteration:
+                response = await anext(responses)
+        except StopAsyncIteration:
             return
         finally:
             CURRENT.reset(token)

@@ -1,12 +1,20 @@
-"""Building and running the gRPC server: service, health, reflection, interceptors."""
+"""Building and running the gRPC server: service, health, reflection, interceptors.
+
+The server is ``grpc.aio`` on an event loop of its own thread (uvloop when installed):
+a call costs no thread hand-off, an open watch stream holds no thread, and the store's
+Redis connection is shared by every call in flight. ``create_server`` starts it and
+returns once it listens; ``Running.stop`` drains it, from any thread.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
-from concurrent import futures
+from collections.abc import Coroutine
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -25,30 +33,42 @@ from service.store.redis_store import GameStore, connect
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 log = logging.getLogger("tabletop.server")
+T = TypeVar("T")
 
 
 @dataclass
 class Running:
-    """A started gRPC server and what it needs to stop cleanly."""
+    """A started gRPC server, the loop it runs on, and what it needs to stop cleanly."""
 
-    server: grpc.Server
+    server: grpc.aio.Server
     port: int
-    health: health.HealthServicer
+    health: Any  # grpc_health's asyncio HealthServicer
     store: GameStore
+    loop: asyncio.AbstractEventLoop
     stopping: threading.Event = field(default_factory=threading.Event)
     metrics: Metrics = field(default_factory=Metrics)
+    thread: threading.Thread | None = None
+    watcher: asyncio.Task[None] | None = None  # health follows Redis
+
+    def call(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
+        """Run a coroutine on the server's loop from another thread and wait for its result."""
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
 
     def set_serving(self, serving: bool) -> None:
-        status = (health_pb2.HealthCheckResponse.SERVING if serving and not self.stopping.is_set()
-                  else health_pb2.HealthCheckResponse.NOT_SERVING)
-        for name in ("", SERVICE_NAME):
-            self.health.set(name, status)
+        """Health to SERVING or NOT_SERVING (always NOT_SERVING once stopping), from any thread."""
+        if threading.current_thread() is self.thread:
+            raise RuntimeError("set_serving is for other threads; on the loop, await _set_serving")
+        self.call(_set_serving(self, serving))
 
     def stop(self, grace: float | None = 5.0) -> None:
-        """Health to NOT_SERVING, refuse new calls, let in-flight ones finish."""
+        """Health to NOT_SERVING, refuse new calls, let in-flight ones finish, then end the loop."""
         self.stopping.set()
-        self.set_serving(False)
-        self.server.stop(grace).wait()
+        if self.loop.is_closed():
+            return
+        self.call(_stop(self, grace))
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        if self.thread is not None:
+            self.thread.join(10)
 
 
 def create_server(config: Config, host: str = "[::]", port: int | None = None, client: Any = None,
@@ -58,30 +78,60 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
     ``tracer`` defaults to the one ``tracing.setup_from_env`` made (None: tracing off).
     """
     tracer = tracer if tracer is not None else tracing.current_tracer()
-    metrics, stopping = Metrics(), threading.Event()
-    observer = HostObserver(metrics, tracer)
-    store = GameStore(client if client is not None else connect(config.redis_url), probe=observer.redis)
     registry.all_rulesets()  # load every ruleset (data tables, handlers) now, not on the first request
-    server = grpc.server(
-        futures.ThreadPoolExecutor(max_workers=config.grpc_workers, thread_name_prefix="grpc"),
-        interceptors=[ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
-                      LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc())],
-        options=_server_options(config))
-    game_service_pb2_grpc.add_GameServiceServicer_to_server(
-        GameServicer(GameHost(store, config, observer=observer)), server)
-    health_servicer = health.HealthServicer(experimental_non_blocking=True)
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server)
-    bound = server.add_insecure_port(f"{host}:{config.grpc_port if port is None else port}")
-    server.start()
-    running = Running(server, bound, health_servicer, store, stopping, metrics)
-    running.set_serving(_redis_ok(store))
-    threading.Thread(target=_watch_redis, args=(running,), daemon=True, name="redis-health").start()
+    loop = _new_loop()
+    started: Future[Running] = Future()
+
+    def run() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(_start(config, host, port, client, tracer, loop, started))
+        if started.exception() is None:
+            loop.run_forever()
+        loop.close()
+
+    thread = threading.Thread(target=run, name="grpc-loop", daemon=True)
+    thread.start()
+    running = started.result(60)
+    running.thread = thread
     return running
 
 
 # Helpers
+
+async def _start(config: Config, host: str, port: int | None, client: Any, tracer: Any,
+                 loop: asyncio.AbstractEventLoop, started: Future[Running]) -> None:
+    try:
+        metrics, stopping = Metrics(), threading.Event()
+        observer = HostObserver(metrics, tracer)
+        store = GameStore(client if client is not None else connect(config.redis_url), probe=observer.redis)
+        server = grpc.aio.server(
+            interceptors=[ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
+                          LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc())],
+            options=_server_options(config))
+        game_service_pb2_grpc.add_GameServiceServicer_to_server(
+            GameServicer(GameHost(store, config, observer=observer)), server)
+        health_servicer = health.aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME), server)
+        bound = server.add_insecure_port(f"{host}:{config.grpc_port if port is None else port}")
+        await server.start()
+        running = Running(server, bound, health_servicer, store, loop, stopping, metrics)
+        await _set_serving(running, await _redis_ok(store))
+        running.watcher = asyncio.ensure_future(_watch_redis(running))
+        started.set_result(running)
+    except BaseException as exc:  # noqa: BLE001 - handed to the thread that waits for the start
+        started.set_exception(exc)
+
+
+def _new_loop() -> asyncio.AbstractEventLoop:
+    """uvloop's loop when installed (it roughly halves the server's CPU per call), else asyncio's."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.new_event_loop()
+    return uvloop.new_event_loop()
+
 
 def _server_options(config: Config) -> list[tuple[str, int]]:
     """gRPC core options. A maximum connection age makes clients reconnect now and then, so
@@ -95,14 +145,30 @@ def _server_options(config: Config) -> list[tuple[str, int]]:
     return options
 
 
-def _redis_ok(store: GameStore) -> bool:
+async def _set_serving(running: Running, serving: bool) -> None:
+    status = (health_pb2.HealthCheckResponse.SERVING if serving and not running.stopping.is_set()
+              else health_pb2.HealthCheckResponse.NOT_SERVING)
+    for name in ("", SERVICE_NAME):
+        await running.health.set(name, status)
+
+
+async def _stop(running: Running, grace: float | None) -> None:
+    await _set_serving(running, False)
+    if running.watcher is not None:
+        running.watcher.cancel()
+    await running.server.stop(grace)
+    await running.store.close()
+
+
+async def _redis_ok(store: GameStore) -> bool:
     try:
-        return store.ping()
+        return await asyncio.wait_for(store.ping(), 5)
     except Exception:  # noqa: BLE001 - any failure means not reachable
         return False
 
 
-def _watch_redis(running: Running, every: float = 2.0) -> None:
+async def _watch_redis(running: Running, every: float = 2.0) -> None:
     """Health follows Redis reachability."""
-    while not running.stopping.wait(every):
-        running.set_serving(_redis_ok(running.store))
+    while not running.stopping.is_set():
+        await asyncio.sleep(every)
+        await _set_serving(running, await _redis_ok(running.store))

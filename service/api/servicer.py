@@ -1,4 +1,4 @@
-"""The gRPC adapter: each method authenticates, decodes, calls the host, encodes.
+"""The gRPC adapter (grpc.aio): each method authenticates, decodes, calls the host, encodes.
 
 Cross-cutting work (error mapping, request ids, limits, metrics) lives in
 ``interceptors.py``; rules live in the rulesets; the behaviour lives in ``host.py``.
@@ -6,14 +6,14 @@ Cross-cutting work (error mapping, request ids, limits, metrics) lives in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 
-import grpc
 from tabletop.v1 import game_pb2, game_service_pb2_grpc
 from tabletop.v1 import game_service_pb2 as svc
 
 from service.api import auth
 from service.api.host import GameHost
+from service.api.interceptors import Context
 from service.engine import registry
 
 
@@ -23,40 +23,44 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     def __init__(self, host: GameHost) -> None:
         self.host = host
 
-    def ListRulesets(self, request: svc.ListRulesetsRequest, context: grpc.ServicerContext) -> svc.ListRulesetsResponse:
+    async def ListRulesets(self, request: svc.ListRulesetsRequest, context: Context) -> svc.ListRulesetsResponse:
         return svc.ListRulesetsResponse(rulesets=[_ruleset(r.INFO) for r in registry.all_rulesets()])
 
-    def CreateGame(self, request: svc.CreateGameRequest, context: grpc.ServicerContext) -> svc.CreateGameResponse:
-        return self.host.create(request)
+    async def CreateGame(self, request: svc.CreateGameRequest,
+                         context: Context) -> svc.CreateGameResponse:
+        return await self.host.create(request)
 
-    def JoinGame(self, request: svc.JoinGameRequest, context: grpc.ServicerContext) -> svc.JoinGameResponse:
-        return self.host.join(request)
+    async def JoinGame(self, request: svc.JoinGameRequest, context: Context) -> svc.JoinGameResponse:
+        return await self.host.join(request)
 
-    def GetGame(self, request: svc.GetGameRequest, context: grpc.ServicerContext) -> svc.GetGameResponse:
-        return self.host.get(request.name, _token(context))
+    async def GetGame(self, request: svc.GetGameRequest, context: Context) -> svc.GetGameResponse:
+        return await self.host.get(request.name, _token(context))
 
-    def ListLegalActions(self, request: svc.ListLegalActionsRequest,
-                         context: grpc.ServicerContext) -> svc.ListLegalActionsResponse:
-        return self.host.legal_actions(request.name, _token(context))
+    async def ListLegalActions(self, request: svc.ListLegalActionsRequest,
+                               context: Context) -> svc.ListLegalActionsResponse:
+        return await self.host.legal_actions(request.name, _token(context))
 
-    def SubmitAction(self, request: svc.SubmitActionRequest,  # type: ignore[override]
-                     context: grpc.ServicerContext) -> bytes:
-        return self.host.submit(request, _token(context))  # already serialized (see GameHost.submit)
+    async def SubmitAction(self, request: svc.SubmitActionRequest,  # type: ignore[override]
+                           context: Context) -> bytes:
+        return await self.host.submit(request, _token(context))  # already serialized (see GameHost.submit)
 
-    def WatchGame(self, request: svc.WatchGameRequest,
-                  context: grpc.ServicerContext) -> Iterator[svc.WatchGameResponse]:
-        updates = self.host.watch(request.name, _token(context), request.from_version, context.is_active)
-        context.send_initial_metadata(())  # the game and token are checked: tell the client the stream is open
-        yield from updates
+    async def WatchGame(self, request: svc.WatchGameRequest,
+                        context: Context) -> AsyncIterator[svc.WatchGameResponse]:
+        active = getattr(context, "is_active", None) or (lambda: not context.cancelled())
+        updates = await self.host.watch(request.name, _token(context), request.from_version, active)
+        await context.send_initial_metadata(())  # the game and token are checked: tell the client the stream is open
+        async for update in updates:
+            yield update
 
-    def GetGameLog(self, request: svc.GetGameLogRequest, context: grpc.ServicerContext) -> svc.GetGameLogResponse:
-        return self.host.log(request.name, _token(context))
+    async def GetGameLog(self, request: svc.GetGameLogRequest,
+                         context: Context) -> svc.GetGameLogResponse:
+        return await self.host.log(request.name, _token(context))
 
 
 # Helpers
 
-def _token(context: grpc.ServicerContext) -> str | None:
-    return auth.bearer(context.invocation_metadata())
+def _token(context: Context) -> str | None:
+    return auth.bearer(context.invocation_metadata())  # type: ignore[arg-type]
 
 
 def _ruleset(info: object) -> game_pb2.Ruleset:

@@ -62,7 +62,7 @@ def current_tracer() -> Any:
 
 
 @contextlib.contextmanager
-def server_span(tracer: Any, method: str, context: grpc.ServicerContext, call: Any,
+def server_span(tracer: Any, method: str, context: Any, call: Any,
                 activate: bool = True) -> Iterator[Any]:
     """A SERVER span for one gRPC call, continuing the caller's ``traceparent``."""
     if tracer is None:

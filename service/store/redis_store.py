@@ -4,6 +4,10 @@
 request's remembered response in one pipelined round trip. ``write`` runs
 ``cas.lua``: check the version, write the document, bump the version, append the
 log entry to the game's stream and remember the response, all at once.
+
+The store is asynchronous and speaks to Redis through a small client interface
+(``execute``, ``pipeline``, ``evalsha``, ``blocking``, ``ping``, ``close``): the lean
+multiplexed client of ``resp.py`` for one server, ``ClusterClient`` for Redis Cluster.
 """
 
 from __future__ import annotations
@@ -14,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import redis
-from redis.cluster import RedisCluster
+import redis.exceptions
+from redis.asyncio.cluster import RedisCluster
 
-from service.store import keys
+from service.store import keys, resp
 
-_CAS = (Path(__file__).with_name("cas.lua")).read_text()
+CAS = resp.Script((Path(__file__).with_name("cas.lua")).read_text())
 
 
 @dataclass(frozen=True)
@@ -32,19 +36,18 @@ class Loaded:
 
 
 def connect(url: str) -> Any:
-    """A Redis client for ``redis://``, ``rediss://``, ``unix://`` or ``redis[s]+cluster://`` URLs.
+    """A client for ``redis://``, ``rediss://``, ``unix://`` or ``redis[s]+cluster://`` URLs.
 
     A cluster URL names any one node (``redis+cluster://user:pass@host:port``); the
     client discovers the rest and follows MOVED/ASK redirects. Every key of a game
     shares one hash tag (``keys.py``), so the CAS script and the read pipeline touch
-    a single slot.
+    a single slot. Connections open on first use, inside the server's event loop.
     """
     for scheme in ("redis", "rediss"):
         if url.startswith(f"{scheme}+cluster://"):
-            return RedisCluster.from_url(f"{scheme}://" + url.removeprefix(f"{scheme}+cluster://"),
-                                         socket_timeout=5, socket_connect_timeout=2)
-    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=2,
-                                max_connections=2048, health_check_interval=30)
+            return ClusterClient(f"{scheme}://" + url.removeprefix(f"{scheme}+cluster://"))
+    resp.Address.from_url(url)  # a bad URL fails now, not on the first request
+    return resp.Redis(url, timeout=5, connect_timeout=2)
 
 
 class GameStore:
@@ -53,86 +56,116 @@ class GameStore:
     def __init__(self, client: Any,
                  probe: Callable[[str, str | None], AbstractContextManager[Any]] | None = None) -> None:
         self.client = client
-        self._cas = client.register_script(_CAS)
         self.probe = probe or _no_probe  # times (and traces) each round trip: probe(op, game_id)
 
-    def load(self, game_id: str, seat: int | None = None, request_id: str = "") -> Loaded:
-        """Version, document and remembered response, in one round trip.
-
-        Without a request id this is a single HMGET; with one, HMGET and GET go in one
-        pipeline (a pipeline costs the client noticeably more than a single command).
-        """
+    async def load(self, game_id: str, seat: int | None = None, request_id: str = "") -> Loaded:
+        """Version, document and remembered response, in one round trip."""
         cached = None
-        if request_id and seat is not None:
-            pipe = self.client.pipeline(transaction=False)
-            pipe.hmget(keys.game(game_id), "v", "doc")
-            pipe.get(keys.request(game_id, seat, request_id))
-            with self.probe("load", game_id):
-                (version, doc), cached = pipe.execute()
-        else:
-            with self.probe("load", game_id):
-                version, doc = self.client.hmget(keys.game(game_id), "v", "doc")
+        with self.probe("load", game_id):
+            if request_id and seat is not None:
+                fields, cached = await self.client.pipeline(("HMGET", keys.game(game_id), "v", "doc"),
+                                                            ("GET", keys.request(game_id, seat, request_id)))
+                for reply in (fields, cached):
+                    if isinstance(reply, Exception):
+                        raise reply
+                version, doc = fields
+            else:
+                version, doc = await self.client.execute("HMGET", keys.game(game_id), "v", "doc")
         return Loaded(int(version or 0), doc, cached)
 
-    def write(self, game_id: str, expected: int, doc: bytes, entry: bytes, ttl: int,
-              seat: int | None = None, request_id: str = "", response: bytes = b"",
-              response_ttl: int = 86400) -> tuple[bool, int]:
+    async def write(self, game_id: str, expected: int, doc: bytes, entry: bytes, ttl: int,
+                    seat: int | None = None, request_id: str = "", response: bytes = b"",
+                    response_ttl: int = 86400) -> tuple[bool, int]:
         """Compare-and-set; returns ``(written, version)`` (the current version when not written)."""
         req_key = keys.request(game_id, seat if seat is not None else -1, request_id or "-")
         with self.probe("write", game_id):
-            ok, version = self._cas(
-                keys=[keys.game(game_id), keys.stream(game_id), req_key],
-                args=[expected, doc, entry, ttl, response if request_id else b"", response_ttl])
+            ok, version = await self.client.evalsha(
+                CAS, [keys.game(game_id), keys.stream(game_id), req_key],
+                [expected, doc, entry, ttl, response if request_id else b"", response_ttl])
         return bool(ok), int(version)
 
-    def entries(self, game_id: str, after_version: int, count: int | None = None) -> list[tuple[int, bytes]]:
+    async def entries(self, game_id: str, after_version: int, count: int | None = None) -> list[tuple[int, bytes]]:
         """Log entries with a version above ``after_version``, oldest first."""
+        limit = ("COUNT", count) if count else ()
         with self.probe("entries", game_id):
-            raw = self.client.xrange(keys.stream(game_id), min=f"{after_version + 1}-0", max="+", count=count)
-        return [(_version(entry_id), fields[b"e"]) for entry_id, fields in raw]
+            raw = await self.client.execute("XRANGE", keys.stream(game_id), f"{after_version + 1}-0", "+", *limit)
+        return [_entry(item) for item in raw]
 
-    def wait_entries(self, game_id: str, after_version: int, block_ms: int) -> list[tuple[int, bytes]]:
+    async def wait_entries(self, game_id: str, after_version: int, block_ms: int) -> list[tuple[int, bytes]]:
         """Block up to ``block_ms`` for entries after ``after_version``."""
-        raw = self.client.xread({keys.stream(game_id): f"{after_version}-0"}, block=block_ms, count=256)
+        raw = await self.client.blocking(block_ms, "XREAD", "COUNT", 256, "BLOCK", block_ms, "STREAMS",
+                                         keys.stream(game_id), f"{after_version}-0")
         if not raw:
             return []
-        return [(_version(entry_id), fields[b"e"]) for entry_id, fields in raw[0][1]]
+        return [_entry(item) for item in raw[0][1]]
 
-    def first_version(self, game_id: str) -> int:
+    async def first_version(self, game_id: str) -> int:
         """The oldest version still in the log (0 when the log is empty)."""
         with self.probe("first_version", game_id):
-            raw = self.client.xrange(keys.stream(game_id), count=1)
-        return _version(raw[0][0]) if raw else 0
+            raw = await self.client.execute("XRANGE", keys.stream(game_id), "-", "+", "COUNT", 1)
+        return _entry(raw[0])[0] if raw else 0
 
-    def ping(self) -> bool:
+    async def ping(self) -> bool:
         """True when Redis answers (on a cluster: when a reachable master reports ``cluster_state:ok``)."""
         with self.probe("ping", None):
-            if isinstance(self.client, RedisCluster):
-                return _cluster_ok(self.client)
-            return bool(self.client.ping())
+            return bool(await self.client.ping())
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
+class ClusterClient:
+    """The store's client interface over redis-py's asyncio Redis Cluster client."""
+
+    def __init__(self, url: str) -> None:
+        self.cluster = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+
+    async def execute(self, *args: Any) -> Any:
+        return await self.cluster.execute_command(*args)
+
+    async def pipeline(self, *commands: tuple[Any, ...]) -> list[Any]:
+        pipe = self.cluster.pipeline()
+        for command in commands:
+            pipe.execute_command(*command)
+        return list(await pipe.execute(raise_on_error=False))
+
+    async def evalsha(self, script: resp.Script, keys: list[str], args: list[Any]) -> Any:
+        try:
+            return await self.execute("EVALSHA", script.sha, len(keys), *keys, *args)
+        except redis.exceptions.NoScriptError:
+            return await self.execute("EVAL", script.source, len(keys), *keys, *args)
+
+    async def blocking(self, block_ms: int, *args: Any) -> Any:
+        return await self.execute(*args)  # every command checks out a pooled connection of its own
+
+    async def ping(self) -> bool:
+        """The first reachable master's view of the cluster state.
+
+        PING alone answers from any live node, even after the cluster has gone to
+        ``fail`` (a master down without a replica) and refuses every command.
+        """
+        await self.cluster.initialize()  # learns the nodes on first use; a no-op afterwards
+        for node in self.cluster.get_primaries():
+            try:
+                info = await self.cluster.cluster_info(target_nodes=node)
+            except redis.exceptions.RedisError:
+                continue
+            return bool(info.get("cluster_state") == "ok")
+        return False
+
+    async def close(self) -> None:
+        await self.cluster.aclose()
 
 
 # Helpers
-
-def _cluster_ok(client: RedisCluster) -> bool:
-    """The first reachable master's view of the cluster state.
-
-    PING alone answers from any live node, even after the cluster has gone to
-    ``fail`` (a master down without a replica) and refuses every command.
-    """
-    for node in client.get_primaries():  # type: ignore[no-untyped-call]
-        try:
-            info = client.cluster_info(target_nodes=node)
-        except redis.RedisError:
-            continue
-        return bool(info.get("cluster_state") == "ok")
-    return False
-
 
 def _no_probe(op: str, game_id: str | None) -> AbstractContextManager[Any]:
     return nullcontext()
 
 
-def _version(entry_id: bytes | str) -> int:
+def _entry(item: Any) -> tuple[int, bytes]:
+    """``(version, entry)`` of a stream item: raw ``[id, [field, value]]`` or redis-py's ``(id, {field: value})``."""
+    entry_id, fields = item
     text = entry_id.decode() if isinstance(entry_id, bytes) else entry_id
-    return int(text.split("-", 1)[0])
+    value = fields[b"e"] if isinstance(fields, dict) else fields[1]
+    return int(text.split("-", 1)[0]), value

@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 import grpc
 import pytest
 import redis
+import redis.asyncio.cluster
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.v1 import game_pb2, game_service_pb2_grpc
 from tabletop.v1 import game_service_pb2 as svc
@@ -47,8 +48,8 @@ def stub(server: GrpcServer) -> Iterator[game_service_pb2_grpc.GameServiceStub]:
 
 
 def test_the_store_really_is_a_cluster(server: GrpcServer) -> None:
-    client = server.running.store.client
-    assert isinstance(client, redis.cluster.RedisCluster)
+    client = server.running.store.client.cluster
+    assert isinstance(client, redis.asyncio.cluster.RedisCluster)
     masters = [n for n in client.get_nodes() if n.server_type == "primary"]
     assert len(masters) == 3
 
@@ -160,7 +161,7 @@ def test_a_master_down_fails_its_games_fast_then_health_follows_the_cluster_stat
         with grpc.insecure_channel(server.target) as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
             games = [create_game(stub, seats=2, seed=None)[0].name for _ in range(12)]
-            client = server.running.store.client
+            client = server.running.store.client.cluster  # routed by the server's own slot map
             down = nodes.ports[1]
             on_down = {g for g in games
                        if client.get_node_from_key(f"{{g:{g.removeprefix('games/')}}}").port == down}

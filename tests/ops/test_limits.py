@@ -168,20 +168,20 @@ def test_oversized_request_is_resource_exhausted(limited) -> None:  # type: igno
     assert error_info(err.value).reason == "REQUEST_TOO_LARGE"
 
 
-def test_watch_streams_never_take_the_threads_unary_calls_need(redis_url: str) -> None:
-    running = create_server(Config(redis_url=redis_url, grpc_workers=8, max_watch_streams=1000), "127.0.0.1", 0)
+def test_watch_streams_are_capped_and_idle_watchers_never_stall_unary_calls(redis_url: str) -> None:
+    running = create_server(Config(redis_url=redis_url, max_watch_streams=64), "127.0.0.1", 0)
     with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         game, tokens = create_game(stub, seats=2)
         request = svc.WatchGameRequest(name=game.name)
         calls = []
-        for _ in range(4):  # 8 workers keep 4 for unary calls
+        for _ in range(64):  # more idle watchers than the old thread pool had threads
             calls.append(stub.WatchGame(request, metadata=bearer(tokens[0])))
             next(calls[-1])
         with pytest.raises(grpc.RpcError) as err:
             next(stub.WatchGame(request, metadata=bearer(tokens[0])))
         assert error_info(err.value).reason == "TOO_MANY_WATCH_STREAMS"
-        assert error_info(err.value).metadata["limit"] == "4"
+        assert error_info(err.value).metadata["limit"] == "64"
         for _ in range(10):  # unary calls are still served while every stream slot is taken
             assert stub.GetGame(svc.GetGameRequest(name=game.name), timeout=2).game.version == 1
         for call in calls:

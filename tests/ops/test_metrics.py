@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import subprocess
 import sys
@@ -97,14 +98,14 @@ class _RacedStore(GameStore):
 
     raced = False
 
-    def write(self, game_id, expected, doc, entry, ttl, *args, **kwargs):  # type: ignore[no-untyped-def]
+    async def write(self, game_id, expected, doc, entry, ttl, *args, **kwargs):  # type: ignore[no-untyped-def]
         if expected > 0 and not self.raced:
             self.raced = True
-            current = self.load(game_id).doc  # the state as it was: only the version moves
+            current = (await self.load(game_id)).doc  # the state as it was: only the version moves
             assert current is not None
-            assert super().write(game_id, expected, current, b'{"seat":null,"action":null,"events":[],"time":0}',
-                                 ttl)[0]
-        return super().write(game_id, expected, doc, entry, ttl, *args, **kwargs)
+            assert (await super().write(game_id, expected, current,
+                                        b'{"seat":null,"action":null,"events":[],"time":0}', ttl))[0]
+        return await super().write(game_id, expected, doc, entry, ttl, *args, **kwargs)
 
 
 def test_compare_and_set_conflicts_are_counted(server: GrpcServer, redis_url: str) -> None:
@@ -115,7 +116,7 @@ def test_compare_and_set_conflicts_are_counted(server: GrpcServer, redis_url: st
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         game, tokens = create_game(stub, seats=2, seed=8)
         seat, actions = deciding_seat(stub, game.name, tokens)
-    host.submit(svc.SubmitActionRequest(name=game.name, action=actions[0]), tokens[seat])
+    asyncio.run(host.submit(svc.SubmitActionRequest(name=game.name, action=actions[0]), tokens[seat]))
     http, port = serve_metrics(metrics, 0, "127.0.0.1")
     try:
         samples = scrape(f"http://127.0.0.1:{port}/metrics")

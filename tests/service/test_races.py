@@ -6,9 +6,11 @@ Redis write that bumps the version) makes every compare-and-set lose, determinis
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
+import redis
 from tabletop.v1 import game_service_pb2 as svc
 
 from service.api.errors import Aborted
@@ -26,23 +28,25 @@ class RacingStore(GameStore):
         self.races = races
         self.attempts = 0
 
-    def write(self, game_id: str, expected: int, *args: Any, **kwargs: Any) -> tuple[bool, int]:
+    async def write(self, game_id: str, expected: int, *args: Any, **kwargs: Any) -> tuple[bool, int]:
         if expected > 0:
             self.attempts += 1
             if self.races > 0:
                 self.races -= 1
-                self.client.hincrby(keys.game(game_id), "v", 1)
-        return super().write(game_id, expected, *args, **kwargs)
+                await self.client.execute("HINCRBY", keys.game(game_id), "v", 1)
+        return await super().write(game_id, expected, *args, **kwargs)
 
 
 def _submit_first(host: GameHost, name: str, token: str) -> bytes:
-    action = host.legal_actions(name, token).actions[0]
-    return host.submit(svc.SubmitActionRequest(name=name, action=action), token)
+    async def submit() -> bytes:
+        action = (await host.legal_actions(name, token)).actions[0]
+        return await host.submit(svc.SubmitActionRequest(name=name, action=action), token)
+    return asyncio.run(submit())
 
 
 def _game(host: GameHost) -> tuple[str, str]:
-    created = host.create(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, seed=5,
-                                                display_names=["a", "b"]))
+    created = asyncio.run(host.create(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, seed=5,
+                                                            display_names=["a", "b"])))
     return created.game.name, created.credentials[0].player_token
 
 
@@ -59,9 +63,10 @@ def test_too_many_lost_races_is_aborted_and_changes_nothing(redis_url: str) -> N
     store = RacingStore(connect(redis_url), races=100)
     host = GameHost(store, Config(cas_retries=3))
     name, token = _game(host)
-    doc_before = store.client.hget(keys.game(name.split("/")[1]), "doc")
+    plain = redis.Redis.from_url(redis_url)
+    doc_before = plain.hget(keys.game(name.split("/")[1]), "doc")
     with pytest.raises(Aborted) as err:
         _submit_first(host, name, token)
     assert err.value.reason == "CONFLICT"
     assert store.attempts == 3
-    assert store.client.hget(keys.game(name.split("/")[1]), "doc") == doc_before
+    assert plain.hget(keys.game(name.split("/")[1]), "doc") == doc_before

@@ -1,0 +1,272 @@
+"""A lean asyncio Redis client: one multiplexed connection, replies parsed by hiredis.
+
+Why not ``redis.asyncio``: on the hot path (one HMGET, one EVALSHA per action) its
+connection pool and per-command machinery cost the server more CPU than the rules
+themselves. Here every coroutine writes its command to one shared connection as it
+comes and awaits its reply in order (Redis answers in order), so concurrent calls
+share writes and reads and there is no pool to check out of. A blocking command
+(``XREAD BLOCK``) would stall everyone behind it, so it runs on a connection of its
+own, kept for the next blocking call.
+
+Speaks RESP2 over TCP, TLS (``rediss://``) or a unix socket, with AUTH and SELECT taken
+from the URL the way redis-py reads it. Failures raise redis-py's exception classes
+(``ConnectionError``, ``TimeoutError``, ``ResponseError`` and its kinds), so callers map
+errors exactly as for redis-py. A lost connection fails the calls waiting on it; the
+next call connects again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import ssl
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import hiredis
+from redis import exceptions
+
+# Error replies whose prefix names a more specific redis-py class (the rest are ResponseError).
+_ERRORS = {"NOSCRIPT": exceptions.NoScriptError, "LOADING": exceptions.BusyLoadingError,
+           "READONLY": exceptions.ReadOnlyError, "MASTERDOWN": exceptions.ConnectionError}
+
+
+@dataclass(frozen=True)
+class Script:
+    """A Lua script run by its SHA1 (EVALSHA), loaded on the first NOSCRIPT."""
+
+    source: str
+
+    @property
+    def sha(self) -> str:
+        return hashlib.sha1(self.source.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Address:
+    """Where and how to connect, read from a ``redis://``, ``rediss://`` or ``unix://`` URL."""
+
+    host: str = "127.0.0.1"
+    port: int = 6379
+    path: str = ""  # a unix socket instead of host and port
+    username: str = ""
+    password: str = ""
+    db: int = 0
+    tls: ssl.SSLContext | None = None
+
+    @classmethod
+    def from_url(cls, url: str) -> Address:
+        parts = urlsplit(url)
+        query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
+        username, password = unquote(parts.username or ""), unquote(parts.password or query.get("password", ""))
+        if parts.scheme == "unix":
+            return cls(path=parts.path, username=username, password=password, db=int(query.get("db", "0")))
+        if parts.scheme not in ("redis", "rediss"):
+            raise ValueError(f"Unsupported Redis URL scheme {parts.scheme!r} (redis://, rediss://, unix://)")
+        db = int(parts.path.lstrip("/") or query.get("db", "0"))
+        tls = None
+        if parts.scheme == "rediss":
+            tls = ssl.create_default_context(cafile=query.get("ssl_ca_certs"))
+            if query.get("ssl_cert_reqs", "required") in ("none", "optional"):
+                tls.check_hostname = False
+                tls.verify_mode = ssl.CERT_NONE if query["ssl_cert_reqs"] == "none" else ssl.CERT_OPTIONAL
+        return cls(host=parts.hostname or "127.0.0.1", port=parts.port or 6379, username=username,
+                   password=password, db=db, tls=tls)
+
+
+class _Waiter:
+    """One caller waiting for ``count`` replies (a pipeline waits for several)."""
+
+    __slots__ = ("count", "deadline", "future", "replies")
+
+    def __init__(self, future: asyncio.Future[Any], count: int, deadline: float) -> None:
+        self.future = future
+        self.count = count
+        self.replies: list[Any] = []
+        self.deadline = deadline
+
+
+class _Connection(asyncio.Protocol):
+    """One Redis connection: commands written as they come, replies matched in order."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.loop = asyncio.get_running_loop()
+        self.transport: asyncio.Transport | None = None
+        self.reader = hiredis.Reader(replyError=exceptions.ResponseError)
+        self.waiting: deque[_Waiter] = deque()
+        self.closed = False
+        self._lost: BaseException | None = None
+        self._timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        waiting = self.waiting
+        try:
+            while (reply := self.reader.gets()) is not False:
+                waiter = waiting[0]
+                if waiter.count == 1 and not waiter.replies:
+                    waiting.popleft()
+                    if not waiter.future.done():  # a caller that gave up (cancelled) is skipped
+                        if isinstance(reply, exceptions.ResponseError):
+                            waiter.future.set_exception(_error(reply))
+                        else:
+                            waiter.future.set_result(reply)
+                    continue
+                waiter.replies.append(_error(reply) if isinstance(reply, exceptions.ResponseError) else reply)
+                if len(waiter.replies) == waiter.count:
+                    waiting.popleft()
+                    if not waiter.future.done():
+                        waiter.future.set_result(waiter.replies)
+        except (hiredis.ProtocolError, IndexError) as exc:
+            self._fail(exceptions.ConnectionError(f"Redis sent a reply that cannot be parsed: {exc}"))
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        error = self._lost or exceptions.ConnectionError(f"Connection to Redis lost: {exc or 'closed by the server'}")
+        while self.waiting:
+            waiter = self.waiting.popleft()
+            if not waiter.future.done():
+                waiter.future.set_exception(error)
+
+    def send(self, packed: bytes, count: int, timeout: float | None = None) -> asyncio.Future[Any]:
+        """Write commands; the future resolves to the reply (a list of ``count`` > 1 replies)."""
+        if self.closed or self.transport is None:
+            raise exceptions.ConnectionError("Connection to Redis is closed.")
+        loop = self.loop
+        future = loop.create_future()
+        self.waiting.append(_Waiter(future, count, loop.time() + (timeout or self.timeout)))
+        self.transport.write(packed)
+        if self._timer is None:
+            self._timer = loop.call_later(self.timeout / 4, self._check_deadline)
+        return future
+
+    def close(self) -> None:
+        if self.transport is not None and not self.closed:
+            self.transport.close()
+
+    def _check_deadline(self) -> None:
+        """Give up on a connection whose oldest command is overdue (the socket timeout)."""
+        self._timer = None
+        if self.closed or not self.waiting:
+            return
+        loop = self.loop
+        if loop.time() > self.waiting[0].deadline:
+            self._fail(exceptions.TimeoutError("Redis did not answer in time."))
+            return
+        self._timer = loop.call_later(self.timeout / 4, self._check_deadline)
+
+    def _fail(self, error: BaseException) -> None:
+        self._lost = error
+        if self.transport is not None:
+            self.transport.abort()  # connection_lost fails every waiter with ``error``
+
+
+class Redis:
+    """The client: one shared connection for ordinary commands, spares for blocking ones."""
+
+    def __init__(self, url: str, timeout: float = 5.0, connect_timeout: float = 2.0) -> None:
+        self.address = Address.from_url(url)
+        self.timeout = timeout
+        self.connect_timeout = connect_timeout
+        self._shared: _Connection | None = None
+        self._connecting: asyncio.Future[_Connection] | None = None
+        self._spare: list[_Connection] = []
+
+    async def execute(self, *args: Any) -> Any:
+        """Run one command; returns its reply (error replies raise)."""
+        conn = self._shared
+        if conn is None or conn.closed or conn.loop is not asyncio.get_running_loop():
+            conn = await self._shared_connection()
+        return await conn.send(pack(args), 1)
+
+    async def pipeline(self, *commands: tuple[Any, ...]) -> list[Any]:
+        """Run several commands in one write; returns their replies (error replies in place)."""
+        conn = self._shared
+        if conn is None or conn.closed or conn.loop is not asyncio.get_running_loop():
+            conn = await self._shared_connection()
+        replies: list[Any] = await conn.send(b"".join(pack(c) for c in commands), len(commands))
+        return replies
+
+    async def evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
+        """Run ``script`` by SHA1; when Redis does not know it yet, send its source once."""
+        try:
+            return await self.execute("EVALSHA", script.sha, len(keys), *keys, *args)
+        except exceptions.NoScriptError:
+            return await self.execute("EVAL", script.source, len(keys), *keys, *args)
+
+    async def blocking(self, block_ms: int, *args: Any) -> Any:
+        """Run a command that may block up to ``block_ms`` on a connection of its own."""
+        loop = asyncio.get_running_loop()
+        self._spare = [c for c in self._spare if c.loop is loop and not c.closed]
+        conn = self._spare.pop() if self._spare else await self._connect()
+        try:
+            reply = await conn.send(pack(args), 1, timeout=self.timeout + block_ms / 1000)
+        except BaseException:
+            conn.close()  # cancelled or failed mid-command: its reply would confuse the next caller
+            raise
+        if not conn.closed:
+            self._spare.append(conn)
+        return reply
+
+    async def ping(self) -> bool:
+        return bool(await self.execute("PING") == b"PONG")
+
+    async def close(self) -> None:
+        for conn in [self._shared, *self._spare]:
+            if conn is not None:
+                conn.close()
+        self._shared, self._spare = None, []
+
+    async def _shared_connection(self) -> _Connection:
+        """The shared connection, connecting once for all callers that find it missing."""
+        if self._connecting is None or self._connecting.get_loop() is not asyncio.get_running_loop():
+            self._connecting = asyncio.ensure_future(self._connect())
+        connecting = self._connecting
+        try:
+            conn = await asyncio.shield(connecting)
+        finally:
+            if self._connecting is connecting and connecting.done():
+                self._connecting = None
+        self._shared = conn
+        return conn
+
+    async def _connect(self) -> _Connection:
+        loop = asyncio.get_running_loop()
+        a = self.address
+        try:
+            if a.path:
+                opening = loop.create_unix_connection(lambda: _Connection(self.timeout), a.path)
+            else:
+                opening = loop.create_connection(lambda: _Connection(self.timeout), a.host, a.port, ssl=a.tls)
+            _, conn = await asyncio.wait_for(opening, self.connect_timeout)
+        except (TimeoutError, OSError) as exc:
+            where = a.path or f"{a.host}:{a.port}"
+            raise exceptions.ConnectionError(f"Cannot connect to Redis at {where}: {exc}") from exc
+        if a.password:
+            await conn.send(pack(("AUTH", a.username, a.password) if a.username else ("AUTH", a.password)), 1)
+        if a.db:
+            await conn.send(pack(("SELECT", a.db)), 1)
+        return conn
+
+
+def pack(args: tuple[Any, ...]) -> bytes:
+    """One command in RESP: an array of bulk strings."""
+    out = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        data = arg if isinstance(arg, bytes) else str(arg).encode()
+        out.append(b"$%d\r\n%b\r\n" % (len(data), data))
+    return b"".join(out)
+
+
+def _error(reply: exceptions.ResponseError) -> exceptions.RedisError:
+    message = str(reply)
+    kind = _ERRORS.get(message.split(" ", 1)[0])
+    return kind(message) if kind is not None else reply
