@@ -28,7 +28,7 @@ class Config:
     finished_game_ttl_seconds: int = 24 * 3600
     request_id_ttl_seconds: int = 24 * 3600  # how long a request_id's response is remembered
     max_request_bytes: int = 65536
-    max_watch_streams: int = 192  # each open stream holds one of the gRPC worker threads
+    max_watch_streams: int = 192  # WatchGame streams per process; each holds a Redis connection; 0 = no cap
     watch_backlog: int = 256  # a watcher further behind than this gets a snapshot
     rate_limit_per_token: float = 0.0  # requests per second; 0 = off
     rate_limit_per_address: float = 0.0
@@ -37,7 +37,6 @@ class Config:
     cors_origins: str = ""  # comma-separated origins (or *) whose browser frontends may call the REST facade
     shutdown_grace_seconds: float = 20.0
     max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never
-    grpc_workers: int = 256
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED
 
     @property

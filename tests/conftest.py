@@ -44,7 +44,7 @@ class GrpcServer:
 
 def start_grpc(redis_url: str, **overrides: object) -> GrpcServer:
     """Start a real gRPC server on a free port (tests may start extra ones)."""
-    config = Config(redis_url=redis_url, grpc_workers=48, **overrides)  # type: ignore[arg-type]
+    config = Config(redis_url=redis_url, **overrides)  # type: ignore[arg-type]
     running = create_server(config, host="127.0.0.1", port=0)
     return GrpcServer(f"127.0.0.1:{running.port}", running.port, running, config)
 

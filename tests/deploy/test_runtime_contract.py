@@ -125,17 +125,17 @@ def test_rest_pod_serves_metrics(rest_pod: Pod) -> None:
 
 def test_watchers_at_the_cap_leave_the_pod_answering(start: Callable[..., Pod]) -> None:
     """Watchers up to the cap cannot starve the pod: health checks and reads still answer."""
-    rendered = _render_on_free_ports({"grpcWorkers": 12, "maxWatchStreams": 4})
+    rendered = _render_on_free_ports({"maxWatchStreams": 4})
     pod = _start_grpc(rendered, start)
     with grpc.insecure_channel(f"127.0.0.1:{pod.port('TABLETOP_GRPC_PORT')}") as channel:
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         game, tokens = create_game(stub)
-        # Deadlines: a starved stream would otherwise wait for a thread forever.
+        # Deadlines: a stuck stream would otherwise keep the test waiting forever.
         watches = [stub.WatchGame(svc.WatchGameRequest(name=game.name), metadata=bearer(tokens[0]), timeout=20)
                    for _ in range(4)]
         try:
             for watch in watches:
-                next(watch)  # the stream is open and holds its worker thread
+                next(watch)  # the stream is open and holds its slot (and a Redis connection)
             extra = stub.WatchGame(svc.WatchGameRequest(name=game.name), metadata=bearer(tokens[0]), timeout=5)
             with pytest.raises(grpc.RpcError) as refused:
                 next(extra)

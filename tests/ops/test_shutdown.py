@@ -226,7 +226,7 @@ class _Service:
         self.target = f"127.0.0.1:{self.port}"
         self.log_path = os.path.join(log_dir, f"{name}.log")
         env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0",
-               "TABLETOP_LOG_FORMAT": "json", "TABLETOP_SHUTDOWN_GRACE_SECONDS": "10", "TABLETOP_GRPC_WORKERS": "16"}
+               "TABLETOP_LOG_FORMAT": "json", "TABLETOP_SHUTDOWN_GRACE_SECONDS": "10"}
         with open(self.log_path, "w") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(self.port)],
                                          env=env, stderr=log, stdout=subprocess.DEVNULL)

@@ -32,7 +32,7 @@ def traced(redis_url: str) -> Iterator[tuple[str, InMemorySpanExporter]]:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("tests")
-    running = create_server(Config(redis_url=redis_url, grpc_workers=8), host="127.0.0.1", port=0, tracer=tracer)
+    running = create_server(Config(redis_url=redis_url), host="127.0.0.1", port=0, tracer=tracer)
     target = f"127.0.0.1:{running.port}"
     app = create_app(target, channel=tracing.traced_channel(grpc.insecure_channel(target), tracer))
     tracing.instrument_wsgi(app, tracer)
@@ -96,7 +96,7 @@ def test_tracing_is_off_unless_otel_variables_turn_it_on(env: dict[str, str], on
 
 def test_a_server_without_otel_variables_traces_nothing(redis_url: str) -> None:
     assert tracing.current_tracer() is None
-    running = create_server(Config(redis_url=redis_url, grpc_workers=4), host="127.0.0.1", port=0)
+    running = create_server(Config(redis_url=redis_url), host="127.0.0.1", port=0)
     try:
         with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
             create_game(game_service_pb2_grpc.GameServiceStub(channel), seats=2)
