@@ -111,7 +111,8 @@ class HostObserver:
         call = CURRENT.get()
         if call is not None:
             call.game, call.ruleset, call.version, call.seat = game_id, ruleset, version, seat
-        tracing.annotate(game_id=game_id, seat=seat, version=version)
+        if self.tracer is not None:
+            tracing.annotate(game_id=game_id, seat=seat, version=version)
 
     def written(self, game_id: str, version: int) -> None:
         """A compare-and-set wrote ``version``."""
@@ -179,9 +180,13 @@ class TelemetryInterceptor(MethodInterceptor):
             call = _begin(method, request, context)
             token = CURRENT.set(call)
             try:
-                with tracing.server_span(self.tracer, method, context, call):
+                if self.tracer is None:  # the common case, without a no-op span around the call
                     response = await fn(request, context)
                     _learn(call, response)
+                else:
+                    with tracing.server_span(self.tracer, method, context, call):
+                        response = await fn(request, context)
+                        _learn(call, response)  # inside: the span takes the game it names
                 self._finish(call, context, None)
                 return response
             except (Exception, asyncio.CancelledError) as exc:
@@ -303,8 +308,8 @@ def configure_logging(level: str, fmt: str, stream: Any = None) -> None:
 
 def _begin(method: str, request: Any, context: Context) -> Call:
     """A call record: the request id from ``x-request-id``, the request's ``request_id``, or a new one."""
-    metadata = dict(context.invocation_metadata() or ())
-    request_id = str(metadata.get("x-request-id") or getattr(request, "request_id", "") or os.urandom(8).hex())
+    given = next((value for key, value in context.invocation_metadata() or () if key == "x-request-id"), None)
+    request_id = str(given or getattr(request, "request_id", "") or os.urandom(8).hex())
     name = getattr(request, "name", "")
     game = name.removeprefix("games/") if isinstance(name, str) and name.startswith("games/") else None
     return Call(method, request_id[:128], game=game)

@@ -103,7 +103,8 @@ async def _start(config: Config, host: str, port: int | None, client: Any, trace
     try:
         metrics, stopping = Metrics(), threading.Event()
         observer = HostObserver(metrics, tracer)
-        store = GameStore(client if client is not None else connect(config.redis_url), probe=observer.redis)
+        client = client if client is not None else connect(config.redis_url, config.max_watch_streams or 1000)
+        store = GameStore(client, probe=observer.redis)
         server = grpc.aio.server(
             interceptors=[ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
                           LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc())],

@@ -35,17 +35,22 @@ class Loaded:
     cached_response: bytes | None
 
 
-def connect(url: str) -> Any:
+def connect(url: str, blocking_connections: int = 0) -> Any:
     """A client for ``redis://``, ``rediss://``, ``unix://`` or ``redis[s]+cluster://`` URLs.
 
     A cluster URL names any one node (``redis+cluster://user:pass@host:port``); the
     client discovers the rest and follows MOVED/ASK redirects. Every key of a game
     shares one hash tag (``keys.py``), so the CAS script and the read pipeline touch
     a single slot. Connections open on first use, inside the server's event loop.
+
+    ``blocking_connections`` is how many blocking reads (watch streams) may wait at once:
+    redis-py's cluster client takes a pooled connection per command in flight and per
+    waiting read, so its per-node pool is sized above that (redis-py's default is 100).
     """
     for scheme in ("redis", "rediss"):
         if url.startswith(f"{scheme}+cluster://"):
-            return ClusterClient(f"{scheme}://" + url.removeprefix(f"{scheme}+cluster://"))
+            return ClusterClient(f"{scheme}://" + url.removeprefix(f"{scheme}+cluster://"),
+                                 max_connections=max(100, blocking_connections + 100))
     resp.Address.from_url(url)  # a bad URL fails now, not on the first request
     return resp.Redis(url, timeout=5, connect_timeout=2)
 
@@ -117,8 +122,9 @@ class GameStore:
 class ClusterClient:
     """The store's client interface over redis-py's asyncio Redis Cluster client."""
 
-    def __init__(self, url: str) -> None:
-        self.cluster = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2)
+    def __init__(self, url: str, max_connections: int = 100) -> None:
+        self.cluster = RedisCluster.from_url(url, socket_timeout=5, socket_connect_timeout=2,
+                                             max_connections=max_connections)
 
     async def execute(self, *args: Any) -> Any:
         return await self.cluster.execute_command(*args)
