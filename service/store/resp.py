@@ -153,9 +153,15 @@ class _Connection(asyncio.Protocol):
         return future
 
     def close(self) -> None:
-        if self.transport is not None and not self.closed:
-            self._flush()
-            self.transport.close()
+        """Close the connection; one whose event loop has already ended is only let go."""
+        if self.transport is None or self.closed:
+            return
+        if self.loop.is_closed():  # nothing can run on it any more; the socket goes with the transport
+            self.closed = True
+            self.waiting.clear()
+            return
+        self._flush()
+        self.transport.close()
 
     def _flush(self) -> None:
         outgoing, self._outgoing = self._outgoing, []
@@ -215,6 +221,9 @@ class Redis:
     async def blocking(self, block_ms: int, *args: Any) -> Any:
         """Run a command that may block up to ``block_ms`` on a connection of its own."""
         loop = asyncio.get_running_loop()
+        for conn in self._spare:
+            if conn.loop is not loop:
+                conn.close()
         self._spare = [c for c in self._spare if c.loop is loop and not c.closed]
         conn = self._spare.pop() if self._spare else await self._connect()
         try:
@@ -238,6 +247,8 @@ class Redis:
     async def _shared_connection(self) -> _Connection:
         """The shared connection, connecting once for all callers that find it missing."""
         if self._connecting is None or self._connecting.get_loop() is not asyncio.get_running_loop():
+            if self._shared is not None and self._shared.loop.is_closed():
+                self._shared.close()  # left behind by an event loop that has ended
             self._connecting = asyncio.ensure_future(self._connect())
         connecting = self._connecting
         try:

@@ -288,9 +288,6 @@ def test_the_client_works_from_successive_event_loops(redis_url: str, prefix: st
     assert asyncio.run(last_loop()) == [b"one", b"PONG"]
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="resp.Redis.close() closes transports of an already closed loop: "
-                          "RuntimeError('Event loop is closed')")
 def test_close_from_a_new_event_loop(redis_url: str) -> None:
     client = resp.Redis(redis_url)
     assert asyncio.run(client.execute("PING")) == b"PONG"
