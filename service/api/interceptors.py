@@ -1,5 +1,9 @@
 """Server interceptors (grpc.aio): the cross-cutting work every RPC shares (DESIGN 11).
 
+They wrap each GameService method's behaviour once, when the server is built
+(``server.py`` registers the wrapped handlers), instead of being consulted by gRPC on
+every call: the same layers without a chain of interceptor coroutines per call.
+
 ``ErrorInterceptor`` decodes requests itself (so garbage bytes, unknown fields and
 oversized bodies become INVALID_ARGUMENT / RESOURCE_EXHAUSTED with an ErrorInfo
 instead of gRPC's bare INTERNAL) and turns any exception a handler raises into the
@@ -8,7 +12,7 @@ rich status of ``errors.to_status`` (the one mapping table), unary and streaming
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
@@ -18,31 +22,15 @@ from grpc_status import rpc_status
 
 from service.api.errors import InvalidArgument, ResourceExhausted, ServiceReason, to_status
 
-SERVICE_PREFIX = "/tabletop.v1.GameService/"
 Context = grpc.aio.ServicerContext[Any, Any]
 Behaviour = Callable[[Any, Context], Any]  # a coroutine or an async generator
 
 
-class MethodInterceptor(grpc.aio.ServerInterceptor):
+class MethodInterceptor:
     """The one mechanism every interceptor here uses: wrap each GameService method's behaviour.
 
-    Subclasses override ``unary`` / ``stream`` (or ``wrap`` to change the codecs). The
-    wrapped handler is built once per method and reused, not rebuilt on every call.
+    Subclasses override ``unary`` / ``stream`` (or ``wrap`` to change the codecs).
     """
-
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
-
-    async def intercept_service(self, continuation: Callable[[Any], Awaitable[Any]], details: Any) -> Any:
-        handler = await continuation(details)
-        if (handler is None or not (handler.unary_unary or handler.unary_stream)
-                or not details.method.startswith(SERVICE_PREFIX)):
-            return handler
-        hit = self._wrapped.get(details.method)
-        if hit is None or hit[0] is not handler:
-            hit = (handler, self.wrap(details.method.removeprefix(SERVICE_PREFIX), handler))
-            self._wrapped[details.method] = hit
-        return hit[1]
 
     def wrap(self, method: str, handler: Any) -> Any:
         """The handler with its behaviour wrapped, codecs unchanged."""
