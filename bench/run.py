@@ -241,6 +241,8 @@ def _print(r: dict[str, dict[str, float]]) -> None:
               f"{own['per_s'] / sub['per_s']:.2f} with the facade in its own process (target >= 0.6)")
     for c in (1, 16):
         sub = r[f"SubmitAction c{c}"]
+        print(f"c{c:<3} server CPU per call on this stack: echo {r[f'echo c{c}']['cpu_ms']:.3f} ms, bare GET+EVALSHA "
+              f"{r[f'bare GET+EVALSHA c{c}']['cpu_ms']:.3f} ms, SubmitAction {sub['cpu_ms']:.3f} ms")
         print(f"c{c:<3} server CPU per action = {sub['cpu_ms']:.3f} ms (boardgame.io 0.50: "
               f"{BOARDGAME_IO_MS_PER_MOVE:.2f} ms, in memory, not durable)"
               f"   Redis round trips per action = {sub['round_trips']:.2f} (target <= 2)")
