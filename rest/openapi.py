@@ -8,16 +8,31 @@ strings, bytes as base64, Timestamps as RFC 3339 strings. Oneofs are listed in e
 schema's ``x-oneofs`` and enforced with ``not: {required: [a, b]}`` pairs (at most
 one member set). The only hand-written schema is the REST error envelope, which is
 the facade's own (``rest/errors.py``).
+
+Descriptions come from the protos' leading comments: the generated ``_pb2`` modules
+carry no source info, so ``scripts/gen_protos.sh`` also writes ``rest/descriptors.binpb``
+(a FileDescriptorSet of the tabletop.v1 files with source info), read once here. The
+service comment opens ``info.description``, an rpc's comment its operation's, a
+message's or enum's its schema's (enum values listed), a field's its property's (next
+to a ``$ref`` where the field is a message or an enum, as OpenAPI 3.1 allows). Without
+that file the document is the same minus those descriptions.
 """
 
 from __future__ import annotations
 
+import functools
+import logging
+from collections.abc import Mapping
+from importlib import resources
+from importlib.abc import Traversable
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, descriptor_pb2
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
+from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2
 
 from rest.routes import SEGMENT_PATTERN, SERVICE, Route
@@ -27,28 +42,43 @@ REF = "#/components/schemas/"
 INT64_PATTERN = r"^-?[0-9]{1,19}$"
 UINT64_PATTERN = r"^[0-9]{1,20}$"
 ERROR_SCHEMA = "Error"
+# The tabletop.v1 FileDescriptorSet with source info, written by scripts/gen_protos.sh.
+DESCRIPTOR_SET: Traversable | Path = resources.files("rest") / "descriptors.binpb"
+
+log = logging.getLogger(__name__)
 
 
-def build_openapi(routes: tuple[Route, ...], title: str = "Tabletop", version: str = "v1") -> dict[str, Any]:
-    """The OpenAPI document for ``routes``."""
+def build_openapi(
+    routes: tuple[Route, ...],
+    title: str = "Tabletop",
+    version: str = "v1",
+    comments: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The OpenAPI document for ``routes``.
+
+    ``comments`` maps full names to proto comments (see ``load_comments``); by default
+    those of ``DESCRIPTOR_SET``.
+    """
+    notes = _Comments(proto_comments() if comments is None else comments)
     schemas: dict[str, Schema] = {}
     roots = [d for file in _package_files() for d in file.message_types_by_name.values()]
     roots += [r.method.input_type for r in routes] + [r.method.output_type for r in routes]
     roots += [cls.DESCRIPTOR for cls in _ERROR_DETAILS] + [any_pb2.Any.DESCRIPTOR]
     for descriptor in roots:
-        _add_message(descriptor, schemas)
+        _add_message(descriptor, schemas, notes)
     schemas[ERROR_SCHEMA] = _error_schema()
     paths: dict[str, dict[str, Any]] = {}
     for route in routes:
         if route.body == "*" and route.path_fields:
             _add_body_schema(route, schemas)
-        paths.setdefault(route.openapi_path, {})[route.verb.lower()] = _operation(route)
+        paths.setdefault(route.openapi_path, {})[route.verb.lower()] = _operation(route, notes)
+    rest_mapping = f"REST mapping of {SERVICE.full_name}, generated from its google.api.http rules."
     return {
         "openapi": "3.1.0",
         "info": {
             "title": title,
             "version": version,
-            "description": f"REST mapping of {SERVICE.full_name}, generated from its google.api.http rules.",
+            "description": _join(notes.get(SERVICE.full_name), rest_mapping),
         },
         "security": [{}, {"bearer": []}, {"apiKey": []}],
         "paths": paths,
@@ -70,6 +100,36 @@ def body_schema_name(route: Route) -> str:
     """The request body schema: the request message minus its path-bound fields."""
     full_name = route.method.input_type.full_name
     return f"{full_name}.Body" if route.path_fields else full_name
+
+
+@functools.cache
+def proto_comments() -> dict[str, str]:
+    """The comments of ``DESCRIPTOR_SET``, read once (empty, with a warning, without it)."""
+    return load_comments(DESCRIPTOR_SET)
+
+
+def load_comments(source: Traversable | Path) -> dict[str, str]:
+    """Leading comments of a FileDescriptorSet file, trimmed, by element full name.
+
+    Keys: messages, enums, services (``tabletop.v1.Game``), fields and rpcs
+    (``tabletop.v1.Game.version``, ``tabletop.v1.GameService.SubmitAction``) and enum values
+    (``tabletop.v1.GameStatus.GAME_STATUS_ACTIVE``, scoped by their enum). A missing or
+    unreadable file gives no comments: the document is then built without them.
+    """
+    try:
+        descriptor_set = descriptor_pb2.FileDescriptorSet.FromString(source.read_bytes())
+    except (OSError, DecodeError) as error:
+        log.warning("no proto comments in the OpenAPI document: cannot read %s: %s", source, error)
+        return {}
+    comments: dict[str, str] = {}
+    for file in descriptor_set.file:
+        names = _element_names(file)
+        for location in file.source_code_info.location:
+            name = names.get(tuple(location.path))
+            text = _trim(location.leading_comments)
+            if name is not None and text:
+                comments[name] = text
+    return comments
 
 
 # Helpers
@@ -132,7 +192,82 @@ def _package_files() -> list[Any]:
     return files
 
 
-def _add_message(descriptor: Descriptor, schemas: dict[str, Schema]) -> None:
+class _Comments:
+    """Proto comments by full name, as the schema builders read them."""
+
+    def __init__(self, comments: Mapping[str, str]) -> None:
+        self._comments = comments
+
+    def get(self, full_name: str) -> str | None:
+        return self._comments.get(full_name)
+
+    def enum(self, enum: EnumDescriptor) -> str | None:
+        """The enum's comment, then its values as a list when any value has a comment."""
+        values = [(v.name, self._comments.get(f"{enum.full_name}.{v.name}")) for v in enum.values]
+        listing = None
+        if any(comment for _, comment in values):
+            items = [f"- {name}: {comment}" if comment else f"- {name}" for name, comment in values]
+            listing = "\n".join(item.replace("\n", "\n  ") for item in items)  # continuation lines
+        return _join(self._comments.get(enum.full_name), listing)
+
+
+_SOURCE_PATH = {  # field numbers of the descriptor.proto fields in SourceCodeInfo.Location.path
+    "message_type": descriptor_pb2.FileDescriptorProto.MESSAGE_TYPE_FIELD_NUMBER,  # 4
+    "enum_type": descriptor_pb2.FileDescriptorProto.ENUM_TYPE_FIELD_NUMBER,  # 5
+    "service": descriptor_pb2.FileDescriptorProto.SERVICE_FIELD_NUMBER,  # 6
+    "field": descriptor_pb2.DescriptorProto.FIELD_FIELD_NUMBER,  # 2
+    "nested_type": descriptor_pb2.DescriptorProto.NESTED_TYPE_FIELD_NUMBER,  # 3
+    "nested_enum": descriptor_pb2.DescriptorProto.ENUM_TYPE_FIELD_NUMBER,  # 4
+    "value": descriptor_pb2.EnumDescriptorProto.VALUE_FIELD_NUMBER,  # 2
+    "method": descriptor_pb2.ServiceDescriptorProto.METHOD_FIELD_NUMBER,  # 2
+}
+
+
+def _element_names(file: descriptor_pb2.FileDescriptorProto) -> dict[tuple[int, ...], str]:
+    """Source location path -> full name, for every commentable element ``load_comments`` keeps."""
+    names: dict[tuple[int, ...], str] = {}
+    p = _SOURCE_PATH
+
+    def enum(path: tuple[int, ...], proto: descriptor_pb2.EnumDescriptorProto, scope: str) -> None:
+        full_name = f"{scope}.{proto.name}" if scope else proto.name
+        names[path] = full_name
+        for v, value in enumerate(proto.value):
+            names[(*path, p["value"], v)] = f"{full_name}.{value.name}"
+
+    def message(path: tuple[int, ...], proto: descriptor_pb2.DescriptorProto, scope: str) -> None:
+        full_name = f"{scope}.{proto.name}" if scope else proto.name
+        names[path] = full_name
+        for j, field in enumerate(proto.field):
+            names[(*path, p["field"], j)] = f"{full_name}.{field.name}"
+        for k, nested in enumerate(proto.nested_type):
+            message((*path, p["nested_type"], k), nested, full_name)
+        for k, nested_enum in enumerate(proto.enum_type):
+            enum((*path, p["nested_enum"], k), nested_enum, full_name)
+
+    for i, message_proto in enumerate(file.message_type):
+        message((p["message_type"], i), message_proto, file.package)
+    for i, enum_proto in enumerate(file.enum_type):
+        enum((p["enum_type"], i), enum_proto, file.package)
+    for s, service in enumerate(file.service):
+        service_name = f"{file.package}.{service.name}" if file.package else service.name
+        names[(p["service"], s)] = service_name
+        for m, method in enumerate(service.method):
+            names[(p["service"], s, p["method"], m)] = f"{service_name}.{method.name}"
+    return names
+
+
+def _trim(comment: str) -> str:
+    """A comment's text: one leading space dropped per line, trailing spaces and blank edges gone."""
+    lines = [line.removeprefix(" ").rstrip() for line in comment.splitlines()]
+    return "\n".join(lines).strip("\n")
+
+
+def _join(*parts: str | None) -> str:
+    """Description parts as paragraphs, empty ones left out (the proto comment goes first)."""
+    return "\n\n".join(part for part in parts if part)
+
+
+def _add_message(descriptor: Descriptor, schemas: dict[str, Schema], notes: _Comments) -> None:
     name = descriptor.full_name
     if name in schemas:
         return
@@ -142,48 +277,62 @@ def _add_message(descriptor: Descriptor, schemas: dict[str, Schema]) -> None:
     schemas[name] = {}  # placeholder: breaks recursion
     properties = {}
     for fd in descriptor.fields:
-        properties[fd.json_name] = _field_schema(fd, schemas)
+        properties[fd.json_name] = _field_schema(fd, schemas, notes)
     schema: Schema = {"type": "object", "properties": properties, "additionalProperties": False}
     oneofs = [o for o in descriptor.oneofs if not _synthetic(o)]
+    oneof_note = None
     if oneofs:
         groups = {o.name: [f.json_name for f in o.fields] for o in oneofs}
         schema["x-oneofs"] = groups
-        schema["description"] = "; ".join(f"at most one of {', '.join(m)} ({g})" for g, m in groups.items())
+        oneof_note = "; ".join(f"at most one of {', '.join(m)} ({g})" for g, m in groups.items())
         exclusions = [
             {"not": {"required": list(pair)}} for m in groups.values() for pair in combinations(m, 2)
         ]
         if exclusions:
             schema["allOf"] = exclusions
+    description = _join(notes.get(name), oneof_note)
+    if description:
+        schema["description"] = description
     schemas[name] = schema
     for nested in descriptor.nested_types:
         if not nested.GetOptions().map_entry:
-            _add_message(nested, schemas)
+            _add_message(nested, schemas, notes)
     for enum in descriptor.enum_types:
-        _add_enum(enum, schemas)
+        _add_enum(enum, schemas, notes)
 
 
-def _field_schema(fd: FieldDescriptor, schemas: dict[str, Schema]) -> Schema:
+def _field_schema(fd: FieldDescriptor, schemas: dict[str, Schema], notes: _Comments) -> Schema:
     if fd.message_type is not None and fd.message_type.GetOptions().map_entry:
         value = fd.message_type.fields_by_name["value"]
-        return {"type": "object", "additionalProperties": _single_schema(value, schemas)}
-    single = _single_schema(fd, schemas)
-    if fd.is_repeated:
-        return {"type": "array", "items": single}
-    return single
+        schema: Schema = {"type": "object", "additionalProperties": _single_schema(value, schemas, notes)}
+    elif fd.is_repeated:
+        schema = {"type": "array", "items": _single_schema(fd, schemas, notes)}
+    else:
+        schema = _single_schema(fd, schemas, notes)  # a fresh dict: a $ref may take a sibling description
+    description = notes.get(fd.full_name)
+    if description:
+        schema["description"] = description
+    return schema
 
 
-def _single_schema(fd: FieldDescriptor, schemas: dict[str, Schema]) -> Schema:
+def _single_schema(fd: FieldDescriptor, schemas: dict[str, Schema], notes: _Comments) -> Schema:
     if fd.message_type is not None:
-        _add_message(fd.message_type, schemas)
+        _add_message(fd.message_type, schemas, notes)
         return {"$ref": REF + fd.message_type.full_name}
     if fd.enum_type is not None:
-        _add_enum(fd.enum_type, schemas)
+        _add_enum(fd.enum_type, schemas, notes)
         return {"$ref": REF + fd.enum_type.full_name}
     return dict(_SCALARS[fd.type])
 
 
-def _add_enum(enum: EnumDescriptor, schemas: dict[str, Schema]) -> None:
-    schemas.setdefault(enum.full_name, {"type": "string", "enum": [v.name for v in enum.values]})
+def _add_enum(enum: EnumDescriptor, schemas: dict[str, Schema], notes: _Comments) -> None:
+    if enum.full_name in schemas:
+        return
+    schema: Schema = {"type": "string", "enum": [v.name for v in enum.values]}
+    description = notes.enum(enum)
+    if description:
+        schema["description"] = description
+    schemas[enum.full_name] = schema
 
 
 def _synthetic(oneof: Any) -> bool:
@@ -195,23 +344,26 @@ def _add_body_schema(route: Route, schemas: dict[str, Schema]) -> None:
     base = schemas[route.method.input_type.full_name]
     json_names = {route.method.input_type.fields_by_name[f].json_name for f in route.path_fields}
     body = {**base, "properties": {k: v for k, v in base["properties"].items() if k not in json_names}}
-    body["description"] = f"{route.method.input_type.full_name} without the path-bound fields."
+    body["description"] = _join(
+        base.get("description"), f"{route.method.input_type.full_name} without the path-bound fields."
+    )
     schemas[body_schema_name(route)] = body
 
 
-def _operation(route: Route) -> dict[str, Any]:
+def _operation(route: Route, notes: _Comments) -> dict[str, Any]:
+    mapping = (
+        f"`{route.verb} {route.template}` (google.api.http"
+        + (f', body "{route.body}"' if route.body else "")
+        + f") on rpc {route.method.full_name}: {route.method.input_type.full_name} -> "
+        + ("stream " if route.streaming else "")
+        + f"{route.method.output_type.full_name}."
+    )
     operation: dict[str, Any] = {
         "operationId": route.name,
         "tags": [SERVICE.name],
         "summary": f"{SERVICE.full_name}.{route.name}",
-        "description": (
-            f"`{route.verb} {route.template}` (google.api.http"
-            + (f', body "{route.body}"' if route.body else "")
-            + f") on rpc {route.method.full_name}: {route.method.input_type.full_name} -> "
-            + ("stream " if route.streaming else "")
-            + f"{route.method.output_type.full_name}."
-        ),
-        "parameters": _parameters(route),
+        "description": _join(notes.get(route.method.full_name), mapping),
+        "parameters": _parameters(route, notes),
         "responses": _responses(route),
     }
     if route.body == "*":
@@ -220,7 +372,7 @@ def _operation(route: Route) -> dict[str, Any]:
     return operation
 
 
-def _parameters(route: Route) -> list[dict[str, Any]]:
+def _parameters(route: Route, notes: _Comments) -> list[dict[str, Any]]:
     params: list[dict[str, Any]] = [
         {
             "name": p,
@@ -235,7 +387,11 @@ def _parameters(route: Route) -> list[dict[str, Any]]:
     for param in route.query.values():
         if param.field.json_name not in seen:
             seen.add(param.field.json_name)
-            params.append({"name": param.field.json_name, "in": "query", "schema": _query_schema(param)})
+            query = {"name": param.field.json_name, "in": "query", "schema": _query_schema(param)}
+            description = notes.get(param.field.full_name)
+            if description:
+                query["description"] = description
+            params.append(query)
     headers = [("X-Request-Id", "Correlation id, forwarded to the service and echoed back.")]
     if route.idempotency_field:
         headers.append(
@@ -257,7 +413,7 @@ def _parameters(route: Route) -> list[dict[str, Any]]:
 
 def _query_schema(param: Any) -> Schema:
     single = (
-        _single_schema(param.field, {})
+        _single_schema(param.field, {}, _Comments({}))
         if param.field.enum_type is None
         else {"type": "string", "enum": [v.name for v in param.field.enum_type.values]}
     )

@@ -152,6 +152,7 @@ def test_the_context_builds_both_wheels_with_the_console_script(tmp_path: Path) 
                   if p.suffix in (".json", ".lua") and "__pycache__" not in p.parts}
     assert data_files and data_files <= names, data_files - names
     assert {"service/cli.py", "rest/app.py"} <= names
+    assert "rest/descriptors.binpb" in names  # the proto comments of /openapi.json (scripts/gen_protos.sh)
     assert "tabletop/v1/game_service_pb2.py" in client.namelist()
 
 

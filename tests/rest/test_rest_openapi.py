@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
 from google.api import annotations_pb2
+from google.protobuf import descriptor_pb2
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
-from tabletop.v1 import game_pb2, game_service_pb2
+from tabletop.v1 import bang_pb2, game_pb2, game_service_pb2, ttr_europe_pb2
 from werkzeug.datastructures import MultiDict
 
+from rest import openapi
 from rest.routes import ROUTES, build_routes
 from rest.transcode import decode_request
 from tests.rest.rest_api import Api, SseReader
@@ -27,6 +31,8 @@ EXPECTED_ROUTES = {
     ("GET", "/v1/games/{game}:watch"),
     ("GET", "/v1/games/{game}/log"),
 }
+PROTO_DIR = Path(__file__).resolve().parents[2] / "protos" / "tabletop" / "v1"
+PB2_FILES = (bang_pb2.DESCRIPTOR, game_pb2.DESCRIPTOR, game_service_pb2.DESCRIPTOR, ttr_europe_pb2.DESCRIPTOR)
 
 
 @pytest.fixture(scope="module")
@@ -73,10 +79,10 @@ def test_schemas_follow_the_proto3_json_mapping(spec: dict[str, Any]) -> None:
     schemas = spec["components"]["schemas"]
     game = schemas["tabletop.v1.Game"]["properties"]
     assert game["version"]["type"] == "string" and game["version"]["format"] == "int64"  # int64 as string
-    assert game["status"] == {"$ref": "#/components/schemas/tabletop.v1.GameStatus"}
+    assert _bare(game["status"]) == {"$ref": "#/components/schemas/tabletop.v1.GameStatus"}
     assert schemas["tabletop.v1.GameStatus"]["type"] == "string"
     assert "GAME_STATUS_ACTIVE" in schemas["tabletop.v1.GameStatus"]["enum"]
-    assert game["createTime"] == {"$ref": "#/components/schemas/google.protobuf.Timestamp"}
+    assert _bare(game["createTime"]) == {"$ref": "#/components/schemas/google.protobuf.Timestamp"}
     assert schemas["tabletop.v1.CreateGameRequest"]["properties"]["seed"]["type"] == "string"  # uint64
     assert "seatCount" in schemas["tabletop.v1.CreateGameRequest"]["properties"]  # lowerCamelCase
     action = schemas["tabletop.v1.Action"]
@@ -133,7 +139,159 @@ def test_real_responses_match_their_schemas(api: Api, spec: dict[str, Any]) -> N
     _validator(spec, "tabletop.v1.WatchGameResponse").validate(json.loads(events[-1].data))
 
 
+def test_operations_carry_the_rpc_comments(spec: dict[str, Any]) -> None:
+    act = spec["paths"]["/v1/games/{game}:act"]["post"]
+    comment, _, mapping = act["description"].partition("\n\n")
+    assert comment == "Applies one action for the caller's seat."  # game_service.proto, above rpc SubmitAction
+    assert mapping.startswith("`POST /v1/{name=games/*}:act` (google.api.http")  # the existing text stays
+    assert act["summary"] == "tabletop.v1.GameService.SubmitAction"
+    rpcs = _proto_comments()["rpc"]
+    operations = {op["operationId"]: op for item in spec["paths"].values() for op in item.values()}
+    assert set(operations) == {r.name for r in ROUTES}
+    for name, operation in operations.items():
+        assert operation["description"].startswith(rpcs[name] + "\n\n"), name
+
+
+def test_info_description_carries_the_service_comment(spec: dict[str, Any]) -> None:
+    description = spec["info"]["description"]
+    assert description.startswith("GameService hosts turn-based games whose rules are evaluated on the server.")
+    assert description.endswith("REST mapping of tabletop.v1.GameService, generated from its google.api.http rules.")
+
+
+def test_schemas_and_properties_carry_the_proto_comments(spec: dict[str, Any]) -> None:
+    schemas = spec["components"]["schemas"]
+    game = schemas["tabletop.v1.Game"]
+    assert game["description"] == "A hosted game."
+    assert game["properties"]["version"]["description"] == "Rises by one with every accepted change; use it as an etag."
+    assert game["properties"]["status"]["description"] == "Waiting, active or finished."  # next to a $ref
+    assert game["properties"]["seats"]["description"] == "Every seat, in turn order."  # a repeated field
+    options = schemas["tabletop.v1.TtrEuropeOptions"]
+    assert options["description"] == "Options of a Ticket to Ride: Europe game."
+    assert options["properties"]["tunnelFailureDiscards"]["description"] == (  # two comment lines, trimmed
+        "House rule: cards played for a tunnel that is not paid are discarded\n"
+        "(the seed text) instead of going back to the hand (the official rule)."
+    )
+    assert schemas["tabletop.v1.TtrPayment"]["properties"]["color"]["description"] == (
+        "The colour of the coloured cards; unspecified when only locomotives are given."
+    )
+    status = schemas["tabletop.v1.GameStatus"]["description"]
+    assert status.startswith("Where a game is in its life.\n\n")
+    assert "\n- GAME_STATUS_ACTIVE: Every seat is filled and play is under way." in status
+    action = schemas["tabletop.v1.Action"]["description"]  # the oneof note follows the comment
+    assert action == "An action, typed per ruleset.\n\nat most one of ttrEurope, bang (game)"
+    body = schemas["tabletop.v1.SubmitActionRequest.Body"]["description"]
+    assert body == "Request for SubmitAction.\n\ntabletop.v1.SubmitActionRequest without the path-bound fields."
+    watch = spec["paths"]["/v1/games/{game}:watch"]["get"]["parameters"]
+    from_version = next(p for p in watch if p["name"] == "fromVersion")
+    assert from_version["description"].startswith("Stream the events of every version after this one")
+
+
+def test_every_commented_proto_element_has_its_description(spec: dict[str, Any]) -> None:
+    """Read independently of rest/openapi.py: `//` lines directly above an element in the .proto text."""
+    schemas = spec["components"]["schemas"]
+    expected = _proto_comments()
+    assert len(expected["message"]) > 50 and len(expected["field"]) > 150 and len(expected["enum"]) > 5
+    for name, comment in expected["message"].items():
+        description = schemas[f"tabletop.v1.{name}"].get("description", "")
+        assert description == comment or description.startswith(comment + "\n\n"), name
+    for (message, field), comment in expected["field"].items():
+        assert schemas[f"tabletop.v1.{message}"]["properties"][field].get("description") == comment, (
+            f"{message}.{field}"
+        )
+    for name, comment in expected["enum"].items():
+        assert schemas[f"tabletop.v1.{name}"].get("description", "").startswith(comment), name
+
+
+def test_descriptor_set_is_there_and_matches_the_stubs() -> None:
+    """rest/descriptors.binpb (scripts/gen_protos.sh) is the stubs' contract plus source info."""
+    path = openapi.DESCRIPTOR_SET
+    assert path.is_file(), f"{path} is missing: run scripts/gen_protos.sh and commit it"
+    shipped = descriptor_pb2.FileDescriptorSet.FromString(path.read_bytes())
+    files = {f.name: f for f in shipped.file}
+    assert set(files) == {f.name for f in PB2_FILES}
+    for file in PB2_FILES:
+        proto = files[file.name]
+        assert len(proto.source_code_info.location) > 10, f"{file.name} has no source info"
+        proto.ClearField("source_code_info")
+        stub = descriptor_pb2.FileDescriptorProto.FromString(file.serialized_pb)
+        assert _without_json_names(proto) == _without_json_names(stub), f"{file.name} is stale"
+
+
+@pytest.mark.parametrize("content", [None, b"\xff not a descriptor set"])
+def test_without_a_readable_descriptor_set_the_document_has_no_proto_comments(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes | None
+) -> None:
+    broken = tmp_path / "descriptors.binpb"
+    if content is not None:
+        broken.write_bytes(content)
+    monkeypatch.setattr(openapi, "DESCRIPTOR_SET", broken)
+    openapi.proto_comments.cache_clear()
+    try:
+        document = openapi.build_openapi(ROUTES)
+    finally:
+        openapi.proto_comments.cache_clear()  # the next reader loads the real file again
+    validate(document)
+    assert document["info"]["description"].startswith("REST mapping of")
+    assert document["paths"]["/v1/games/{game}:act"]["post"]["description"].startswith("`POST ")
+    schemas = document["components"]["schemas"]
+    assert "description" not in schemas["tabletop.v1.Game"]
+    assert "description" not in schemas["tabletop.v1.Game"]["properties"]["version"]
+    assert schemas["tabletop.v1.Action"]["description"] == "at most one of ttrEurope, bang (game)"
+
+
 # Helpers
+
+
+def _bare(schema: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in schema.items() if k != "description"}
+
+
+def _without_json_names(file: descriptor_pb2.FileDescriptorProto) -> descriptor_pb2.FileDescriptorProto:
+    copy = descriptor_pb2.FileDescriptorProto()
+    copy.CopyFrom(file)
+    stack = list(copy.message_type)
+    while stack:
+        message = stack.pop()
+        for field in message.field:
+            field.ClearField("json_name")
+        stack.extend(message.nested_type)
+    return copy
+
+
+_FIELD_LINE = re.compile(r"^\s+(?:optional |repeated )?(?:map<[\w., ]+>|[\w.]+) (\w+) = \d+")
+
+
+def _proto_comments() -> dict[str, dict[Any, str]]:
+    """Comments directly above top-level messages, enums, rpcs, and the fields of top-level messages."""
+    found: dict[str, dict[Any, str]] = {"message": {}, "enum": {}, "rpc": {}, "field": {}}
+    for path in sorted(PROTO_DIR.glob("*.proto")):
+        comment: list[str] = []
+        blocks: list[str] = []  # the kinds of the open { } blocks
+        message = ""
+        for line in path.read_text().splitlines():
+            stripped = line.strip()
+            text = "\n".join(comment)
+            # directly in a top-level message or its oneofs, not in a nested enum or message
+            in_message = blocks[:1] == ["message"] and set(blocks[1:]) <= {"oneof"}
+            if stripped.startswith("//"):
+                comment.append(stripped[2:].removeprefix(" ").rstrip())
+                continue
+            if top := re.match(r"(message|enum) (\w+) \{", line):
+                message = top[2] if top[1] == "message" else ""
+                if text:
+                    found[top[1]][top[2]] = text
+            elif rpc := re.match(r"\s+rpc (\w+)\(", line):
+                if text:
+                    found["rpc"][rpc[1]] = text
+            elif (field := _FIELD_LINE.match(line)) and text and in_message:
+                json_name = re.sub(r"_(.)", lambda m: m[1].upper(), field[1])
+                found["field"][(message, json_name)] = text
+            if stripped.endswith("{"):
+                blocks.append(stripped.split()[0])
+            if stripped.startswith("}"):
+                blocks.pop()
+            comment = []
+    return found
 
 
 def _response_schema(spec: dict[str, Any], operation_id: str) -> str:
