@@ -109,3 +109,68 @@ def test_redis_down_is_unavailable_and_games_resume(own_redis: OwnRedis) -> None
             assert _health(ch) == health_pb2.HealthCheckResponse.SERVING
     finally:
         server.running.stop(0)
+
+
+def test_a_watch_open_while_redis_goes_down_ends_unavailable_and_resumes_after(own_redis: OwnRedis) -> None:
+    server = start_grpc(own_redis.url)
+    try:
+        with grpc.insecure_channel(server.target) as ch:
+            stub = game_service_pb2_grpc.GameServiceStub(ch)
+            game, tokens = create_game(stub, seats=2, seed=33)
+            watch = stub.WatchGame(svc.WatchGameRequest(name=game.name), metadata=bearer(tokens[0]), timeout=30)
+            assert next(watch).version == 1
+            own_redis.stop()  # the watcher waits in XREAD on a connection of its own
+            started = time.monotonic()
+            with pytest.raises(grpc.RpcError) as err:
+                for _ in watch:
+                    pass
+            assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert error_info(err.value).reason == "STORE_UNAVAILABLE"
+            assert time.monotonic() - started < 5
+            own_redis.start()
+            for _ in range(50):  # the store reconnects on its own
+                try:
+                    moved = play(stub, game.name, tokens, 2, random.Random(8))
+                    break
+                except grpc.RpcError:
+                    time.sleep(0.1)
+            assert moved == 2
+            resumed = stub.WatchGame(svc.WatchGameRequest(name=game.name, from_version=1),
+                                     metadata=bearer(tokens[0]), timeout=30)
+            assert [next(resumed).version, next(resumed).version] == [2, 3]
+            resumed.cancel()
+    finally:
+        server.running.stop(0)
+
+
+def test_a_stalled_redis_times_out_as_unavailable_then_recovers(own_redis: OwnRedis) -> None:
+    """A Redis that stops answering (not closed: paused) must not hang calls: after the
+    store's 5 s timeout they fail with UNAVAILABLE, and once Redis answers again play goes on."""
+    import signal
+
+    server = start_grpc(own_redis.url)
+    assert own_redis.proc is not None
+    try:
+        with grpc.insecure_channel(server.target) as ch:
+            stub = game_service_pb2_grpc.GameServiceStub(ch)
+            game, tokens = create_game(stub, seats=2, seed=34)
+            own_redis.proc.send_signal(signal.SIGSTOP)
+            started = time.monotonic()
+            try:
+                with pytest.raises(grpc.RpcError) as err:
+                    stub.GetGame(svc.GetGameRequest(name=game.name), timeout=20)
+                waited = time.monotonic() - started
+            finally:
+                own_redis.proc.send_signal(signal.SIGCONT)
+            assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+            assert error_info(err.value).reason == "STORE_UNAVAILABLE"
+            assert 4 < waited < 9
+            for _ in range(50):
+                try:
+                    assert stub.GetGame(svc.GetGameRequest(name=game.name)).game.version == 1
+                    break
+                except grpc.RpcError:
+                    time.sleep(0.1)
+            assert play(stub, game.name, tokens, 2, random.Random(9)) == 2
+    finally:
+        server.running.stop(0)
