@@ -87,6 +87,8 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
         loop.run_until_complete(_start(config, host, port, client, tracer, loop, started))
         if started.exception() is None:
             loop.run_forever()
+        loop.run_until_complete(_finish_tasks())  # what stopping left pending ends on the loop, not in GC
+        loop.run_until_complete(loop.shutdown_asyncgens())
         loop.close()
 
     thread = threading.Thread(target=run, name="grpc-loop", daemon=True)
@@ -189,6 +191,15 @@ async def _stop(running: Running, grace: float | None) -> None:
         running.watcher.cancel()
     await running.server.stop(grace)
     await running.store.close()
+
+
+async def _finish_tasks(timeout: float = 5.0) -> None:
+    """Cancel the tasks still pending (calls cut off by the stop) and let them unwind."""
+    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    if tasks:
+        await asyncio.wait(tasks, timeout=timeout)
 
 
 async def _redis_ok(store: GameStore) -> bool:
