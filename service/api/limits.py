@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import logging
 import threading
 import time
 from collections import OrderedDict
@@ -41,7 +40,6 @@ from service.api.errors import (
 from service.api.interceptors import Context, MethodInterceptor
 from service.config import Config
 
-log = logging.getLogger("tabletop.limits")
 MAX_BUCKETS = 100_000  # least recently used buckets beyond this are forgotten (a full bucket is the default)
 
 

@@ -9,7 +9,6 @@ returns once it listens; ``Running.stop`` drains it, from any thread.
 from __future__ import annotations
 
 import asyncio
-import logging
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future
@@ -32,7 +31,6 @@ from service.engine import registry
 from service.store.redis_store import GameStore, connect
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
-log = logging.getLogger("tabletop.server")
 T = TypeVar("T")
 
 
