@@ -9,6 +9,7 @@ returns once it listens; ``Running.stop`` drains it, from any thread.
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future
@@ -31,6 +32,7 @@ from service.engine import registry
 from service.store.redis_store import GameStore, connect
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
+log = logging.getLogger("tabletop.server")
 T = TypeVar("T")
 
 
@@ -63,7 +65,10 @@ class Running:
         self.stopping.set()
         if self.loop.is_closed():
             return
-        self.call(_stop(self, grace))
+        try:
+            self.call(_stop(self, grace), timeout=(grace or 0) + 10)
+        except TimeoutError:  # a stop must end: the loop goes down with whatever is left
+            log.warning("the gRPC server did not drain within %.0f s; stopping it anyway", (grace or 0) + 10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         if self.thread is not None:
             self.thread.join(10)
@@ -202,7 +207,8 @@ async def _finish_tasks(timeout: float = 5.0) -> None:
 
 async def _redis_ok(store: GameStore) -> bool:
     try:
-        return await asyncio.wait_for(store.ping(), 5)
+        async with asyncio.timeout(5):
+            return await store.ping()
     except Exception:  # noqa: BLE001 - any failure means not reachable
         return False
 

@@ -267,7 +267,8 @@ class Redis:
                 opening = loop.create_unix_connection(lambda: _Connection(self.timeout), a.path)
             else:
                 opening = loop.create_connection(lambda: _Connection(self.timeout), a.host, a.port, ssl=a.tls)
-            _, conn = await asyncio.wait_for(opening, self.connect_timeout)
+            async with asyncio.timeout(self.connect_timeout):  # not wait_for: on 3.11 it can swallow a cancel
+                _, conn = await opening
         except (TimeoutError, OSError) as exc:
             where = a.path or f"{a.host}:{a.port}"
             raise exceptions.ConnectionError(f"Cannot connect to Redis at {where}: {exc}") from exc

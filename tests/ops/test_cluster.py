@@ -160,12 +160,16 @@ def test_a_master_down_fails_its_games_fast_then_health_follows_the_cluster_stat
     try:
         with grpc.insecure_channel(server.target) as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
-            games = [create_game(stub, seats=2, seed=None)[0].name for _ in range(12)]
             client = server.running.store.client.cluster  # routed by the server's own slot map
             down = nodes.ports[1]
-            on_down = {g for g in games
-                       if client.get_node_from_key(f"{{g:{g.removeprefix('games/')}}}").port == down}
-            assert on_down and on_down != set(games)
+            games: list[str] = []
+            on_down: set[str] = set()
+            while len(games) < 60 and (len(games) < 12 or not on_down or on_down == set(games)):
+                games.append(create_game(stub, seats=2, seed=None)[0].name)  # ids are random: so are their nodes
+                if client.get_node_from_key(f"{{g:{games[-1].removeprefix('games/')}}}").port == down:
+                    on_down.add(games[-1])
+            ports = [client.get_node_from_key(f"{{g:{g.removeprefix('games/')}}}").port for g in games]
+            assert on_down and on_down != set(games), (down, ports)
             nodes.kill(1)
             for name in games:
                 started = time.monotonic()

@@ -292,3 +292,28 @@ def test_close_from_a_new_event_loop(redis_url: str) -> None:
     client = resp.Redis(redis_url)
     assert asyncio.run(client.execute("PING")) == b"PONG"
     asyncio.run(client.close())  # the connection's loop is gone; closing must not raise
+
+
+def test_cancelling_a_call_while_it_connects_is_never_lost(redis_url: str) -> None:
+    """A watcher's first blocking read opens a connection. If the watcher is cancelled (its
+    client left) just as the connection opens, the cancellation must still end the call:
+    a lost cancellation would leave the stream open for good."""
+
+    async def scenario() -> list[str]:
+        outcomes = []
+        for attempt in range(300):
+            client = resp.Redis(redis_url)
+            task = asyncio.ensure_future(client.blocking(300, "BLPOP", "{resptest}:never", 0.3))
+            for _ in range(attempt % 30):  # cancel at every stage of the connect
+                await asyncio.sleep(0)
+            task.cancel()
+            try:
+                await task
+                outcomes.append("lost")
+            except asyncio.CancelledError:
+                outcomes.append("cancelled")
+            await client.close()
+        return outcomes
+
+    outcomes = asyncio.run(scenario())
+    assert "lost" not in outcomes, f"{outcomes.count('lost')} of {len(outcomes)} cancellations were lost"
