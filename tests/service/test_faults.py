@@ -67,110 +67,109 @@ def own_redis() -> Iterator[OwnRedis]:
         server.stop()
 
 
+Served = tuple[grpc.Channel, game_service_pb2_grpc.GameServiceStub]
+
+
+@pytest.fixture()
+def served(own_redis: OwnRedis) -> Iterator[Served]:
+    """A gRPC server on the test's own Redis, and a channel and stub to it."""
+    server = start_grpc(own_redis.url)
+    try:
+        with grpc.insecure_channel(server.target) as channel:
+            yield channel, game_service_pb2_grpc.GameServiceStub(channel)
+    finally:
+        server.running.stop(0)
+
+
 def _health(channel: grpc.Channel) -> int:
     stub = health_pb2_grpc.HealthStub(channel)
     return stub.Check(health_pb2.HealthCheckRequest(service="tabletop.v1.GameService")).status
 
 
-def test_redis_down_is_unavailable_and_games_resume(own_redis: OwnRedis) -> None:
-    server = start_grpc(own_redis.url)
-    try:
-        with grpc.insecure_channel(server.target) as ch:
-            stub = game_service_pb2_grpc.GameServiceStub(ch)
-            game, tokens = create_game(stub, seats=2, seed=31)
-            play(stub, game.name, tokens, 3, random.Random(6))
-            before = stub.GetGame(svc.GetGameRequest(name=game.name), metadata=bearer(tokens[0]))
-            own_redis.stop()
-            for call in (lambda: stub.GetGame(svc.GetGameRequest(name=game.name)),
-                         lambda: stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2))):
-                with pytest.raises(grpc.RpcError) as err:
-                    call()
-                assert err.value.code() == grpc.StatusCode.UNAVAILABLE
-                assert error_info(err.value).reason == "STORE_UNAVAILABLE"
-            deadline = time.time() + 10
-            while _health(ch) != health_pb2.HealthCheckResponse.NOT_SERVING and time.time() < deadline:
-                time.sleep(0.2)
-            assert _health(ch) == health_pb2.HealthCheckResponse.NOT_SERVING
-            own_redis.start()
-            after = None
-            for _ in range(50):  # the client reconnects on its own
-                try:
-                    after = stub.GetGame(svc.GetGameRequest(name=game.name), metadata=bearer(tokens[0]))
-                    break
-                except grpc.RpcError:
-                    time.sleep(0.1)
-            assert after is not None
-            assert after.SerializeToString() == before.SerializeToString()
-            assert play(stub, game.name, tokens, 3, random.Random(7)) == 3
-            assert stub.GetGame(svc.GetGameRequest(name=game.name)).game.version == before.game.version + 3
-            deadline = time.time() + 10
-            while _health(ch) != health_pb2.HealthCheckResponse.SERVING and time.time() < deadline:
-                time.sleep(0.2)
-            assert _health(ch) == health_pb2.HealthCheckResponse.SERVING
-    finally:
-        server.running.stop(0)
+def test_redis_down_is_unavailable_and_games_resume(own_redis: OwnRedis, served: Served) -> None:
+    ch, stub = served
+    game, tokens = create_game(stub, seats=2, seed=31)
+    play(stub, game.name, tokens, 3, random.Random(6))
+    before = stub.GetGame(svc.GetGameRequest(name=game.name), metadata=bearer(tokens[0]))
+    own_redis.stop()
+    for call in (lambda: stub.GetGame(svc.GetGameRequest(name=game.name)),
+                 lambda: stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2))):
+        with pytest.raises(grpc.RpcError) as err:
+            call()
+        assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert error_info(err.value).reason == "STORE_UNAVAILABLE"
+    deadline = time.time() + 10
+    while _health(ch) != health_pb2.HealthCheckResponse.NOT_SERVING and time.time() < deadline:
+        time.sleep(0.2)
+    assert _health(ch) == health_pb2.HealthCheckResponse.NOT_SERVING
+    own_redis.start()
+    after = None
+    for _ in range(50):  # the client reconnects on its own
+        try:
+            after = stub.GetGame(svc.GetGameRequest(name=game.name), metadata=bearer(tokens[0]))
+            break
+        except grpc.RpcError:
+            time.sleep(0.1)
+    assert after is not None
+    assert after.SerializeToString() == before.SerializeToString()
+    assert play(stub, game.name, tokens, 3, random.Random(7)) == 3
+    assert stub.GetGame(svc.GetGameRequest(name=game.name)).game.version == before.game.version + 3
+    deadline = time.time() + 10
+    while _health(ch) != health_pb2.HealthCheckResponse.SERVING and time.time() < deadline:
+        time.sleep(0.2)
+    assert _health(ch) == health_pb2.HealthCheckResponse.SERVING
 
 
-def test_a_watch_open_while_redis_goes_down_ends_unavailable_and_resumes_after(own_redis: OwnRedis) -> None:
-    server = start_grpc(own_redis.url)
-    try:
-        with grpc.insecure_channel(server.target) as ch:
-            stub = game_service_pb2_grpc.GameServiceStub(ch)
-            game, tokens = create_game(stub, seats=2, seed=33)
-            watch = stub.WatchGame(svc.WatchGameRequest(name=game.name), metadata=bearer(tokens[0]), timeout=30)
-            assert next(watch).version == 1
-            own_redis.stop()  # the watcher waits in XREAD on a connection of its own
-            started = time.monotonic()
-            with pytest.raises(grpc.RpcError) as err:
-                for _ in watch:
-                    pass
-            assert err.value.code() == grpc.StatusCode.UNAVAILABLE
-            assert error_info(err.value).reason == "STORE_UNAVAILABLE"
-            assert time.monotonic() - started < 5
-            own_redis.start()
-            for _ in range(50):  # the store reconnects on its own
-                try:
-                    moved = play(stub, game.name, tokens, 2, random.Random(8))
-                    break
-                except grpc.RpcError:
-                    time.sleep(0.1)
-            assert moved == 2
-            resumed = stub.WatchGame(svc.WatchGameRequest(name=game.name, from_version=1),
-                                     metadata=bearer(tokens[0]), timeout=30)
-            assert [next(resumed).version, next(resumed).version] == [2, 3]
-            resumed.cancel()
-    finally:
-        server.running.stop(0)
+def test_a_watch_open_while_redis_goes_down_ends_unavailable_and_resumes_after(own_redis: OwnRedis, served: Served) -> None:
+    _, stub = served
+    game, tokens = create_game(stub, seats=2, seed=33)
+    watch = stub.WatchGame(svc.WatchGameRequest(name=game.name), metadata=bearer(tokens[0]), timeout=30)
+    assert next(watch).version == 1
+    own_redis.stop()  # the watcher waits in XREAD on a connection of its own
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as err:
+        for _ in watch:
+            pass
+    assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert error_info(err.value).reason == "STORE_UNAVAILABLE"
+    assert time.monotonic() - started < 5
+    own_redis.start()
+    for _ in range(50):  # the store reconnects on its own
+        try:
+            moved = play(stub, game.name, tokens, 2, random.Random(8))
+            break
+        except grpc.RpcError:
+            time.sleep(0.1)
+    assert moved == 2
+    resumed = stub.WatchGame(svc.WatchGameRequest(name=game.name, from_version=1),
+                             metadata=bearer(tokens[0]), timeout=30)
+    assert [next(resumed).version, next(resumed).version] == [2, 3]
+    resumed.cancel()
 
 
-def test_a_stalled_redis_times_out_as_unavailable_then_recovers(own_redis: OwnRedis) -> None:
+def test_a_stalled_redis_times_out_as_unavailable_then_recovers(own_redis: OwnRedis, served: Served) -> None:
     """A Redis that stops answering (not closed: paused) must not hang calls: after the
     store's 5 s timeout they fail with UNAVAILABLE, and once Redis answers again play goes on."""
     import signal
 
-    server = start_grpc(own_redis.url)
+    _, stub = served
     assert own_redis.proc is not None
+    game, tokens = create_game(stub, seats=2, seed=34)
+    own_redis.proc.send_signal(signal.SIGSTOP)
+    started = time.monotonic()
     try:
-        with grpc.insecure_channel(server.target) as ch:
-            stub = game_service_pb2_grpc.GameServiceStub(ch)
-            game, tokens = create_game(stub, seats=2, seed=34)
-            own_redis.proc.send_signal(signal.SIGSTOP)
-            started = time.monotonic()
-            try:
-                with pytest.raises(grpc.RpcError) as err:
-                    stub.GetGame(svc.GetGameRequest(name=game.name), timeout=20)
-                waited = time.monotonic() - started
-            finally:
-                own_redis.proc.send_signal(signal.SIGCONT)
-            assert err.value.code() == grpc.StatusCode.UNAVAILABLE
-            assert error_info(err.value).reason == "STORE_UNAVAILABLE"
-            assert 4 < waited < 9
-            for _ in range(50):
-                try:
-                    assert stub.GetGame(svc.GetGameRequest(name=game.name)).game.version == 1
-                    break
-                except grpc.RpcError:
-                    time.sleep(0.1)
-            assert play(stub, game.name, tokens, 2, random.Random(9)) == 2
+        with pytest.raises(grpc.RpcError) as err:
+            stub.GetGame(svc.GetGameRequest(name=game.name), timeout=20)
+        waited = time.monotonic() - started
     finally:
-        server.running.stop(0)
+        own_redis.proc.send_signal(signal.SIGCONT)
+    assert err.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert error_info(err.value).reason == "STORE_UNAVAILABLE"
+    assert 4 < waited < 9
+    for _ in range(50):
+        try:
+            assert stub.GetGame(svc.GetGameRequest(name=game.name)).game.version == 1
+            break
+        except grpc.RpcError:
+            time.sleep(0.1)
+    assert play(stub, game.name, tokens, 2, random.Random(9)) == 2
