@@ -144,7 +144,7 @@ class LimitsInterceptor(MethodInterceptor):
                     yield response
             finally:
                 self.streams.release()
-            if self.stopping.is_set() and not context.cancelled():
+            if self.stopping.is_set():  # a client that left was cancelled above and never gets here
                 raise Unavailable(ServiceReason.SHUTTING_DOWN, f"This replica is shutting down; watch again with "
                                   f"from_version={last} to resume.", last_version=last)
         return wrapper
@@ -153,14 +153,18 @@ class LimitsInterceptor(MethodInterceptor):
 # Helpers
 
 class _Draining:
-    """A servicer context whose ``is_active`` turns False when the server starts draining."""
+    """A servicer context whose ``is_active`` turns False when the server starts draining.
+
+    A client that leaves is not seen here: grpc.aio cancels the handler's task instead
+    (its ``context.cancelled()`` only reports a status the server itself set).
+    """
 
     def __init__(self, context: Context, stopping: threading.Event) -> None:
         self._context = context
         self._stopping = stopping
 
     def is_active(self) -> bool:
-        return not self._stopping.is_set() and not self._context.cancelled()
+        return not self._stopping.is_set()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._context, name)

@@ -187,10 +187,10 @@ class TelemetryInterceptor(MethodInterceptor):
                     with tracing.server_span(self.tracer, method, context, call):
                         response = await fn(request, context)
                         _learn(call, response)  # inside: the span takes the game it names
-                self._finish(call, context, None)
+                self._finish(call, None)
                 return response
             except (Exception, asyncio.CancelledError) as exc:
-                self._finish(call, context, exc)
+                self._finish(call, exc)
                 raise
             finally:
                 CURRENT.reset(token)
@@ -205,9 +205,9 @@ class TelemetryInterceptor(MethodInterceptor):
                     async for response in _steps(fn(request, context), call, span):
                         call.version = getattr(response, "version", call.version)
                         yield response
-                self._finish(call, context, None)
+                self._finish(call, None)
             except (Exception, GeneratorExit, asyncio.CancelledError) as exc:  # the last two: the client went away
-                self._finish(call, context, exc)
+                self._finish(call, exc)
                 raise
             finally:
                 self.metrics.watch_streams.dec()
@@ -221,10 +221,9 @@ class TelemetryInterceptor(MethodInterceptor):
             child = self._children[key] = metric.labels(*labels)
         return child
 
-    def _finish(self, call: Call, context: Context, exc: BaseException | None) -> None:
+    def _finish(self, call: Call, exc: BaseException | None) -> None:
         code, reason = describe(exc)
-        if isinstance(exc, (GeneratorExit, asyncio.CancelledError)) or (
-                code in ("OK", "INTERNAL") and context.cancelled()):
+        if isinstance(exc, (GeneratorExit, asyncio.CancelledError)):  # grpc.aio cancels a call whose client left
             code, reason = "CANCELLED", "CLIENT_GONE"  # a stream whose client left; not a server fault
         elapsed = time.perf_counter() - call.started
         self._child(self.metrics.rpcs, call.method, code).inc()
