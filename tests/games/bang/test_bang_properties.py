@@ -10,6 +10,7 @@ import json
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -72,6 +73,7 @@ def play_game(seed: int, n: int, check_every: int = 1) -> tuple[dict[str, Any], 
     raise AssertionError(f"seed {seed}: no end after {MAX_ACTIONS} actions")
 
 
+@pytest.mark.slow
 def test_one_thousand_bot_games_end_with_winners_consistent_with_roles() -> None:
     outcomes: dict[str, int] = {}
     for game in range(BOT_GAMES):
