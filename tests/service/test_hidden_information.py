@@ -2,8 +2,10 @@
 holds another seat's hand or tickets, and the deck order is never sent.
 
 Every payload a caller receives (views, events from SubmitAction and WatchGame, legal actions,
-log, errors) is walked field by field: every ``TtrTicket`` in it must be one of the caller's own
-tickets, and every ``TtrPrivate`` must be the caller's own.
+log, errors) is walked field by field, and the walk fails closed: every field must be classified in
+``PUBLIC_FIELDS``, every ``TtrTicket`` and every ticket id must be one of the caller's own tickets
+(until the final scores reveal them), every ``TtrPrivate`` must be the caller's own, and another
+seat's blind draw has no colour.
 """
 
 from __future__ import annotations
@@ -20,15 +22,83 @@ from tabletop.v1 import game_service_pb2 as svc
 
 from tests.helpers import bearer, create_game, error_info
 
+# Every field a caller can receive in a Ticket to Ride game, classified. The walk fails closed: a field
+# that is not listed here fails the test until someone decides whether it may carry hidden facts.
+# "public": anyone may see it. The hidden facts are checked per message in ``_check`` below.
+PUBLIC_FIELDS: dict[str, set[str]] = {
+    "GetGameResponse": {"game", "viewer_seat", "view"},
+    "Snapshot": {"game", "viewer_seat", "view"},
+    "Game": {"name", "ruleset", "status", "seats", "version", "options", "create_time", "update_time",
+             "seed_chosen"},
+    "Seat": {"index", "display_name", "occupied"},
+    "GameOptions": {"ttr_europe"},
+    "TtrEuropeOptions": {"tunnel_failure_discards"},
+    "google.protobuf.Timestamp": {"seconds", "nanos"},
+    "View": {"ttr_europe"},
+    "TtrEuropeView": {"phase", "current_seat", "awaiting_seats", "face_up", "deck_count", "discard_count",
+                      "ticket_pile_count", "players", "route_owners", "stations", "cards_drawn_this_turn",
+                      "tunnel", "private", "final_scores", "last_round_trigger_seat", "winners"},
+    "TtrPlayer": {"seat", "trains", "stations", "score", "train_card_count", "ticket_count",
+                  "offered_ticket_count"},
+    "TtrStation": {"city", "seat"},
+    "TtrTunnel": {"seat", "route_id", "payment", "revealed", "extra_cost"},
+    "TtrPayment": {"color", "color_cards", "locomotives"},
+    "TtrPrivate": {"seat", "hand", "tickets", "offered_tickets"},  # checked: the caller's own only
+    "TtrCardCount": {"color", "count"},
+    "TtrTicket": {"id", "city_a", "city_b", "points", "long"},  # checked: held by the caller, or scored
+    "TtrScore": {"seat", "route_points", "ticket_points", "station_points", "express_bonus", "total",
+                 "longest_path", "tickets", "completed_tickets", "stations_used", "borrowed_route_ids"},
+    "TtrTicketResult": {"ticket", "completed"},
+    "GetGameLogResponse": {"entries", "seed", "complete"},
+    "LogEntry": {"version", "seat", "action", "events", "time"},
+    "Action": {"ttr_europe"},
+    "TtrEuropeAction": {"draw_train_card", "claim_route", "build_station", "draw_tickets", "keep_tickets",
+                        "pay_tunnel", "withdraw_tunnel", "pass_turn"},
+    "TtrDrawTrainCard": {"face_up_slot"},
+    "TtrClaimRoute": {"route_id", "payment"},
+    "TtrBuildStation": {"city", "payment"},
+    "TtrKeepTickets": {"ticket_ids"},  # checked: the caller's own tickets only
+    "TtrPayTunnel": {"payment"},
+    "Event": {"version", "lifecycle", "ttr_europe"},
+    "LifecycleEvent": {"kind", "seat", "display_name"},
+    "TtrEuropeEvent": {"train_card_drawn", "face_up_changed", "deck_reshuffled", "route_claimed",
+                       "station_built", "tickets_drawn", "tickets_kept", "tunnel_revealed", "tunnel_withdrawn",
+                       "turn_started", "last_round_started", "game_scored", "turn_passed"},
+    "TtrTrainCardDrawn": {"seat", "face_up_slot", "color"},  # checked: a blind draw's colour is the drawer's
+    "TtrFaceUpChanged": {"face_up", "reset"},
+    "TtrDeckReshuffled": {"deck_count"},
+    "TtrRouteClaimed": {"seat", "route_id", "payment", "points"},
+    "TtrStationBuilt": {"seat", "city", "payment"},
+    "TtrTicketsDrawn": {"seat", "count", "tickets"},
+    "TtrTicketsKept": {"seat", "kept_count", "returned_count", "tickets"},
+    "TtrTunnelRevealed": {"seat", "route_id", "revealed", "extra_cost"},
+    "TtrTunnelWithdrawn": {"seat", "route_id", "cards_discarded"},
+    "TtrTurnStarted": {"seat"},
+    "TtrLastRoundStarted": {"seat", "trains"},
+    "TtrGameScored": {"scores", "winners"},
+    "TtrTurnPassed": {"seat"},
+    "SubmitActionResponse": {"game", "view", "events"},
+    "ListLegalActionsResponse": {"version", "actions"},
+    "WatchGameResponse": {"version", "events", "snapshot"},
+}
 
-def walk(message: Message) -> Iterator[Message]:
-    """Every message nested in ``message``, itself included."""
-    yield message
+
+def walk(message: Message) -> Iterator[tuple[Message, bool]]:
+    """Every message nested in ``message``, itself included, with whether it lies inside a final score.
+
+    Fails on any set field that ``PUBLIC_FIELDS`` does not classify."""
+    yield from _walk(message, False)
+
+
+def _walk(message: Message, scored: bool) -> Iterator[tuple[Message, bool]]:
+    name = message.DESCRIPTOR.full_name.removeprefix("tabletop.v1.")
+    yield message, scored
     for field, value in message.ListFields():
+        assert field.name in PUBLIC_FIELDS.get(name, set()), f"unclassified field {name}.{field.name}"
         if field.message_type is None:
             continue
         for item in (value if field.is_repeated else [value]):
-            yield from walk(item)
+            yield from _walk(item, scored or name == "TtrScore")
 
 
 def own_ticket_ids(stub, name: str, token: str) -> set[int]:  # type: ignore[no-untyped-def]
@@ -37,11 +107,16 @@ def own_ticket_ids(stub, name: str, token: str) -> set[int]:  # type: ignore[no-
 
 
 def assert_no_leak(payload: Message, seat: int | None, allowed_tickets: set[int]) -> None:
-    for m in walk(payload):
+    """No hidden fact of another seat in ``payload``: private parts, tickets (by message or by id), blind draws.
+
+    Tickets become public in the final scores (every player reveals them at the end of the game)."""
+    for m, scored in walk(payload):
         if isinstance(m, ttr_europe_pb2.TtrPrivate):
             assert seat is not None and m.seat == seat, f"seat {seat} received private part of seat {m.seat}"
-        if isinstance(m, ttr_europe_pb2.TtrTicket):
+        if isinstance(m, ttr_europe_pb2.TtrTicket) and not scored:
             assert m.id in allowed_tickets, f"seat {seat} received ticket {m.id} it does not hold"
+        if isinstance(m, ttr_europe_pb2.TtrKeepTickets):
+            assert set(m.ticket_ids) <= allowed_tickets, f"seat {seat} received ticket ids {list(m.ticket_ids)}"
         if isinstance(m, ttr_europe_pb2.TtrTrainCardDrawn) and m.seat != seat and not m.HasField("face_up_slot"):
             assert m.color == ttr_europe_pb2.TTR_COLOR_UNSPECIFIED, "a blind draw's colour leaked"
 
