@@ -59,3 +59,26 @@ def play(stub, name: str, tokens: dict[int, str], steps: int, rng) -> int:  # ty
                           metadata=bearer(tokens[seat]))
         done += 1
     return done
+
+
+def lengthen_log(redis_url: str, name: str, total: int) -> None:
+    """Grow a game's log to ``total`` entries fast, straight in Redis: copies of its last entry.
+
+    The game needs at least one action applied (its entry is what is copied); the game's
+    version follows, so reads page through every entry as through one of a played game.
+    """
+    import redis
+
+    from service.store import keys
+
+    game_id = name.removeprefix("games/")
+    client = redis.Redis.from_url(redis_url)
+    last_id, fields = client.xrevrange(keys.stream(game_id), count=1)[0]
+    first = int(last_id.split(b"-")[0]) + 1
+    for start in range(first, total + 1, 2000):
+        pipe = client.pipeline(transaction=False)
+        for version in range(start, min(start + 2000, total + 1)):
+            pipe.xadd(keys.stream(game_id), {b"e": fields[b"e"]}, id=f"{version}-0")
+        pipe.execute()
+    client.hset(keys.game(game_id), "v", total)
+    client.close()
