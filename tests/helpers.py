@@ -82,3 +82,17 @@ def lengthen_log(redis_url: str, name: str, total: int) -> None:
         pipe.execute()
     client.hset(keys.game(game_id), "v", total)
     client.close()
+
+
+def read_all(stub, name: str, token: str | None = None, page_size: int = 0):  # type: ignore[no-untyped-def]
+    """Every GetGameLog page, following next_page_token until it is empty."""
+    from tabletop.v1 import game_service_pb2 as svc
+
+    pages, page_token = [], ""
+    while True:
+        page = stub.GetGameLog(svc.GetGameLogRequest(name=name, page_size=page_size, page_token=page_token),
+                               metadata=bearer(token) if token else None)
+        pages.append(page)
+        page_token = page.next_page_token
+        if not page_token:
+            return pages

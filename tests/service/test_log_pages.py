@@ -15,7 +15,7 @@ import pytest
 from tabletop.v1 import game_service_pb2 as svc
 
 from service.api.log_pages import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
-from tests.helpers import bearer, create_game, deciding_seat, error_info, lengthen_log
+from tests.helpers import bearer, create_game, deciding_seat, error_info, lengthen_log, read_all
 
 
 def _long_game(stub, redis_url: str, total: int):  # type: ignore[no-untyped-def]
@@ -25,18 +25,6 @@ def _long_game(stub, redis_url: str, total: int):  # type: ignore[no-untyped-def
     stub.SubmitAction(svc.SubmitActionRequest(name=game.name, action=actions[0]), metadata=bearer(tokens[0]))
     lengthen_log(redis_url, game.name, total)
     return game.name, tokens
-
-
-def read_all(stub, name: str, token: str | None, page_size: int) -> list[svc.GetGameLogResponse]:  # type: ignore[no-untyped-def]
-    """Every page, following next_page_token until it is empty."""
-    pages, page_token = [], ""
-    while True:
-        page = stub.GetGameLog(svc.GetGameLogRequest(name=name, page_size=page_size, page_token=page_token),
-                               metadata=bearer(token) if token else None)
-        pages.append(page)
-        page_token = page.next_page_token
-        if not page_token:
-            return pages
 
 
 def test_pages_are_bounded_complete_and_in_order(stub, redis_url: str) -> None:
