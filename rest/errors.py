@@ -49,8 +49,11 @@ class Reason(StrEnum):
 
 
 # The generic table, as grpc-gateway's HTTPStatusFromCode (runtime/errors.go).
-# FAILED_PRECONDITION is 409 ("illegal in this state"); the one reason-based
-# refinement is STALE_VERSION -> 412, the HTTP meaning of a failed If-Match.
+# FAILED_PRECONDITION is 409 ("illegal in this state"). HTTP has two statuses no gRPC
+# code has, each the meaning of one of this API's headers, so REASON_STATUS refines two
+# reasons and no others: STALE_VERSION -> 412 (a failed If-Match, RFC 9110 13.1.1) and
+# IDEMPOTENCY_KEY_REUSED -> 422 (an Idempotency-Key reused with another request, as the
+# IETF httpapi idempotency-key-header draft, section 2.7, specifies).
 HTTP_STATUS: dict[grpc.StatusCode, int] = {
     grpc.StatusCode.OK: 200,
     grpc.StatusCode.CANCELLED: 499,
@@ -70,7 +73,7 @@ HTTP_STATUS: dict[grpc.StatusCode, int] = {
     grpc.StatusCode.DATA_LOSS: 500,
     grpc.StatusCode.UNAUTHENTICATED: 401,
 }
-REASON_STATUS: dict[str, int] = {"STALE_VERSION": 412}
+REASON_STATUS: dict[str, int] = {"STALE_VERSION": 412, "IDEMPOTENCY_KEY_REUSED": 422}
 CODE_BY_NUMBER: dict[int, grpc.StatusCode] = {code.value[0]: code for code in grpc.StatusCode}
 DEFAULT_RETRY_AFTER_SECONDS = 1
 

@@ -59,3 +59,40 @@ def play(stub, name: str, tokens: dict[int, str], steps: int, rng) -> int:  # ty
                           metadata=bearer(tokens[seat]))
         done += 1
     return done
+
+
+def lengthen_log(redis_url: str, name: str, total: int) -> None:
+    """Grow a game's log to ``total`` entries fast, straight in Redis: copies of its last entry.
+
+    The game needs at least one action applied (its entry is what is copied); the game's
+    version follows, so reads page through every entry as through one of a played game.
+    """
+    import redis
+
+    from service.store import keys
+
+    game_id = name.removeprefix("games/")
+    client = redis.Redis.from_url(redis_url)
+    last_id, fields = client.xrevrange(keys.stream(game_id), count=1)[0]
+    first = int(last_id.split(b"-")[0]) + 1
+    for start in range(first, total + 1, 2000):
+        pipe = client.pipeline(transaction=False)
+        for version in range(start, min(start + 2000, total + 1)):
+            pipe.xadd(keys.stream(game_id), {b"e": fields[b"e"]}, id=f"{version}-0")
+        pipe.execute()
+    client.hset(keys.game(game_id), "v", total)
+    client.close()
+
+
+def read_all(stub, name: str, token: str | None = None, page_size: int = 0):  # type: ignore[no-untyped-def]
+    """Every GetGameLog page, following next_page_token until it is empty."""
+    from tabletop.v1 import game_service_pb2 as svc
+
+    pages, page_token = [], ""
+    while True:
+        page = stub.GetGameLog(svc.GetGameLogRequest(name=name, page_size=page_size, page_token=page_token),
+                               metadata=bearer(token) if token else None)
+        pages.append(page)
+        page_token = page.next_page_token
+        if not page_token:
+            return pages

@@ -19,7 +19,10 @@ LIFECYCLE = {
     "SEAT_JOINED": game_pb2.LifecycleEvent.KIND_SEAT_JOINED,
     "STARTED": game_pb2.LifecycleEvent.KIND_STARTED,
     "FINISHED": game_pb2.LifecycleEvent.KIND_FINISHED,
+    "ABANDONED": game_pb2.LifecycleEvent.KIND_ABANDONED,
 }
+# How a finished game ended (a game finished before "end" was stored ended by its rules).
+END = {"COMPLETED": game_pb2.GAME_END_COMPLETED, "ABANDONED": game_pb2.GAME_END_ABANDONED}
 
 
 def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
@@ -30,8 +33,10 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
     options = game_pb2.GameOptions(**{ruleset.INFO.proto_field: ruleset.encode_options(doc["options"])})  # type: ignore[arg-type]
     return game_pb2.Game(name=f"games/{doc['id']}", ruleset=doc["ruleset"], status=STATUS[doc["status"]],
                          seats=seats, version=version, options=options,
-                         create_time=_ts(doc["created"]), update_time=_ts(doc["updated"]),
-                         seed_chosen=doc.get("seed_chosen", False))
+                         create_time=timestamp(doc["created"]), update_time=timestamp(doc["updated"]),
+                         seed_chosen=doc.get("seed_chosen", False), action_count=doc.get("actions", 0),
+                         max_actions=doc.get("max_actions", ruleset.INFO.max_actions),
+                         end=END[doc.get("end", "COMPLETED")] if doc["status"] == "FINISHED" else game_pb2.GAME_END_UNSPECIFIED)
 
 
 def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
@@ -60,8 +65,7 @@ def view(state: dict[str, Any], ruleset: Ruleset, seat: int | None) -> game_pb2.
     return game_pb2.View(**{ruleset.INFO.proto_field: ruleset.view(state, seat)})  # type: ignore[arg-type]
 
 
-# Helpers
-
-def _ts(seconds: float) -> timestamp_pb2.Timestamp:
+def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
+    """A stored time (seconds since the epoch) as a protobuf Timestamp."""
     whole = int(seconds)
     return timestamp_pb2.Timestamp(seconds=whole, nanos=int((seconds - whole) * 1e9))

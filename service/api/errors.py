@@ -34,6 +34,10 @@ class ServiceReason(StrEnum):
     TOO_MANY_NAMES = "TOO_MANY_NAMES"  # more display names than seats
     SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"  # JoinGame.seat outside the table
     REQUEST_ID_TOO_LONG = "REQUEST_ID_TOO_LONG"  # request_id over 128 characters
+    IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"  # a request_id / Idempotency-Key sent before with another request (REST 422)
+    INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # page_token not from this game's GetGameLog
+    INVALID_PAGE_SIZE = "INVALID_PAGE_SIZE"  # negative page_size
+    INVALID_MAX_ACTIONS = "INVALID_MAX_ACTIONS"  # CreateGame.max_actions outside 1 to the ruleset's limit
     # UNAUTHENTICATED / PERMISSION_DENIED: credentials.
     MISSING_TOKEN = "MISSING_TOKEN"  # the call needs a player token
     INVALID_TOKEN = "INVALID_TOKEN"  # malformed or forged token, or not "Bearer"

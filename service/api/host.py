@@ -11,6 +11,8 @@ projections and conversions between them are plain synchronous functions.
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import re
 import secrets
 import time
@@ -22,7 +24,7 @@ import orjson
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api import auth, convert
+from service.api import auth, convert, log_pages
 from service.api.errors import (
     Aborted,
     FailedPrecondition,
@@ -80,6 +82,7 @@ class GameHost:
         names = [_display_name(n, f"display_names[{i}]") for i, n in enumerate(req.display_names)]
         options = ruleset.decode_options(_options(req, ruleset))
         seed = req.seed if req.HasField("seed") else secrets.randbits(63)
+        max_actions = _max_actions(req, info.max_actions)
         state, opening = new_game(ruleset, options, req.seat_count, seed)
         now = self.clock()
         for _ in range(5):
@@ -95,7 +98,7 @@ class GameHost:
                     seats.append(None)
             status = "ACTIVE" if len(names) == req.seat_count else "WAITING"
             doc = {"id": game_id, "ruleset": info.id, "options": options, "seed": seed, "seats": seats,
-                   "seed_chosen": req.HasField("seed"),
+                   "seed_chosen": req.HasField("seed"), "actions": 0, "max_actions": max_actions,
                    "status": status, "created": now, "updated": now, "state": state}
             events: list[Any] = [["l", {"kind": "CREATED"}]] + ([["l", {"kind": "STARTED"}]] if status == "ACTIVE"
                                                                  else []) + [["g", e] for e in opening]
@@ -160,6 +163,7 @@ class GameHost:
         game_id = _game_id(req.name)
         parsed = auth.parse(_required(token))
         expected = req.expected_version if req.HasField("expected_version") else None
+        fingerprint = _fingerprint("SubmitAction", req) if req.request_id else b""
 
         def decide(game: Game, seat: int | None) -> Decision:
             assert seat is not None
@@ -173,9 +177,7 @@ class GameHost:
             action = ruleset.decode_action(getattr(req.action, ruleset.INFO.proto_field))
             state = game.doc["state"]
             events: list[Any] = [["g", e] for e in ruleset.apply(state, seat, action)]
-            if ruleset.is_over(state):
-                game.doc["status"] = "FINISHED"
-                events.append(["l", {"kind": "FINISHED"}])
+            _count_action(game.doc, ruleset.is_over(state), ruleset.INFO.max_actions, events)
 
             def respond(new: Game) -> bytes:
                 return svc.SubmitActionResponse(
@@ -183,7 +185,8 @@ class GameHost:
                     events=convert.events(events, new.version, ruleset, seat)).SerializeToString()
             return seat, action, events, respond
 
-        response: bytes = await self._transact(game_id, parsed, req.request_id, decide, want_response=True)
+        response: bytes = await self._transact(game_id, parsed, req.request_id, decide, want_response=True,
+                                               fingerprint=fingerprint)
         return response
 
     async def watch(self, name: str, token: str | None, from_version: int,
@@ -194,23 +197,23 @@ class GameHost:
         game, seat, _ = await self._read(game_id, token)
         return self._follow(game, seat, from_version, active)
 
-    async def log(self, name: str, token: str | None) -> svc.GetGameLogResponse:
-        """The log as the caller may see it; complete, with the seed, once the game is over."""
+    async def log(self, name: str, token: str | None, page_size: int = 0,
+                  page_token: str = "") -> svc.GetGameLogResponse:
+        """One page of the log as the caller may see it; complete, with the seed, once the game is over.
+
+        A page is one bounded XRANGE (``log_pages``); its projection runs in a worker thread,
+        so a replica's event loop keeps serving other games while a long log is read.
+        """
         game_id = _game_id(name)
+        size = log_pages.page_size(page_size)
+        after = log_pages.decode_token(page_token, game_id)
         game, seat, _ = await self._read(game_id, token)
         done = game.doc["status"] == "FINISHED"
-        entries = []
-        for v, raw in await self.store.entries(game_id, 0):
-            entry = orjson.loads(raw)
-            actor = entry["seat"]
-            shown = entry["action"] is not None and (done or (actor is not None and actor == seat))
-            action = (game_pb2.Action(**{game.ruleset.INFO.proto_field: game.ruleset.encode_action(entry["action"])})  # type: ignore[arg-type]
-                      if shown else None)
-            entries.append(game_pb2.LogEntry(
-                version=v, action=action, time=convert._ts(entry["time"]),
-                events=convert.events(entry["events"], v, game.ruleset, seat, reveal_all=done),
-                **({"seat": actor} if actor is not None else {})))
-        return svc.GetGameLogResponse(entries=entries, complete=done,
+        raw = await self.store.entries(game_id, after, count=size + 1)  # one more: is there a next page?
+        page = raw[:size]
+        entries = await asyncio.to_thread(log_pages.project, page, game.ruleset, seat, done)
+        next_token = log_pages.encode_token(game_id, page[-1][0]) if len(raw) > size else ""
+        return svc.GetGameLogResponse(entries=entries, complete=done, next_page_token=next_token,
                                       **({"seed": game.doc["seed"]} if done else {}))
 
     # Helpers
@@ -246,7 +249,8 @@ class GameHost:
         return game, seat, loaded
 
     async def _transact(self, game_id: str, token: auth.Token | None, request_id: str,
-                  decide: Callable[[Game, int | None], Decision], want_response: bool = False) -> Any:
+                  decide: Callable[[Game, int | None], Decision], want_response: bool = False,
+                  fingerprint: bytes = b"") -> Any:
         if len(request_id) > 128:
             raise InvalidArgument(ServiceReason.REQUEST_ID_TOO_LONG, "Use a request_id of at most 128 characters.",
                                   field="request_id")
@@ -257,6 +261,7 @@ class GameHost:
             if self.observer is not None:
                 self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
             if loaded.cached_response is not None:
+                _check_same_request(loaded, fingerprint)
                 if self.observer is not None:
                     self.observer.replayed(game_id)
                 return loaded.cached_response
@@ -267,7 +272,7 @@ class GameHost:
             response = respond(new) if want_response else b""
             ok, _ = await self.store.write(game_id, game.version, _dumps(game.doc),
                                      _dumps(_entry(actor, action, events, now)), self._ttl(game.doc),
-                                     seat, request_id, response, self.config.request_id_ttl_seconds)
+                                     seat, request_id, response, self.config.request_id_ttl_seconds, fingerprint)
             if self.observer is not None:
                 self.observer.written(game_id, new.version) if ok else self.observer.conflict(game_id)
             if ok:
@@ -333,6 +338,52 @@ def _check_active(doc: dict[str, Any]) -> None:
         raise RuleError(EngineReason.GAME_NOT_STARTED, "The game starts when every seat is taken.")
     if doc["status"] == "FINISHED":
         raise RuleError(EngineReason.GAME_FINISHED, "The game is over; read its log.")
+
+
+def _max_actions(req: svc.CreateGameRequest, limit: int) -> int:
+    """The game's action limit: the ruleset's, or a lower one the creator chose."""
+    if not req.HasField("max_actions"):
+        return limit
+    if not 1 <= req.max_actions <= limit:
+        raise InvalidArgument(ServiceReason.INVALID_MAX_ACTIONS, f"max_actions is 1 to {limit} for this ruleset.",
+                              field="max_actions", min=1, max=limit)
+    return req.max_actions
+
+
+def _count_action(doc: dict[str, Any], over: bool, ruleset_limit: int, events: list[Any]) -> None:
+    """Count one accepted action and end the game when the rules ended it or at its action limit.
+
+    At the limit the game ends as abandoned: an ABANDONED event, then FINISHED as for any
+    end (so watchers and clients that wait for FINISHED stop), with ``end`` saying which.
+    """
+    doc["actions"] = doc.get("actions", 0) + 1  # games created before the count start from zero
+    if not over and doc["actions"] < doc.get("max_actions", ruleset_limit):
+        return
+    doc["status"], doc["end"] = "FINISHED", "COMPLETED" if over else "ABANDONED"
+    if not over:
+        events.append(["l", {"kind": "ABANDONED"}])
+    events.append(["l", {"kind": "FINISHED"}])
+
+
+def _fingerprint(method: str, request: Any) -> bytes:
+    """SHA-256 of the method and the request's deterministic bytes, without its request id.
+
+    Equal for a retry of the same request over gRPC or REST; different for any other
+    action, game, or expected version sent under the same request id.
+    """
+    canonical = type(request)()
+    canonical.CopyFrom(request)
+    canonical.ClearField("request_id")
+    return hashlib.sha256(method.encode() + b"\0" + canonical.SerializeToString(deterministic=True)).digest()
+
+
+def _check_same_request(loaded: Loaded, fingerprint: bytes) -> None:
+    """A remembered response answers only the request that made it (one remembered without a
+    fingerprint, before they were stored, is replayed as before)."""
+    if loaded.cached_fingerprint is not None and loaded.cached_fingerprint != fingerprint:
+        raise InvalidArgument(ServiceReason.IDEMPOTENCY_KEY_REUSED,
+                              "This request_id (Idempotency-Key) was used for a different request; "
+                              "use a new one for each new request.", field="request_id")
 
 
 def _entry(seat: int | None, action: Any, events: list[Any], now: float) -> dict[str, Any]:

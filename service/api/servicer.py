@@ -54,7 +54,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     async def GetGameLog(self, request: svc.GetGameLogRequest,
                          context: Context) -> svc.GetGameLogResponse:
-        return await self.host.log(request.name, _token(context))
+        return await self.host.log(request.name, _token(context), request.page_size, request.page_token)
 
 
 # Helpers
@@ -67,6 +67,7 @@ def _ruleset(info: object) -> game_pb2.Ruleset:
     return game_pb2.Ruleset(
         id=info.id, display_name=info.display_name, min_seats=info.min_seats,  # type: ignore[attr-defined]
         max_seats=info.max_seats, rules_version=info.rules_version,  # type: ignore[attr-defined]
+        max_actions=info.max_actions,  # type: ignore[attr-defined]
         options=[game_pb2.RulesetOption(name=o.name, description=o.description, default_value=o.default,
                                         allowed_values=list(o.allowed_values))
                  for o in info.options])  # type: ignore[attr-defined]

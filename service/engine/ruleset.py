@@ -8,7 +8,7 @@ service stores them in Redis as JSON, so they survive any replica, and pending
 decisions are data, never closures. Every function is pure and deterministic; all
 randomness comes from ``service.engine.rng.Rng`` over the state's seed.
 
-- ``INFO``: a :class:`RulesetInfo` (id, seats, options, rules version, proto field).
+- ``INFO``: a :class:`RulesetInfo` (id, seats, options, rules version, proto field, action limit).
 - ``setup(options, seat_count, seed) -> State``: the dealt game (chance resolved).
 - ``to_act(state) -> list[int]``: seats whose decision is awaited now (several while
   choices are simultaneous; empty once the game is over).
@@ -65,6 +65,10 @@ class RulesetInfo:
     max_seats: int
     rules_version: str
     proto_field: str
+    # Accepted actions after which a game the rules have not ended ends as abandoned: every game is
+    # bounded, so is its log (one entry per action, plus creation and joins). Choose it well above
+    # the longest games played (tests/conformance measures random bots), never as a game rule.
+    max_actions: int
     options: tuple[OptionInfo, ...] = ()
 
 

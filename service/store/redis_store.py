@@ -26,13 +26,25 @@ from service.store import keys, resp
 CAS = resp.Script((Path(__file__).with_name("cas.lua")).read_text())
 
 
+# A remembered response is stored as MARK + the 32-byte SHA-256 fingerprint of its request + the
+# response. MARK (0x01) cannot begin a serialized SubmitActionResponse (field 0 does not exist), so
+# a value remembered before fingerprints existed (a bare response) still reads, with no fingerprint.
+MARK = b"\x01"
+FINGERPRINT_BYTES = 32
+
+
 @dataclass(frozen=True)
 class Loaded:
-    """A game as read: ``version`` 0 means it does not exist."""
+    """A game as read: ``version`` 0 means it does not exist.
+
+    ``cached_fingerprint`` is the fingerprint of the request that made ``cached_response``
+    (``None`` for a response remembered without one).
+    """
 
     version: int
     doc: bytes | None
     cached_response: bytes | None
+    cached_fingerprint: bytes | None = None
 
 
 def connect(url: str, blocking_connections: int = 0) -> Any:
@@ -76,21 +88,29 @@ class GameStore:
                 version, doc = fields
             else:
                 version, doc = await self.client.execute("HMGET", keys.game(game_id), "v", "doc")
-        return Loaded(int(version or 0), doc, cached)
+        response, fingerprint = _remembered(cached)
+        return Loaded(int(version or 0), doc, response, fingerprint)
 
     async def write(self, game_id: str, expected: int, doc: bytes, entry: bytes, ttl: int,
                     seat: int | None = None, request_id: str = "", response: bytes = b"",
-                    response_ttl: int = 86400) -> tuple[bool, int]:
-        """Compare-and-set; returns ``(written, version)`` (the current version when not written)."""
+                    response_ttl: int = 86400, fingerprint: bytes = b"") -> tuple[bool, int]:
+        """Compare-and-set; returns ``(written, version)`` (the current version when not written).
+
+        With a request id, ``response`` is remembered with ``fingerprint`` (a SHA-256 digest
+        of the request), in the same atomic script as the write.
+        """
         req_key = keys.request(game_id, seat if seat is not None else -1, request_id or "-")
+        if request_id and len(fingerprint) != FINGERPRINT_BYTES:
+            raise ValueError("a remembered response needs the request's 32-byte fingerprint")
         with self.probe("write", game_id):
             ok, version = await self.client.evalsha(
                 CAS, [keys.game(game_id), keys.stream(game_id), req_key],
-                [expected, doc, entry, ttl, response if request_id else b"", response_ttl])
+                [expected, doc, entry, ttl, response if request_id else b"", response_ttl, MARK + fingerprint])
         return bool(ok), int(version)
 
     async def entries(self, game_id: str, after_version: int, count: int | None = None) -> list[tuple[int, bytes]]:
-        """Log entries with a version above ``after_version``, oldest first."""
+        """Log entries with a version above ``after_version``, oldest first (at most ``count``:
+        an XRANGE with COUNT reads only those, however long the stream)."""
         limit = ("COUNT", count) if count else ()
         with self.probe("entries", game_id):
             raw = await self.client.execute("XRANGE", keys.stream(game_id), f"{after_version + 1}-0", "+", *limit)
@@ -167,6 +187,13 @@ class ClusterClient:
 
 def _no_probe(op: str, game_id: str | None) -> AbstractContextManager[Any]:
     return nullcontext()
+
+
+def _remembered(value: bytes | None) -> tuple[bytes | None, bytes | None]:
+    """``(response, fingerprint)`` of a stored request-id value (see ``MARK``)."""
+    if value is None or not value.startswith(MARK):
+        return value, None
+    return value[1 + FINGERPRINT_BYTES:], value[1:1 + FINGERPRINT_BYTES]
 
 
 def _entry(item: Any) -> tuple[int, bytes]:

@@ -276,7 +276,7 @@ class _Watcher:
 
 
 def _check_log(stub: game_service_pb2_grpc.GameServiceStub, player: Player) -> None:
-    entries = stub.GetGameLog(svc.GetGameLogRequest(name=player.name)).entries
+    entries = stub.GetGameLog(svc.GetGameLogRequest(name=player.name, page_size=1000)).entries  # a page: 1,000 at most
     assert [e.version for e in entries] == list(range(1, len(entries) + 1))
     action_versions = sorted(e.version for e in entries if e.HasField("seat"))
     assert player.acked, f"{player.name}: no action acknowledged"

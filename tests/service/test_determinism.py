@@ -15,7 +15,7 @@ from service.engine import registry
 from service.engine.replay import replay
 from service.store import keys
 from tests.conftest import start_grpc
-from tests.helpers import create_game, play
+from tests.helpers import create_game, play, read_all
 
 
 def test_full_game_replays_exactly_and_expires(redis_url) -> None:
@@ -30,16 +30,17 @@ def test_full_game_replays_exactly_and_expires(redis_url) -> None:
             play(stub, game.name, tokens, 3000, random.Random(9))
             final = stub.GetGame(svc.GetGameRequest(name=game.name))
             assert final.game.status == game_pb2.GAME_STATUS_FINISHED
-            log = stub.GetGameLog(svc.GetGameLogRequest(name=game.name))
-            assert log.complete and log.seed == 4242
+            pages = read_all(stub, game.name)
+            assert all(p.complete and p.seed == 4242 for p in pages)
+            entries = [e for p in pages for e in p.entries]
             ruleset = registry.get("ttr-europe")
-            actions = [(e.seat, ruleset.decode_action(e.action.ttr_europe)) for e in log.entries if e.HasField("action")]
+            actions = [(e.seat, ruleset.decode_action(e.action.ttr_europe)) for e in entries if e.HasField("action")]
             stored = json.loads(client.hget(keys.game(game_id), "doc"))
-            state = replay(ruleset, stored["options"], 2, log.seed, actions)
+            state = replay(ruleset, stored["options"], 2, pages[0].seed, actions)
             assert state == stored["state"]
             assert 0 < client.ttl(keys.game(game_id)) <= 600
             assert 0 < client.ttl(keys.stream(game_id)) <= 600
-            scored = [ev for e in log.entries for ev in e.events if ev.ttr_europe.HasField("game_scored")]
+            scored = [ev for e in entries for ev in e.events if ev.ttr_europe.HasField("game_scored")]
             assert len(scored) == 1
     finally:
         server.running.stop(0)

@@ -38,6 +38,7 @@ INFO = RulesetInfo(
     max_seats=7,
     rules_version=RULES_VERSION,
     proto_field="bang",
+    max_actions=2_000,  # random bots end every game within 389 actions (400 seeds); about 5x that
     options=(
         OptionInfo("expansions", "Expansions in play (none is built yet: asking for one is INVALID_ARGUMENT)",
                    "[]", ("BANG_EXPANSION_DODGE_CITY", "BANG_EXPANSION_ARMED_AND_DANGEROUS")),

@@ -30,6 +30,7 @@ INFO = RulesetInfo(
     max_seats=5,
     rules_version="ttr-europe/2005-official.1",
     proto_field="ttr_europe",
+    max_actions=1_500,  # random bots end every game within 487 actions (400 seeds); about 3x that
     options=(
         OptionInfo(
             name="tunnel_failure_discards",

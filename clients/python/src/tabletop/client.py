@@ -15,7 +15,7 @@ those three).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Generator, Iterable, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Self, TypeAlias, TypeVar
 
@@ -223,9 +223,23 @@ class TabletopClient:
         finally:
             call.cancel()
 
-    def game_log(self, name: str) -> game_service_pb2.GetGameLogResponse:
-        """The action log as this seat may see it (complete, with the seed, once finished)."""
-        return self._unary(self._stub.GetGameLog, game_service_pb2.GetGameLogRequest(name=game_name(name)))
+    def game_log(self, name: str, page_size: int = 0, page_token: str = "") -> game_service_pb2.GetGameLogResponse:
+        """One page of the action log as this seat may see it (complete, with the seed, once finished).
+
+        Pass the page's ``next_page_token`` back for the next one; :meth:`log_entries` does that.
+        """
+        request = game_service_pb2.GetGameLogRequest(name=game_name(name), page_size=page_size, page_token=page_token)
+        return self._unary(self._stub.GetGameLog, request)
+
+    def log_entries(self, name: str, page_size: int = 0) -> Iterator[game_pb2.LogEntry]:
+        """Every log entry, oldest first, read page by page (one bounded call per page)."""
+        page_token = ""
+        while True:
+            page = self.game_log(name, page_size, page_token)
+            yield from page.entries
+            page_token = page.next_page_token
+            if not page_token:
+                return
 
     # Helpers
 

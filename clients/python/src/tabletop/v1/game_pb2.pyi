@@ -50,6 +50,30 @@ GAME_STATUS_FINISHED: GameStatus.ValueType  # 3
 """The game is over; the full log and the seed are public."""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
+class _GameEnd:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _GameEndEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameEnd.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    GAME_END_UNSPECIFIED: _GameEnd.ValueType  # 0
+    """Not over yet."""
+    GAME_END_COMPLETED: _GameEnd.ValueType  # 1
+    """Played to its end by the rules; the view says who won."""
+    GAME_END_ABANDONED: _GameEnd.ValueType  # 2
+    """Stopped at its ruleset's action limit (Ruleset.max_actions) before the rules ended it: nobody won."""
+
+class GameEnd(_GameEnd, metaclass=_GameEndEnumTypeWrapper):
+    """How a finished game ended."""
+
+GAME_END_UNSPECIFIED: GameEnd.ValueType  # 0
+"""Not over yet."""
+GAME_END_COMPLETED: GameEnd.ValueType  # 1
+"""Played to its end by the rules; the view says who won."""
+GAME_END_ABANDONED: GameEnd.ValueType  # 2
+"""Stopped at its ruleset's action limit (Ruleset.max_actions) before the rules ended it: nobody won."""
+Global___GameEnd: _TypeAlias = GameEnd  # noqa: Y015
+
 @_typing.final
 class Ruleset(_message.Message):
     """A game the server offers."""
@@ -62,6 +86,7 @@ class Ruleset(_message.Message):
     MAX_SEATS_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
+    MAX_ACTIONS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Stable id used in CreateGame, for example "ttr-europe"."""
     display_name: _builtins.str
@@ -72,6 +97,8 @@ class Ruleset(_message.Message):
     """Most seats."""
     rules_version: _builtins.str
     """Version of the rules implementation; it changes when play would change."""
+    max_actions: _builtins.int
+    """Actions after which a game of this ruleset that has not ended ends as abandoned (GAME_END_ABANDONED)."""
     @_builtins.property
     def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___RulesetOption]:
         """Options a game of this ruleset accepts (fields of its options message)."""
@@ -85,10 +112,11 @@ class Ruleset(_message.Message):
         max_seats: _builtins.int = ...,
         rules_version: _builtins.str = ...,
         options: _abc.Iterable[Global___RulesetOption] | None = ...,
+        max_actions: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "id", b"id", "max_seats", b"max_seats", "min_seats", b"min_seats", "options", b"options", "rules_version", b"rules_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "id", b"id", "max_actions", b"max_actions", "max_seats", b"max_seats", "min_seats", b"min_seats", "options", b"options", "rules_version", b"rules_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -233,6 +261,9 @@ class Game(_message.Message):
     CREATE_TIME_FIELD_NUMBER: _builtins.int
     UPDATE_TIME_FIELD_NUMBER: _builtins.int
     SEED_CHOSEN_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    ACTION_COUNT_FIELD_NUMBER: _builtins.int
+    MAX_ACTIONS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     ruleset: _builtins.str
@@ -245,6 +276,12 @@ class Game(_message.Message):
     """True when the creator chose the seed: whoever knows it can predict every shuffle, so such a
     game is for tests, tutorials and replays, not for play between strangers.
     """
+    end: Global___GameEnd.ValueType
+    """How the game ended, once its status is finished."""
+    action_count: _builtins.int
+    """Actions accepted so far."""
+    max_actions: _builtins.int
+    """The game ends as abandoned when action_count reaches this (CreateGameRequest.max_actions or the ruleset's)."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """Every seat, in turn order."""
@@ -273,10 +310,13 @@ class Game(_message.Message):
         create_time: _timestamp_pb2.Timestamp | None = ...,
         update_time: _timestamp_pb2.Timestamp | None = ...,
         seed_chosen: _builtins.bool = ...,
+        end: Global___GameEnd.ValueType = ...,
+        action_count: _builtins.int = ...,
+        max_actions: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "options", b"options", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "name", b"name", "options", b"options", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -410,6 +450,8 @@ class LifecycleEvent(_message.Message):
         """Every seat is filled; play starts."""
         KIND_FINISHED: LifecycleEvent._Kind.ValueType  # 4
         """The game is over."""
+        KIND_ABANDONED: LifecycleEvent._Kind.ValueType  # 5
+        """The game reached its ruleset's action limit and ended without a winner (then KIND_FINISHED follows)."""
 
     class Kind(_Kind, metaclass=_KindEnumTypeWrapper):
         """What kind of change."""
@@ -424,6 +466,8 @@ class LifecycleEvent(_message.Message):
     """Every seat is filled; play starts."""
     KIND_FINISHED: LifecycleEvent.Kind.ValueType  # 4
     """The game is over."""
+    KIND_ABANDONED: LifecycleEvent.Kind.ValueType  # 5
+    """The game reached its ruleset's action limit and ended without a winner (then KIND_FINISHED follows)."""
 
     KIND_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int

@@ -26,7 +26,7 @@ from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from tabletop.v1 import game_pb2 as tabletop_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etabletop/v1/game_service.proto\x12\x0btabletop.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x16tabletop/v1/game.proto\"\x15\n\x13ListRulesetsRequest\">\n\x14ListRulesetsResponse\x12&\n\x08rulesets\x18\x01 \x03(\x0b\x32\x14.tabletop.v1.Ruleset\"\x96\x01\n\x11\x43reateGameRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.tabletop.v1.GameOptions\x12\x12\n\nseat_count\x18\x03 \x01(\x05\x12\x15\n\rdisplay_names\x18\x04 \x03(\t\x12\x11\n\x04seed\x18\x05 \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"g\n\x12\x43reateGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x30\n\x0b\x63redentials\x18\x02 \x03(\x0b\x32\x1b.tabletop.v1.SeatCredential\"Q\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"d\n\x10JoinGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12/\n\ncredential\x18\x02 \x01(\x0b\x32\x1b.tabletop.v1.SeatCredential\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"}\n\x0fGetGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x18\n\x0bviewer_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.tabletop.v1.ViewB\x0e\n\x0c_viewer_seat\"\'\n\x17ListLegalActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"Q\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12$\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x13.tabletop.v1.Action\"\x90\x01\n\x13SubmitActionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x13.tabletop.v1.Action\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"|\n\x14SubmitActionResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x1f\n\x04view\x18\x02 \x01(\x0b\x32\x11.tabletop.v1.View\x12\"\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x12.tabletop.v1.Event\"6\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"q\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.tabletop.v1.Event\x12\'\n\x08snapshot\x18\x03 \x01(\x0b\x32\x15.tabletop.v1.Snapshot\"!\n\x11GetGameLogRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"j\n\x12GetGameLogResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.tabletop.v1.LogEntry\x12\x11\n\x04seed\x18\x02 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08\x63omplete\x18\x03 \x01(\x08\x42\x07\n\x05_seed2\x8e\x07\n\x0bGameService\x12i\n\x0cListRulesets\x12 .tabletop.v1.ListRulesetsRequest\x1a!.tabletop.v1.ListRulesetsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/rulesets\x12\x63\n\nCreateGame\x12\x1e.tabletop.v1.CreateGameRequest\x1a\x1f.tabletop.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12k\n\x08JoinGame\x12\x1c.tabletop.v1.JoinGameRequest\x1a\x1d.tabletop.v1.JoinGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/{name=games/*}:join:\x01*\x12`\n\x07GetGame\x12\x1b.tabletop.v1.GetGameRequest\x1a\x1c.tabletop.v1.GetGameResponse\"\x1a\x82\xd3\xe4\x93\x02\x14\x12\x12/v1/{name=games/*}\x12\x88\x01\n\x10ListLegalActions\x12$.tabletop.v1.ListLegalActionsRequest\x1a%.tabletop.v1.ListLegalActionsResponse\"\'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/{name=games/*}:legalActions\x12v\n\x0cSubmitAction\x12 .tabletop.v1.SubmitActionRequest\x1a!.tabletop.v1.SubmitActionResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/{name=games/*}:act:\x01*\x12n\n\tWatchGame\x12\x1d.tabletop.v1.WatchGameRequest\x1a\x1e.tabletop.v1.WatchGameResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/{name=games/*}:watch0\x01\x12m\n\nGetGameLog\x12\x1e.tabletop.v1.GetGameLogRequest\x1a\x1f.tabletop.v1.GetGameLogResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/{name=games/*}/logB\x96\x01\n\x0f\x64\x65v.tabletop.v1B\x10GameServiceProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etabletop/v1/game_service.proto\x12\x0btabletop.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x16tabletop/v1/game.proto\"\x15\n\x13ListRulesetsRequest\">\n\x14ListRulesetsResponse\x12&\n\x08rulesets\x18\x01 \x03(\x0b\x32\x14.tabletop.v1.Ruleset\"\xc0\x01\n\x11\x43reateGameRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.tabletop.v1.GameOptions\x12\x12\n\nseat_count\x18\x03 \x01(\x05\x12\x15\n\rdisplay_names\x18\x04 \x03(\t\x12\x11\n\x04seed\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x18\n\x0bmax_actions\x18\x06 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_seedB\x0e\n\x0c_max_actions\"g\n\x12\x43reateGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x30\n\x0b\x63redentials\x18\x02 \x03(\x0b\x32\x1b.tabletop.v1.SeatCredential\"Q\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"d\n\x10JoinGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12/\n\ncredential\x18\x02 \x01(\x0b\x32\x1b.tabletop.v1.SeatCredential\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"}\n\x0fGetGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x18\n\x0bviewer_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.tabletop.v1.ViewB\x0e\n\x0c_viewer_seat\"\'\n\x17ListLegalActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"Q\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12$\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x13.tabletop.v1.Action\"\x90\x01\n\x13SubmitActionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x13.tabletop.v1.Action\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"|\n\x14SubmitActionResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x1f\n\x04view\x18\x02 \x01(\x0b\x32\x11.tabletop.v1.View\x12\"\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x12.tabletop.v1.Event\"6\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"q\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.tabletop.v1.Event\x12\'\n\x08snapshot\x18\x03 \x01(\x0b\x32\x15.tabletop.v1.Snapshot\"H\n\x11GetGameLogRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\x83\x01\n\x12GetGameLogResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.tabletop.v1.LogEntry\x12\x11\n\x04seed\x18\x02 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08\x63omplete\x18\x03 \x01(\x08\x12\x17\n\x0fnext_page_token\x18\x04 \x01(\tB\x07\n\x05_seed2\x8e\x07\n\x0bGameService\x12i\n\x0cListRulesets\x12 .tabletop.v1.ListRulesetsRequest\x1a!.tabletop.v1.ListRulesetsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/rulesets\x12\x63\n\nCreateGame\x12\x1e.tabletop.v1.CreateGameRequest\x1a\x1f.tabletop.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12k\n\x08JoinGame\x12\x1c.tabletop.v1.JoinGameRequest\x1a\x1d.tabletop.v1.JoinGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/{name=games/*}:join:\x01*\x12`\n\x07GetGame\x12\x1b.tabletop.v1.GetGameRequest\x1a\x1c.tabletop.v1.GetGameResponse\"\x1a\x82\xd3\xe4\x93\x02\x14\x12\x12/v1/{name=games/*}\x12\x88\x01\n\x10ListLegalActions\x12$.tabletop.v1.ListLegalActionsRequest\x1a%.tabletop.v1.ListLegalActionsResponse\"\'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/{name=games/*}:legalActions\x12v\n\x0cSubmitAction\x12 .tabletop.v1.SubmitActionRequest\x1a!.tabletop.v1.SubmitActionResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/{name=games/*}:act:\x01*\x12n\n\tWatchGame\x12\x1d.tabletop.v1.WatchGameRequest\x1a\x1e.tabletop.v1.WatchGameResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/{name=games/*}:watch0\x01\x12m\n\nGetGameLog\x12\x1e.tabletop.v1.GetGameLogRequest\x1a\x1f.tabletop.v1.GetGameLogResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/{name=games/*}/logB\x96\x01\n\x0f\x64\x65v.tabletop.v1B\x10GameServiceProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -55,33 +55,33 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTRULESETSRESPONSE']._serialized_start=124
   _globals['_LISTRULESETSRESPONSE']._serialized_end=186
   _globals['_CREATEGAMEREQUEST']._serialized_start=189
-  _globals['_CREATEGAMEREQUEST']._serialized_end=339
-  _globals['_CREATEGAMERESPONSE']._serialized_start=341
-  _globals['_CREATEGAMERESPONSE']._serialized_end=444
-  _globals['_JOINGAMEREQUEST']._serialized_start=446
-  _globals['_JOINGAMEREQUEST']._serialized_end=527
-  _globals['_JOINGAMERESPONSE']._serialized_start=529
-  _globals['_JOINGAMERESPONSE']._serialized_end=629
-  _globals['_GETGAMEREQUEST']._serialized_start=631
-  _globals['_GETGAMEREQUEST']._serialized_end=661
-  _globals['_GETGAMERESPONSE']._serialized_start=663
-  _globals['_GETGAMERESPONSE']._serialized_end=788
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=790
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=829
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=831
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=912
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=915
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1059
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1061
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1185
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1187
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1241
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1243
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1356
-  _globals['_GETGAMELOGREQUEST']._serialized_start=1358
-  _globals['_GETGAMELOGREQUEST']._serialized_end=1391
-  _globals['_GETGAMELOGRESPONSE']._serialized_start=1393
-  _globals['_GETGAMELOGRESPONSE']._serialized_end=1499
-  _globals['_GAMESERVICE']._serialized_start=1502
-  _globals['_GAMESERVICE']._serialized_end=2412
+  _globals['_CREATEGAMEREQUEST']._serialized_end=381
+  _globals['_CREATEGAMERESPONSE']._serialized_start=383
+  _globals['_CREATEGAMERESPONSE']._serialized_end=486
+  _globals['_JOINGAMEREQUEST']._serialized_start=488
+  _globals['_JOINGAMEREQUEST']._serialized_end=569
+  _globals['_JOINGAMERESPONSE']._serialized_start=571
+  _globals['_JOINGAMERESPONSE']._serialized_end=671
+  _globals['_GETGAMEREQUEST']._serialized_start=673
+  _globals['_GETGAMEREQUEST']._serialized_end=703
+  _globals['_GETGAMERESPONSE']._serialized_start=705
+  _globals['_GETGAMERESPONSE']._serialized_end=830
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=832
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=871
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=873
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=954
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=957
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=1101
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1103
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1227
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1229
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1283
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1285
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1398
+  _globals['_GETGAMELOGREQUEST']._serialized_start=1400
+  _globals['_GETGAMELOGREQUEST']._serialized_end=1472
+  _globals['_GETGAMELOGRESPONSE']._serialized_start=1475
+  _globals['_GETGAMELOGRESPONSE']._serialized_end=1606
+  _globals['_GAMESERVICE']._serialized_start=1609
+  _globals['_GAMESERVICE']._serialized_end=2519
 # @@protoc_insertion_point(module_scope)

@@ -77,12 +77,15 @@ class CreateGameRequest(_message.Message):
     SEAT_COUNT_FIELD_NUMBER: _builtins.int
     DISPLAY_NAMES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    MAX_ACTIONS_FIELD_NUMBER: _builtins.int
     ruleset: _builtins.str
     """Ruleset id, for example "ttr-europe" or "bang"."""
     seat_count: _builtins.int
     """Number of seats, within the ruleset's bounds."""
     seed: _builtins.int
     """Seed for every shuffle and deal; chosen by the server when absent."""
+    max_actions: _builtins.int
+    """Actions after which the game ends as abandoned, 1 to the ruleset's max_actions (its default when absent)."""
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
         """Options typed per ruleset; omitted means every option at its default."""
@@ -99,13 +102,19 @@ class CreateGameRequest(_message.Message):
         seat_count: _builtins.int = ...,
         display_names: _abc.Iterable[_builtins.str] | None = ...,
         seed: _builtins.int | None = ...,
+        max_actions: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "options", b"options", "seed", b"seed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "max_actions", b"max_actions", "options", b"options", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "display_names", b"display_names", "options", b"options", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "display_names", b"display_names", "max_actions", b"max_actions", "options", b"options", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__max_actions: _TypeAlias = _typing.Literal["max_actions"]  # noqa: Y015
+    _WhichOneofArgType__max_actions: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions"]  # noqa: Y015
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__max_actions) -> _WhichOneofReturnType__max_actions | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
@@ -453,16 +462,24 @@ class GetGameLogRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
+    page_size: _builtins.int
+    """Most entries to return: 0 means 100; values above 1000 are treated as 1000 (AIP-132)."""
+    page_token: _builtins.str
+    """The `next_page_token` of a previous call for this game; empty for the first page."""
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -477,13 +494,16 @@ class GetGameLogResponse(_message.Message):
     ENTRIES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     COMPLETE_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
     """The seed; set only once the game is finished."""
     complete: _builtins.bool
     """True once the game is finished and the log is shown unredacted."""
+    next_page_token: _builtins.str
+    """Pass it as `page_token` for the next page; empty when this page holds the last entry."""
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.LogEntry]:
-        """Every version's entry, oldest first."""
+        """One page of entries, oldest first, at most `page_size` of them."""
 
     def __init__(
         self,
@@ -491,10 +511,11 @@ class GetGameLogResponse(_message.Message):
         entries: _abc.Iterable[_game_pb2.LogEntry] | None = ...,
         seed: _builtins.int | None = ...,
         complete: _builtins.bool = ...,
+        next_page_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "complete", b"complete", "entries", b"entries", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "complete", b"complete", "entries", b"entries", "next_page_token", b"next_page_token", "seed", b"seed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015

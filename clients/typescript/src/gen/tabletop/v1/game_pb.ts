@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/game.proto.
  */
 export const file_tabletop_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YWJsZXRvcC92MS9nYW1lLnByb3RvEgt0YWJsZXRvcC52MSKVAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoJbWluX3NlYXRzGAMgASgFEhEKCW1heF9zZWF0cxgEIAEoBRIVCg1ydWxlc192ZXJzaW9uGAUgASgJEisKB29wdGlvbnMYBiADKAsyGi50YWJsZXRvcC52MS5SdWxlc2V0T3B0aW9uImEKDVJ1bGVzZXRPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhYKDmFsbG93ZWRfdmFsdWVzGAQgAygJIncKC0dhbWVPcHRpb25zEjMKCnR0cl9ldXJvcGUYASABKAsyHS50YWJsZXRvcC52MS5UdHJFdXJvcGVPcHRpb25zSAASKAoEYmFuZxgCIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdPcHRpb25zSABCCQoHcnVsZXNldCI9CgRTZWF0Eg0KBWluZGV4GAEgASgFEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCghvY2N1cGllZBgDIAEoCCI0Cg5TZWF0Q3JlZGVudGlhbBIMCgRzZWF0GAEgASgFEhQKDHBsYXllcl90b2tlbhgCIAEoCSKjAgoER2FtZRIMCgRuYW1lGAEgASgJEg8KB3J1bGVzZXQYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudGFibGV0b3AudjEuR2FtZVN0YXR1cxIgCgVzZWF0cxgEIAMoCzIRLnRhYmxldG9wLnYxLlNlYXQSDwoHdmVyc2lvbhgFIAEoAxIpCgdvcHRpb25zGAYgASgLMhgudGFibGV0b3AudjEuR2FtZU9wdGlvbnMSLwoLY3JlYXRlX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzZWVkX2Nob3NlbhgJIAEoCCJtCgZBY3Rpb24SMgoKdHRyX2V1cm9wZRgBIAEoCzIcLnRhYmxldG9wLnYxLlR0ckV1cm9wZUFjdGlvbkgAEicKBGJhbmcYAiABKAsyFy50YWJsZXRvcC52MS5CYW5nQWN0aW9uSABCBgoEZ2FtZSJnCgRWaWV3EjAKCnR0cl9ldXJvcGUYASABKAsyGi50YWJsZXRvcC52MS5UdHJFdXJvcGVWaWV3SAASJQoEYmFuZxgCIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdWaWV3SABCBgoEZ2FtZSKtAQoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoAxIwCglsaWZlY3ljbGUYAiABKAsyGy50YWJsZXRvcC52MS5MaWZlY3ljbGVFdmVudEgAEjEKCnR0cl9ldXJvcGUYAyABKAsyGy50YWJsZXRvcC52MS5UdHJFdXJvcGVFdmVudEgAEiYKBGJhbmcYBCABKAsyFi50YWJsZXRvcC52MS5CYW5nRXZlbnRIAEIGCgRraW5kIt0BCg5MaWZlY3ljbGVFdmVudBIuCgRraW5kGAEgASgOMiAudGFibGV0b3AudjEuTGlmZWN5Y2xlRXZlbnQuS2luZBIRCgRzZWF0GAIgASgFSACIAQESFAoMZGlzcGxheV9uYW1lGAMgASgJImkKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhAKDEtJTkRfQ1JFQVRFRBABEhQKEEtJTkRfU0VBVF9KT0lORUQQAhIQCgxLSU5EX1NUQVJURUQQAxIRCg1LSU5EX0ZJTklTSEVEEARCBwoFX3NlYXQidgoIU25hcHNob3QSHwoEZ2FtZRgBIAEoCzIRLnRhYmxldG9wLnYxLkdhbWUSGAoLdmlld2VyX3NlYXQYAiABKAVIAIgBARIfCgR2aWV3GAMgASgLMhEudGFibGV0b3AudjEuVmlld0IOCgxfdmlld2VyX3NlYXQiqgEKCExvZ0VudHJ5Eg8KB3ZlcnNpb24YASABKAMSEQoEc2VhdBgCIAEoBUgAiAEBEiMKBmFjdGlvbhgDIAEoCzITLnRhYmxldG9wLnYxLkFjdGlvbhIiCgZldmVudHMYBCADKAsyEi50YWJsZXRvcC52MS5FdmVudBIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfc2VhdCp0CgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTR0FNRV9TVEFUVVNfV0FJVElORxABEhYKEkdBTUVfU1RBVFVTX0FDVElWRRACEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEANCjwEKD2Rldi50YWJsZXRvcC52MUIJR2FtZVByb3RvUAFaLnRhYmxldG9wLmRldi9jbGllbnRzL2dvL3RhYmxldG9wL3YxO3RhYmxldG9wdjGiAgRUVFYxqgILVGFibGV0b3AuVjG6AgxUYWJsZXRvcF9WMV/KAgtUYWJsZXRvcFxWMeoCDFRhYmxldG9wOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tabletop_v1_bang, file_tabletop_v1_ttr_europe]);
+  fileDesc("ChZ0YWJsZXRvcC92MS9nYW1lLnByb3RvEgt0YWJsZXRvcC52MSKqAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoJbWluX3NlYXRzGAMgASgFEhEKCW1heF9zZWF0cxgEIAEoBRIVCg1ydWxlc192ZXJzaW9uGAUgASgJEisKB29wdGlvbnMYBiADKAsyGi50YWJsZXRvcC52MS5SdWxlc2V0T3B0aW9uEhMKC21heF9hY3Rpb25zGAcgASgFImEKDVJ1bGVzZXRPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhYKDmFsbG93ZWRfdmFsdWVzGAQgAygJIncKC0dhbWVPcHRpb25zEjMKCnR0cl9ldXJvcGUYASABKAsyHS50YWJsZXRvcC52MS5UdHJFdXJvcGVPcHRpb25zSAASKAoEYmFuZxgCIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdPcHRpb25zSABCCQoHcnVsZXNldCI9CgRTZWF0Eg0KBWluZGV4GAEgASgFEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCghvY2N1cGllZBgDIAEoCCI0Cg5TZWF0Q3JlZGVudGlhbBIMCgRzZWF0GAEgASgFEhQKDHBsYXllcl90b2tlbhgCIAEoCSLxAgoER2FtZRIMCgRuYW1lGAEgASgJEg8KB3J1bGVzZXQYAiABKAkSJwoGc3RhdHVzGAMgASgOMhcudGFibGV0b3AudjEuR2FtZVN0YXR1cxIgCgVzZWF0cxgEIAMoCzIRLnRhYmxldG9wLnYxLlNlYXQSDwoHdmVyc2lvbhgFIAEoAxIpCgdvcHRpb25zGAYgASgLMhgudGFibGV0b3AudjEuR2FtZU9wdGlvbnMSLwoLY3JlYXRlX3RpbWUYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3VwZGF0ZV90aW1lGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtzZWVkX2Nob3NlbhgJIAEoCBIhCgNlbmQYCiABKA4yFC50YWJsZXRvcC52MS5HYW1lRW5kEhQKDGFjdGlvbl9jb3VudBgLIAEoBRITCgttYXhfYWN0aW9ucxgMIAEoBSJtCgZBY3Rpb24SMgoKdHRyX2V1cm9wZRgBIAEoCzIcLnRhYmxldG9wLnYxLlR0ckV1cm9wZUFjdGlvbkgAEicKBGJhbmcYAiABKAsyFy50YWJsZXRvcC52MS5CYW5nQWN0aW9uSABCBgoEZ2FtZSJnCgRWaWV3EjAKCnR0cl9ldXJvcGUYASABKAsyGi50YWJsZXRvcC52MS5UdHJFdXJvcGVWaWV3SAASJQoEYmFuZxgCIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdWaWV3SABCBgoEZ2FtZSKtAQoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoAxIwCglsaWZlY3ljbGUYAiABKAsyGy50YWJsZXRvcC52MS5MaWZlY3ljbGVFdmVudEgAEjEKCnR0cl9ldXJvcGUYAyABKAsyGy50YWJsZXRvcC52MS5UdHJFdXJvcGVFdmVudEgAEiYKBGJhbmcYBCABKAsyFi50YWJsZXRvcC52MS5CYW5nRXZlbnRIAEIGCgRraW5kIvEBCg5MaWZlY3ljbGVFdmVudBIuCgRraW5kGAEgASgOMiAudGFibGV0b3AudjEuTGlmZWN5Y2xlRXZlbnQuS2luZBIRCgRzZWF0GAIgASgFSACIAQESFAoMZGlzcGxheV9uYW1lGAMgASgJIn0KBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhAKDEtJTkRfQ1JFQVRFRBABEhQKEEtJTkRfU0VBVF9KT0lORUQQAhIQCgxLSU5EX1NUQVJURUQQAxIRCg1LSU5EX0ZJTklTSEVEEAQSEgoOS0lORF9BQkFORE9ORUQQBUIHCgVfc2VhdCJ2CghTbmFwc2hvdBIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIYCgt2aWV3ZXJfc2VhdBgCIAEoBUgAiAEBEh8KBHZpZXcYAyABKAsyES50YWJsZXRvcC52MS5WaWV3Qg4KDF92aWV3ZXJfc2VhdCKqAQoITG9nRW50cnkSDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESIwoGYWN0aW9uGAMgASgLMhMudGFibGV0b3AudjEuQWN0aW9uEiIKBmV2ZW50cxgEIAMoCzISLnRhYmxldG9wLnYxLkV2ZW50EigKBHRpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9zZWF0KnQKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNHQU1FX1NUQVRVU19XQUlUSU5HEAESFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAypTCgdHYW1lRW5kEhgKFEdBTUVfRU5EX1VOU1BFQ0lGSUVEEAASFgoSR0FNRV9FTkRfQ09NUExFVEVEEAESFgoSR0FNRV9FTkRfQUJBTkRPTkVEEAJCjwEKD2Rldi50YWJsZXRvcC52MUIJR2FtZVByb3RvUAFaLnRhYmxldG9wLmRldi9jbGllbnRzL2dvL3RhYmxldG9wL3YxO3RhYmxldG9wdjGiAgRUVFYxqgILVGFibGV0b3AuVjG6AgxUYWJsZXRvcF9WMV/KAgtUYWJsZXRvcFxWMeoCDFRhYmxldG9wOjpWMWIGcHJvdG8z", [file_google_protobuf_timestamp, file_tabletop_v1_bang, file_tabletop_v1_ttr_europe]);
 
 /**
  * A game the server offers.
@@ -67,6 +67,13 @@ export type Ruleset = Message<"tabletop.v1.Ruleset"> & {
    * @generated from field: repeated tabletop.v1.RulesetOption options = 6;
    */
   options: RulesetOption[];
+
+  /**
+   * Actions after which a game of this ruleset that has not ended ends as abandoned (GAME_END_ABANDONED).
+   *
+   * @generated from field: int32 max_actions = 7;
+   */
+  maxActions: number;
 };
 
 /**
@@ -287,6 +294,27 @@ export type Game = Message<"tabletop.v1.Game"> & {
    * @generated from field: bool seed_chosen = 9;
    */
   seedChosen: boolean;
+
+  /**
+   * How the game ended, once its status is finished.
+   *
+   * @generated from field: tabletop.v1.GameEnd end = 10;
+   */
+  end: GameEnd;
+
+  /**
+   * Actions accepted so far.
+   *
+   * @generated from field: int32 action_count = 11;
+   */
+  actionCount: number;
+
+  /**
+   * The game ends as abandoned when action_count reaches this (CreateGameRequest.max_actions or the ruleset's).
+   *
+   * @generated from field: int32 max_actions = 12;
+   */
+  maxActions: number;
 };
 
 /**
@@ -497,6 +525,13 @@ export enum LifecycleEvent_Kind {
    * @generated from enum value: KIND_FINISHED = 4;
    */
   FINISHED = 4,
+
+  /**
+   * The game reached its ruleset's action limit and ended without a winner (then KIND_FINISHED follows).
+   *
+   * @generated from enum value: KIND_ABANDONED = 5;
+   */
+  ABANDONED = 5,
 }
 
 /**
@@ -629,4 +664,38 @@ export enum GameStatus {
  */
 export const GameStatusSchema: GenEnum<GameStatus> = /*@__PURE__*/
   enumDesc(file_tabletop_v1_game, 0);
+
+/**
+ * How a finished game ended.
+ *
+ * @generated from enum tabletop.v1.GameEnd
+ */
+export enum GameEnd {
+  /**
+   * Not over yet.
+   *
+   * @generated from enum value: GAME_END_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Played to its end by the rules; the view says who won.
+   *
+   * @generated from enum value: GAME_END_COMPLETED = 1;
+   */
+  COMPLETED = 1,
+
+  /**
+   * Stopped at its ruleset's action limit (Ruleset.max_actions) before the rules ended it: nobody won.
+   *
+   * @generated from enum value: GAME_END_ABANDONED = 2;
+   */
+  ABANDONED = 2,
+}
+
+/**
+ * Describes the enum tabletop.v1.GameEnd.
+ */
+export const GameEndSchema: GenEnum<GameEnd> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_game, 1);
 

@@ -1,0 +1,38 @@
+"""An Idempotency-Key reused with another request is a 422 and applies nothing; the same request
+still gets the first response (issue 12: a client checking only the status was fooled)."""
+
+from __future__ import annotations
+
+import uuid
+
+from tests.rest.rest_api import Api
+from tests.rest.test_rest_e2e import _first_decider
+
+
+def test_a_key_reused_with_another_body_is_422(api: Api) -> None:
+    name, tokens = api.create_game()
+    seat, actions = _first_decider(api, name, tokens)
+    assert len(actions) >= 2
+    key = {"Idempotency-Key": uuid.uuid4().hex}
+    first = api.post(f"/v1/{name}:act", tokens[seat], json={"action": actions[0]}, headers=key)
+    assert first.status_code == 200, first.text
+    version = api.version(name)
+    reused = api.post(f"/v1/{name}:act", tokens[seat], json={"action": actions[1]}, headers=key)
+    assert reused.status_code == 422, reused.text
+    error = reused.json()["error"]
+    assert (error["status"], error["reason"]) == ("INVALID_ARGUMENT", "IDEMPOTENCY_KEY_REUSED")
+    assert api.version(name) == version
+    again = api.post(f"/v1/{name}:act", tokens[seat], json={"action": actions[0]}, headers=key)
+    assert again.status_code == 200 and again.json() == first.json()
+
+
+def test_a_key_reused_with_another_if_match_is_422(api: Api) -> None:
+    name, tokens = api.create_game()
+    seat, actions = _first_decider(api, name, tokens)
+    key = uuid.uuid4().hex
+    version = api.version(name)
+    first = api.post(f"/v1/{name}:act", tokens[seat], json={"action": actions[0]},
+                     headers={"Idempotency-Key": key, "If-Match": f'"{version}"'})
+    assert first.status_code == 200, first.text
+    reused = api.post(f"/v1/{name}:act", tokens[seat], json={"action": actions[0]}, headers={"Idempotency-Key": key})
+    assert reused.status_code == 422 and reused.json()["error"]["reason"] == "IDEMPOTENCY_KEY_REUSED"
