@@ -22,7 +22,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path("service/store/cas.lua")
-TESTS = ["tests/service/test_idempotency.py", "tests/service/test_concurrency.py", "tests/service/test_races.py",
+TESTS = ["tests/service/test_idempotency.py", "tests/service/test_idempotency_fingerprint.py",
+         "tests/service/test_concurrency.py", "tests/service/test_races.py",
          "tests/service/test_expiry.py", "tests/service/test_store_cas.py", "tests/service/test_e2e.py",
          "tests/service/test_determinism.py"]
 
@@ -44,9 +45,10 @@ MUTANTS: list[tuple[str, str, str]] = [
     ("log never expires", "redis.call('EXPIRE', KEYS[2], ARGV[4])", ""),
     ("game expires after the request-id ttl", "redis.call('EXPIRE', KEYS[1], ARGV[4])",
      "redis.call('EXPIRE', KEYS[1], ARGV[6])"),
-    ("response not remembered", "redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6])", ""),
-    ("response remembered for good", "redis.call('SET', KEYS[3], ARGV[5], 'EX', ARGV[6])",
-     "redis.call('SET', KEYS[3], ARGV[5])"),
+    ("response not remembered", "redis.call('SET', KEYS[3], ARGV[7] .. ARGV[5], 'EX', ARGV[6])", ""),
+    ("response remembered for good", "redis.call('SET', KEYS[3], ARGV[7] .. ARGV[5], 'EX', ARGV[6])",
+     "redis.call('SET', KEYS[3], ARGV[7] .. ARGV[5])"),
+    ("response remembered without the request's fingerprint", "ARGV[7] .. ARGV[5]", "ARGV[5]"),
     ("response kept for the game ttl", "'EX', ARGV[6]", "'EX', ARGV[4]"),
     ("empty response remembered", "if ARGV[5] ~= '' then", "if true then"),
     ("written reported with the old version", "return {1, version}", "return {1, version - 1}"),
