@@ -27,7 +27,16 @@ from werkzeug.routing import BaseConverter
 
 from rest.cors import Cors
 from rest.errors import HTTP_STATUS, ApiError, Reason, from_rpc_error, local_error
-from rest.handlers import FastPath, Reply, UnaryHandler, error_reply, internal_error, log, metadata
+from rest.handlers import (
+    FastPath,
+    Reply,
+    UnaryHandler,
+    cache_control,
+    error_reply,
+    internal_error,
+    log,
+    metadata,
+)
 from rest.openapi import build_openapi
 from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
 from rest.sse import EventStream, WatchSlots
@@ -207,7 +216,8 @@ def _watch_view(
         opening = (
             f"watching {getattr(message, 'name', '')} after version {getattr(message, 'from_version', 0)}"
         )
-        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        headers = {"Cache-Control": cache_control("GET", request.environ), "Vary": "Authorization",
+                   "X-Accel-Buffering": "no"}
         response = Response(stream.body(first, opening), 200, headers, content_type="text/event-stream")
         # The server closes the body even when it never iterates it (HEAD, an early disconnect);
         # an unstarted generator's ``finally`` would not run, so the stream is closed from here.

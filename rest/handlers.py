@@ -70,10 +70,11 @@ class UnaryHandler:
             reply = self.rpc(message, timeout=self.deadline, metadata=metadata(environ))
         except grpc.RpcError as error:
             raise from_rpc_error(error) from None
+        headers = [("Cache-Control", cache_control(route.verb, environ)), ("Vary", "Authorization")]
         if route.etag_path is None:
-            return Reply(200, encode_response(reply))
+            return Reply(200, encode_response(reply), headers)
         etag = f'"{field_path_value(reply, route.etag_path)}"'
-        headers = [("ETag", etag), ("Vary", "Authorization")]
+        headers.append(("ETag", etag))
         if route.verb == "GET" and etag_matches(environ.get("HTTP_IF_NONE_MATCH"), etag):
             return Reply(304, b"", headers, None)
         return Reply(200, encode_response(reply), headers)
@@ -149,6 +150,17 @@ def metadata(environ: dict[str, Any]) -> list[tuple[str, str]]:
         )
         forwarded.append(("x-forwarded-for", chain))
     return forwarded
+
+
+def cache_control(verb: str, environ: dict[str, Any]) -> str:
+    """``private, no-store`` for whatever a seat sees or a credential (a seat's view, its legal
+    actions, CreateGame/JoinGame tokens, every answer to a request with a token): no cache
+    may keep it. A spectator's GET is public but changes with every move: ``no-cache`` lets a
+    cache store it and revalidate by ETag (a cheap 304), and ``Vary: Authorization`` keeps it
+    apart from seat views of the same URL."""
+    if verb == "GET" and not environ.get("HTTP_AUTHORIZATION"):
+        return "no-cache"
+    return "private, no-store"
 
 
 def etag_matches(if_none_match: str | None, etag: str) -> bool:

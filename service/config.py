@@ -39,6 +39,13 @@ class Config:
     max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED
 
+    def __post_init__(self) -> None:
+        """Refuse settings that would silently turn a protection off."""
+        if self.api_keys and not all(key.strip() for key in self.api_keys.split(",")):
+            raise ValueError(f"TABLETOP_API_KEYS={self.api_keys!r} holds an empty key (a stray comma or only "
+                             "spaces); that would turn the API-key check off. List the keys, comma-separated, "
+                             "or leave the variable unset to run without keys.")
+
     @property
     def api_key_set(self) -> frozenset[str]:
         """The operator-issued API keys, parsed."""
@@ -59,4 +66,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         except ValueError as exc:
             raise SystemExit(f"TABLETOP_{field.name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
     values.update({k: v for k, v in overrides.items() if v is not None})
-    return replace(Config(), **values)
+    try:
+        return replace(Config(), **values)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from exc
