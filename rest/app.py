@@ -60,6 +60,7 @@ def create_app(
     fast_path: bool = True,
     max_watch_streams: int | None = None,
     cors_origins: Iterable[str] = (),
+    proxy_secret: str = "",
 ) -> Flask:
     """The REST app for the gRPC service at ``grpc_target`` (one channel, reused).
 
@@ -67,7 +68,8 @@ def create_app(
     ahead of Flask's routing; off, the same handlers run as ordinary Flask views.
     ``max_watch_streams`` caps open SSE streams (each holds a server thread); left None,
     ``serve`` sets it to half its threads. ``cors_origins`` lets browser frontends of
-    those origins call the facade (``rest.cors``).
+    those origins call the facade (``rest.cors``). ``proxy_secret`` (TABLETOP_PROXY_SECRET)
+    goes with every call, so the service believes the client address the facade forwards.
     """
     app = Flask("tabletop.rest", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
@@ -79,9 +81,9 @@ def create_app(
     for route in ROUTES:
         rpc = _rpc(channel, route)
         if route.streaming:
-            view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds, slots)
+            view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds, slots, proxy_secret)
         else:
-            handlers.append(UnaryHandler(route, rpc, deadline_seconds, max_body_bytes))
+            handlers.append(UnaryHandler(route, rpc, deadline_seconds, max_body_bytes, proxy_secret))
             view = _unary_view(handlers[-1])
         app.add_url_rule(route.rule, endpoint=route.name, view_func=view, methods=[route.verb])
     _add_operational_routes(app, health_pb2_grpc.HealthStub(channel), health_service)
@@ -203,14 +205,14 @@ def _unary_view(handler: UnaryHandler) -> Callable[..., Response]:
 
 
 def _watch_view(
-    route: Route, rpc: Any, heartbeat: float, open_wait: float, slots: WatchSlots
+    route: Route, rpc: Any, heartbeat: float, open_wait: float, slots: WatchSlots, proxy_secret: str
 ) -> Callable[..., Response]:
     def view(**path_params: str) -> Response:
         message = decode_request(route, path_params, request.args, request.get_data(), request.content_type)
         last_event_id = request.headers.get("Last-Event-ID")
         if last_event_id:
             message.from_version = parse_etag(last_event_id)  # type: ignore[attr-defined]
-        call_metadata = metadata(request.environ)
+        call_metadata = metadata(request.environ, proxy_secret)
         stream = EventStream(lambda: rpc(message, metadata=call_metadata), "version", heartbeat, slots)
         first = stream.first(open_wait)
         opening = (

@@ -51,11 +51,12 @@ class Reply:
 class UnaryHandler:
     """One unary RPC served over HTTP (see the module docstring)."""
 
-    def __init__(self, route: Route, rpc: Any, deadline: float, max_body_bytes: int) -> None:
+    def __init__(self, route: Route, rpc: Any, deadline: float, max_body_bytes: int, proxy_secret: str = "") -> None:
         self.route = route
         self.rpc = rpc
         self.deadline = deadline
         self.max_body_bytes = max_body_bytes
+        self.proxy_secret = proxy_secret
 
     def __call__(self, environ: dict[str, Any], path_params: dict[str, str]) -> Reply:
         route = self.route
@@ -67,7 +68,7 @@ class UnaryHandler:
         if idempotency_key is not None or if_match is not None:
             apply_headers(route, message, idempotency_key, if_match)
         try:
-            reply = self.rpc(message, timeout=self.deadline, metadata=metadata(environ))
+            reply = self.rpc(message, timeout=self.deadline, metadata=metadata(environ, self.proxy_secret))
         except grpc.RpcError as error:
             raise from_rpc_error(error) from None
         headers = [("Cache-Control", cache_control(route.verb, environ)), ("Vary", "Authorization")]
@@ -129,9 +130,11 @@ def too_large(limit: int) -> ApiError:
     return local_error(413, grpc.StatusCode.INVALID_ARGUMENT, Reason.BODY_TOO_LARGE, message)
 
 
-def metadata(environ: dict[str, Any]) -> list[tuple[str, str]]:
+def metadata(environ: dict[str, Any], proxy_secret: str = "") -> list[tuple[str, str]]:
     """The forwarded headers as gRPC metadata (printable ASCII only, as gRPC requires),
-    plus ``x-forwarded-for`` ending with the client's address."""
+    plus ``x-forwarded-for`` ending with the client's address, and the facade's shared
+    secret that makes the service believe that address (``x-tabletop-proxy``; no client
+    header is ever forwarded under that name)."""
     forwarded = []
     for key, metadata_key in FORWARDED:
         value = environ.get(key)
@@ -149,6 +152,8 @@ def metadata(environ: dict[str, Any]) -> list[tuple[str, str]]:
             f"{previous}, {client}" if previous.isascii() and previous.isprintable() and previous else client
         )
         forwarded.append(("x-forwarded-for", chain))
+    if proxy_secret:
+        forwarded.append(("x-tabletop-proxy", proxy_secret))
     return forwarded
 
 

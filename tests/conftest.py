@@ -44,6 +44,8 @@ class GrpcServer:
 
 def start_grpc(redis_url: str, **overrides: object) -> GrpcServer:
     """Start a real gRPC server on a free port (tests may start extra ones)."""
+    for name in ("create_per_minute_per_address", "max_open_games_per_address"):
+        overrides.setdefault(name, 0)  # one address creates every test's games; tests of the limits set them
     config = Config(redis_url=redis_url, **overrides)  # type: ignore[arg-type]
     running = create_server(config, host="127.0.0.1", port=0)
     return GrpcServer(f"127.0.0.1:{running.port}", running.port, running, config)
