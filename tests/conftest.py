@@ -19,6 +19,13 @@ from service.api.server import Running, create_server
 from service.config import Config
 
 
+# Every test's games come from 127.0.0.1 into one shared Redis, where open-game counts last
+# as long as the games (7 days): service processes the tests start inherit the creation
+# limits off (tests/service/test_creation_limits.py sets them itself).
+for _name in ("CREATE_PER_MINUTE_PER_ADDRESS", "MAX_OPEN_GAMES_PER_ADDRESS"):
+    os.environ.setdefault(f"TABLETOP_{_name}", "0")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): checklist ids covered by a scenario test")
 
