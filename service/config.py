@@ -40,6 +40,7 @@ class Config:
     create_per_minute_per_api_key: float = 600.0
     max_open_games_per_address: int = 50  # waiting or active games created and not over; 0 = off
     max_open_games_per_api_key: int = 5000
+    max_request_ids_per_seat: int = 100  # remembered request-id responses per seat; the oldest go first; 0 = no cap
     cors_origins: str = ""  # comma-separated origins (or *) whose browser frontends may call the REST facade
     shutdown_grace_seconds: float = 20.0
     max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never

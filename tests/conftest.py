@@ -18,7 +18,6 @@ from tabletop.v1 import game_service_pb2_grpc
 from service.api.server import Running, create_server
 from service.config import Config
 
-
 # Every test's games come from 127.0.0.1 into one shared Redis, where open-game counts last
 # as long as the games (7 days): service processes the tests start inherit the creation
 # limits off (tests/service/test_creation_limits.py sets them itself).

@@ -39,6 +39,7 @@ from service.api.errors import (
     Unavailable,
 )
 from service.api.interceptors import Context, MethodInterceptor
+from service.api.remembered import RememberedResponses
 from service.config import Config
 
 PROXY_HEADER = "x-tabletop-proxy"  # the REST facade's shared secret (TABLETOP_PROXY_SECRET)
@@ -106,6 +107,9 @@ class LimitsInterceptor(MethodInterceptor):
         self.proxy_secret = config.proxy_secret.encode()
         self.on_limited = on_limited or (lambda scope: None)
         self.creation = CreationLimits(redis, config, self.on_limited) if redis is not None else None
+        self.remembered = (RememberedResponses(redis, config.max_request_ids_per_seat, config.request_id_ttl_seconds,
+                                               self._forgotten)
+                           if redis is not None and config.max_request_ids_per_seat > 0 else None)
 
     def admit(self, method: str, context: Context) -> None:
         """Raise the error that refuses this call, if any."""
@@ -121,6 +125,10 @@ class LimitsInterceptor(MethodInterceptor):
             token = _token(metadata)
             if token:
                 self._take(self.per_token, token, "token")
+
+    def _forgotten(self, count: int) -> None:
+        for _ in range(count):
+            self.on_limited("request_ids_forgotten")
 
     def address(self, peer: str, metadata: Any) -> str:
         """The client address a limit counts (see ``_client_address``)."""
@@ -153,6 +161,16 @@ class LimitsInterceptor(MethodInterceptor):
                 raise
             await self.creation.record(creator, reservation, response.game.name)
             return response
+        async def submit(request: Any, context: Context) -> Any:
+            response = await wrapper(request, context)
+            token = _token(context.invocation_metadata() or ())
+            if request.request_id and token:
+                assert self.remembered is not None
+                await self.remembered.remembered(request.name.removeprefix("games/"), auth.parse(token).seat,
+                                                 request.request_id)
+            return response
+        if method == "SubmitAction" and self.remembered is not None:
+            return submit
         return create if method == "CreateGame" and self.creation is not None else wrapper
 
     def stream(self, method: str, fn: Callable[[Any, Any], AsyncIterator[Any]]) -> Callable[[Any, Any], AsyncIterator[Any]]:

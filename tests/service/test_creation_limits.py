@@ -23,7 +23,7 @@ from tabletop.v1 import game_service_pb2_grpc
 from rest.app import create_app, serve
 from service.api.creation import Creator
 from tests.conftest import GrpcServer, start_grpc
-from tests.helpers import error_info
+from tests.helpers import bearer, deciding_seat, error_info
 
 SECRET = "test-facade-secret"
 OFF = {"create_per_minute_per_address": 0, "max_open_games_per_address": 0,
@@ -161,3 +161,27 @@ def test_a_creators_keys_share_one_cluster_slot() -> None:
         rate, open_games = creator.keys()
         assert key_slot(rate.encode()) == key_slot(open_games.encode())
     assert Creator("address", "a", 1, 1).keys() != Creator("api_key", "a", 1, 1).keys()
+
+
+@pytest.mark.parametrize("servers", [{"max_request_ids_per_seat": 3}], indirect=True)
+def test_remembered_request_ids_per_seat_are_bounded_oldest_first(servers, redis_url: str) -> None:  # type: ignore[no-untyped-def]
+    (_, a), (_, b) = servers
+    game = _create(a, _via_facade(_address()))
+    joined = a.JoinGame(svc.JoinGameRequest(name=game.game.name, display_name="b"))
+    tokens = {0: game.credentials[0].player_token, 1: joined.credential.player_token}
+    game_id = game.game.name.split("/")[1]
+    sent: dict[int, list[str]] = {0: [], 1: []}
+    for i in range(16):  # any legal action of whichever seat decides, through either replica
+        seat, actions = deciding_seat(a, game.game.name, tokens)
+        assert seat is not None
+        (a if i % 2 else b).SubmitAction(svc.SubmitActionRequest(name=game.game.name, action=actions[0],
+                                                                 request_id=f"move-{i}"), metadata=bearer(tokens[seat]))
+        sent[seat].append(f"move-{i}")
+    direct = redis.Redis.from_url(redis_url)
+    stored = {k.decode().rsplit(":", 1)[1] for k in direct.scan_iter("{g:" + game_id + "}:req:0:*")}
+    index = [m.decode() for m in direct.zrange("{g:" + game_id + "}:reqs:0", 0, -1)]
+    direct.close()
+    assert len(sent[0]) > 3
+    assert stored == set(sent[0][-3:]) and index == sent[0][-3:]  # the newest three, whichever replica wrote
+    forgotten = sum(s.running.metrics.rate_limited.labels("request_ids_forgotten")._value.get() for s, _ in servers)
+    assert forgotten == len(sent[0]) - 3 + max(0, len(sent[1]) - 3)
