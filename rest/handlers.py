@@ -34,6 +34,7 @@ FORWARDED = (
     ("HTTP_X_API_KEY", "x-api-key"),
     ("HTTP_X_REQUEST_ID", "x-request-id"),
 )
+MAX_HEADER = 1024  # a forwarded header (tokens are ~60 characters, API keys are the operator's)
 _NO_QUERY: MultiDict[str, str] = MultiDict()
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 
@@ -139,8 +140,9 @@ def metadata(environ: dict[str, Any], proxy_secret: str = "") -> list[tuple[str,
     for key, metadata_key in FORWARDED:
         value = environ.get(key)
         if value is not None:
-            if not value.isascii() or not value.isprintable():
-                message = f"the {metadata_key} header must be printable ASCII"
+            if not value.isascii() or not value.isprintable() or len(value) > MAX_HEADER:
+                # gRPC refuses metadata past 8 KiB with its own RESOURCE_EXHAUSTED (a 429 here)
+                message = f"the {metadata_key} header must be printable ASCII of at most {MAX_HEADER} characters"
                 raise local_error(400, grpc.StatusCode.INVALID_ARGUMENT, Reason.INVALID_HEADER, message)
             forwarded.append((metadata_key, value))
     client = environ.get("REMOTE_ADDR")

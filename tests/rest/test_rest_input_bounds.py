@@ -61,6 +61,7 @@ def _hostile_headers(game: str) -> list[dict[str, str]]:
         {"Idempotency-Key": "k" * 8000},
         {"Last-Event-ID": INT64_PAST},
         {"X-Api-Key": "a" * 8000, "Authorization": "Basic " + "z" * 4000},
+        {"Authorization": "Bearer " + "y" * 20000},  # past gRPC's 8 KiB metadata limit: refused by the facade
     ]
 
 

@@ -118,9 +118,9 @@ def test_huge_strings_in_every_field_of_every_method(stub, channel, games) -> No
     "{game}." + "9" * 5000 + ".secret",  # was int() of 5000 digits: INTERNAL with a traceback
     "{game}.1e3.secret",
     "{game}.00000000000000000000001.secret",
-    "{game}.0." + "s" * 8000,
+    "{game}.0." + "s" * 3000,  # (past 8 KiB of metadata gRPC itself refuses the call, before any handler)
     "{game}.-1.secret",
-    "x" * 8000,
+    "x" * 3000,
 ])
 def test_malformed_tokens_on_every_method(stub, channel, games, token: str) -> None:  # type: ignore[no-untyped-def]
     before = _versions(stub, games)
