@@ -27,7 +27,16 @@ from werkzeug.routing import BaseConverter
 
 from rest.cors import Cors
 from rest.errors import HTTP_STATUS, ApiError, Reason, from_rpc_error, local_error
-from rest.handlers import FastPath, Reply, UnaryHandler, error_reply, internal_error, log, metadata
+from rest.handlers import (
+    FastPath,
+    Reply,
+    UnaryHandler,
+    cache_control,
+    error_reply,
+    internal_error,
+    log,
+    metadata,
+)
 from rest.openapi import build_openapi
 from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
 from rest.sse import EventStream, WatchSlots
@@ -51,6 +60,7 @@ def create_app(
     fast_path: bool = True,
     max_watch_streams: int | None = None,
     cors_origins: Iterable[str] = (),
+    proxy_secret: str = "",
 ) -> Flask:
     """The REST app for the gRPC service at ``grpc_target`` (one channel, reused).
 
@@ -58,7 +68,8 @@ def create_app(
     ahead of Flask's routing; off, the same handlers run as ordinary Flask views.
     ``max_watch_streams`` caps open SSE streams (each holds a server thread); left None,
     ``serve`` sets it to half its threads. ``cors_origins`` lets browser frontends of
-    those origins call the facade (``rest.cors``).
+    those origins call the facade (``rest.cors``). ``proxy_secret`` (TABLETOP_PROXY_SECRET)
+    goes with every call, so the service believes the client address the facade forwards.
     """
     app = Flask("tabletop.rest", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
@@ -70,9 +81,9 @@ def create_app(
     for route in ROUTES:
         rpc = _rpc(channel, route)
         if route.streaming:
-            view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds, slots)
+            view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds, slots, proxy_secret)
         else:
-            handlers.append(UnaryHandler(route, rpc, deadline_seconds, max_body_bytes))
+            handlers.append(UnaryHandler(route, rpc, deadline_seconds, max_body_bytes, proxy_secret))
             view = _unary_view(handlers[-1])
         app.add_url_rule(route.rule, endpoint=route.name, view_func=view, methods=[route.verb])
     _add_operational_routes(app, health_pb2_grpc.HealthStub(channel), health_service)
@@ -194,20 +205,21 @@ def _unary_view(handler: UnaryHandler) -> Callable[..., Response]:
 
 
 def _watch_view(
-    route: Route, rpc: Any, heartbeat: float, open_wait: float, slots: WatchSlots
+    route: Route, rpc: Any, heartbeat: float, open_wait: float, slots: WatchSlots, proxy_secret: str
 ) -> Callable[..., Response]:
     def view(**path_params: str) -> Response:
         message = decode_request(route, path_params, request.args, request.get_data(), request.content_type)
         last_event_id = request.headers.get("Last-Event-ID")
         if last_event_id:
             message.from_version = parse_etag(last_event_id)  # type: ignore[attr-defined]
-        call_metadata = metadata(request.environ)
+        call_metadata = metadata(request.environ, proxy_secret)
         stream = EventStream(lambda: rpc(message, metadata=call_metadata), "version", heartbeat, slots)
         first = stream.first(open_wait)
         opening = (
             f"watching {getattr(message, 'name', '')} after version {getattr(message, 'from_version', 0)}"
         )
-        headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        headers = {"Cache-Control": cache_control("GET", request.environ), "Vary": "Authorization",
+                   "X-Accel-Buffering": "no"}
         response = Response(stream.body(first, opening), 200, headers, content_type="text/event-stream")
         # The server closes the body even when it never iterates it (HEAD, an early disconnect);
         # an unstarted generator's ``finally`` would not run, so the stream is closed from here.

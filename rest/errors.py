@@ -25,6 +25,8 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2  # error_details registers the detail types
 from grpc_status import rpc_status
 
+from service.api.errors import MAX_MESSAGE_BYTES, bounded  # the one bound on echoed input
+
 DOMAIN = "tabletop.dev"
 
 
@@ -35,6 +37,7 @@ class Reason(StrEnum):
     UNKNOWN_FIELD = "UNKNOWN_FIELD"
     INVALID_FIELD = "INVALID_FIELD"
     CONFLICTING_FIELD = "CONFLICTING_FIELD"
+    DUPLICATE_FIELD = "DUPLICATE_FIELD"  # one field under both its JSON and its proto name
     UNKNOWN_QUERY_PARAMETER = "UNKNOWN_QUERY_PARAMETER"
     INVALID_HEADER = "INVALID_HEADER"
     UNSUPPORTED_HEADER = "UNSUPPORTED_HEADER"
@@ -119,9 +122,11 @@ def local_error(
     **metadata: str,
 ) -> ApiError:
     """An error the facade raises itself, with an ErrorInfo (and a BadRequest for ``field``)."""
+    message = bounded(message, MAX_MESSAGE_BYTES)
+    metadata = {key: bounded(value) for key, value in metadata.items()}
     details: list[Message] = [error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=metadata)]
     if field is not None:
-        violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=message)
+        violation = error_details_pb2.BadRequest.FieldViolation(field=bounded(field), description=message)
         details.append(error_details_pb2.BadRequest(field_violations=[violation]))
     return ApiError(http_status, code, message, reason, details)
 

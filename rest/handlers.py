@@ -34,6 +34,7 @@ FORWARDED = (
     ("HTTP_X_API_KEY", "x-api-key"),
     ("HTTP_X_REQUEST_ID", "x-request-id"),
 )
+MAX_HEADER = 1024  # a forwarded header (tokens are ~60 characters, API keys are the operator's)
 _NO_QUERY: MultiDict[str, str] = MultiDict()
 StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 
@@ -51,11 +52,12 @@ class Reply:
 class UnaryHandler:
     """One unary RPC served over HTTP (see the module docstring)."""
 
-    def __init__(self, route: Route, rpc: Any, deadline: float, max_body_bytes: int) -> None:
+    def __init__(self, route: Route, rpc: Any, deadline: float, max_body_bytes: int, proxy_secret: str = "") -> None:
         self.route = route
         self.rpc = rpc
         self.deadline = deadline
         self.max_body_bytes = max_body_bytes
+        self.proxy_secret = proxy_secret
 
     def __call__(self, environ: dict[str, Any], path_params: dict[str, str]) -> Reply:
         route = self.route
@@ -67,13 +69,14 @@ class UnaryHandler:
         if idempotency_key is not None or if_match is not None:
             apply_headers(route, message, idempotency_key, if_match)
         try:
-            reply = self.rpc(message, timeout=self.deadline, metadata=metadata(environ))
+            reply = self.rpc(message, timeout=self.deadline, metadata=metadata(environ, self.proxy_secret))
         except grpc.RpcError as error:
             raise from_rpc_error(error) from None
+        headers = [("Cache-Control", cache_control(route.verb, environ)), ("Vary", "Authorization")]
         if route.etag_path is None:
-            return Reply(200, encode_response(reply))
+            return Reply(200, encode_response(reply), headers)
         etag = f'"{field_path_value(reply, route.etag_path)}"'
-        headers = [("ETag", etag), ("Vary", "Authorization")]
+        headers.append(("ETag", etag))
         if route.verb == "GET" and etag_matches(environ.get("HTTP_IF_NONE_MATCH"), etag):
             return Reply(304, b"", headers, None)
         return Reply(200, encode_response(reply), headers)
@@ -128,15 +131,18 @@ def too_large(limit: int) -> ApiError:
     return local_error(413, grpc.StatusCode.INVALID_ARGUMENT, Reason.BODY_TOO_LARGE, message)
 
 
-def metadata(environ: dict[str, Any]) -> list[tuple[str, str]]:
+def metadata(environ: dict[str, Any], proxy_secret: str = "") -> list[tuple[str, str]]:
     """The forwarded headers as gRPC metadata (printable ASCII only, as gRPC requires),
-    plus ``x-forwarded-for`` ending with the client's address."""
+    plus ``x-forwarded-for`` ending with the client's address, and the facade's shared
+    secret that makes the service believe that address (``x-tabletop-proxy``; no client
+    header is ever forwarded under that name)."""
     forwarded = []
     for key, metadata_key in FORWARDED:
         value = environ.get(key)
         if value is not None:
-            if not value.isascii() or not value.isprintable():
-                message = f"the {metadata_key} header must be printable ASCII"
+            if not value.isascii() or not value.isprintable() or len(value) > MAX_HEADER:
+                # gRPC refuses metadata past 8 KiB with its own RESOURCE_EXHAUSTED (a 429 here)
+                message = f"the {metadata_key} header must be printable ASCII of at most {MAX_HEADER} characters"
                 raise local_error(400, grpc.StatusCode.INVALID_ARGUMENT, Reason.INVALID_HEADER, message)
             forwarded.append((metadata_key, value))
     client = environ.get("REMOTE_ADDR")
@@ -148,7 +154,20 @@ def metadata(environ: dict[str, Any]) -> list[tuple[str, str]]:
             f"{previous}, {client}" if previous.isascii() and previous.isprintable() and previous else client
         )
         forwarded.append(("x-forwarded-for", chain))
+    if proxy_secret:
+        forwarded.append(("x-tabletop-proxy", proxy_secret))
     return forwarded
+
+
+def cache_control(verb: str, environ: dict[str, Any]) -> str:
+    """``private, no-store`` for whatever a seat sees or a credential (a seat's view, its legal
+    actions, CreateGame/JoinGame tokens, every answer to a request with a token): no cache
+    may keep it. A spectator's GET is public but changes with every move: ``no-cache`` lets a
+    cache store it and revalidate by ETag (a cheap 304), and ``Vary: Authorization`` keeps it
+    apart from seat views of the same URL."""
+    if verb == "GET" and not environ.get("HTTP_AUTHORIZATION"):
+        return "no-cache"
+    return "private, no-store"
 
 
 def etag_matches(if_none_match: str | None, etag: str) -> bool:

@@ -39,6 +39,7 @@ def decode_request(
     document: dict[str, Any] = {}
     if route.body == "*":
         document = _body_document(body, content_type)
+        _refuse_dual_names(document, route.request_class.DESCRIPTOR, "")
     elif body.strip():
         raise bad_request(Reason.UNEXPECTED_BODY, f"{route.verb} {route.openapi_path} takes no request body")
     if query:
@@ -73,9 +74,10 @@ def apply_headers(route: Route, message: Message, idempotency_key: str | None, i
 def parse_etag(header: str) -> int:
     """The version in an ETag header value: ``"12"``, ``W/"12"`` or ``12``."""
     match = _ETAG.fullmatch(header.strip())
-    if match is None:
+    version = int(match.group(1)) if match is not None else None
+    if version is None or not -(2**63) <= version < 2**63:  # expected_version and from_version are int64
         raise bad_request(Reason.INVALID_HEADER, f'expected one version ETag such as "12", got {header!r}')
-    return int(match.group(1))
+    return version
 
 
 def encode_response(message: Message) -> bytes:
@@ -117,9 +119,33 @@ def _unsupported(mime: str) -> Exception:
     )
 
 
+def _refuse_dual_names(document: Any, descriptor: Any, path: str) -> None:
+    """A 400 when one field comes under both its JSON name and its proto name.
+
+    ``json_format`` accepts either name and silently keeps one of two different values;
+    the client meant one of them, and the facade cannot know which.
+    """
+    if not isinstance(document, dict):
+        return
+    for field in descriptor.fields:
+        where = f"{path}.{field.json_name}".lstrip(".")
+        if field.json_name != field.name and field.json_name in document and field.name in document:
+            raise bad_request(Reason.DUPLICATE_FIELD, f"{where!r} is given twice, also as {field.name!r}; "
+                              "send it once (the JSON name is preferred)", where)
+        value = document.get(field.json_name, document.get(field.name))
+        if field.message_type is None or field.message_type.GetOptions().map_entry or value is None:
+            continue
+        for item in value if isinstance(value, list) else [value]:
+            _refuse_dual_names(item, field.message_type, where)
+
+
 def _merge_query(route: Route, query: MultiDict[str, str], document: dict[str, Any]) -> None:
+    seen: dict[str, str] = {}
     for key in query:
         param = route.query.get(key)
+        if param is not None and seen.setdefault(param.field.json_name, key) != key:
+            raise bad_request(Reason.DUPLICATE_FIELD, f"query parameter {key!r} is also given as "
+                              f"{seen[param.field.json_name]!r}; send it once", key)
         if param is None:
             known = sorted({p.field.json_name for p in route.query.values()})
             raise bad_request(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import secrets
 import signal
 import sys
 import threading
@@ -48,6 +49,8 @@ def main(argv: list[str] | None = None) -> int:
     metrics = Metrics()
     if args.command in ("serve", "grpc"):
         cfg = _with_redis(cfg)
+        if args.command == "serve" and not cfg.proxy_secret:  # the in-process facade proves itself with it
+            cfg = replace(cfg, proxy_secret=secrets.token_urlsafe(32))
         from service.api.server import create_server
         running = create_server(cfg)
         metrics = running.metrics
@@ -92,7 +95,8 @@ def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
     tracer = tracing.current_tracer()
     channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target, options=CHANNEL_OPTIONS), tracer)
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel,
-                     cors_origins=[o for o in cfg.cors_origins.split(",") if o.strip()])
+                     cors_origins=[o for o in cfg.cors_origins.split(",") if o.strip()],
+                     proxy_secret=cfg.proxy_secret)
     tracing.instrument_wsgi(app, tracer)
     in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
     return serve(app, "0.0.0.0", cfg.http_port), in_flight

@@ -32,12 +32,30 @@ class Config:
     watch_backlog: int = 256  # a watcher further behind than this gets a snapshot
     rate_limit_per_token: float = 0.0  # requests per second; 0 = off
     rate_limit_per_address: float = 0.0
-    trusted_proxies: str = ""  # comma-separated CIDRs (the REST facade's pods) whose x-forwarded-for is believed
+    trusted_proxies: str = ""  # comma-separated CIDRs: when set, only these peers may present the proxy secret
+    proxy_secret: str = ""  # shared by the REST facade and the service: x-forwarded-for is believed only with it
     api_keys: str = ""  # comma-separated; when set, CreateGame needs x-api-key
+    # Game creation, per creator (the API key when keys are set, else the client address), in Redis:
+    create_per_minute_per_address: float = 20.0  # games a minute (bursts of as many); 0 = off
+    create_per_minute_per_api_key: float = 600.0
+    max_open_games_per_address: int = 50  # waiting or active games created and not over; 0 = off
+    max_open_games_per_api_key: int = 5000
+    max_request_ids_per_seat: int = 100  # remembered request-id responses per seat; the oldest go first; 0 = no cap
     cors_origins: str = ""  # comma-separated origins (or *) whose browser frontends may call the REST facade
     shutdown_grace_seconds: float = 20.0
     max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED
+
+    def __post_init__(self) -> None:
+        """Refuse settings that would silently turn a protection off."""
+        if self.api_keys and not all(key.strip() for key in self.api_keys.split(",")):
+            raise ValueError(f"TABLETOP_API_KEYS={self.api_keys!r} holds an empty key (a stray comma or only "
+                             "spaces); that would turn the API-key check off. List the keys, comma-separated, "
+                             "or leave the variable unset to run without keys.")
+        if self.trusted_proxies.strip() and not self.proxy_secret:
+            raise ValueError("TABLETOP_TRUSTED_PROXIES is set without TABLETOP_PROXY_SECRET: an address list alone "
+                             "lets any client at those addresses (127.0.0.1 in one pod) forge x-forwarded-for. "
+                             "Give the REST facade and the service the same TABLETOP_PROXY_SECRET.")
 
     @property
     def api_key_set(self) -> frozenset[str]:
@@ -59,4 +77,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         except ValueError as exc:
             raise SystemExit(f"TABLETOP_{field.name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
     values.update({k: v for k, v in overrides.items() if v is not None})
-    return replace(Config(), **values)
+    try:
+        return replace(Config(), **values)
+    except ValueError as exc:
+        raise SystemExit(str(exc)) from exc

@@ -18,6 +18,12 @@ from tabletop.v1 import game_service_pb2_grpc
 from service.api.server import Running, create_server
 from service.config import Config
 
+# Every test's games come from 127.0.0.1 into one shared Redis, where open-game counts last
+# as long as the games (7 days): service processes the tests start inherit the creation
+# limits off (tests/service/test_creation_limits.py sets them itself).
+for _name in ("CREATE_PER_MINUTE_PER_ADDRESS", "MAX_OPEN_GAMES_PER_ADDRESS"):
+    os.environ.setdefault(f"TABLETOP_{_name}", "0")
+
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): checklist ids covered by a scenario test")
@@ -44,6 +50,8 @@ class GrpcServer:
 
 def start_grpc(redis_url: str, **overrides: object) -> GrpcServer:
     """Start a real gRPC server on a free port (tests may start extra ones)."""
+    for name in ("create_per_minute_per_address", "max_open_games_per_address"):
+        overrides.setdefault(name, 0)  # one address creates every test's games; tests of the limits set them
     config = Config(redis_url=redis_url, **overrides)  # type: ignore[arg-type]
     running = create_server(config, host="127.0.0.1", port=0)
     return GrpcServer(f"127.0.0.1:{running.port}", running.port, running, config)

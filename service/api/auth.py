@@ -10,12 +10,17 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from service.api.errors import PermissionDenied, ServiceReason, Unauthenticated
+
+# A game id, a seat of at most three digits (tables seat 2 to 7), a urlsafe secret: anything
+# else (a seat of thousands of digits once reached int() and a 500) is refused before parsing.
+_TOKEN = re.compile(r"([a-z0-9]{1,64})\.([0-9]{1,3})\.([A-Za-z0-9_-]{1,128})")
 
 
 @dataclass(frozen=True)
@@ -51,10 +56,10 @@ def bearer(metadata: Sequence[tuple[str, Any]] | None) -> str | None:
 
 def parse(token: str) -> Token:
     """Split a token; malformed tokens are UNAUTHENTICATED."""
-    parts = token.split(".", 2)
-    if len(parts) != 3 or not parts[1].isdigit():
+    match = _TOKEN.fullmatch(token)
+    if match is None:
         raise Unauthenticated(ServiceReason.INVALID_TOKEN, "The player token is malformed; use the token JoinGame returned.")
-    return Token(parts[0], int(parts[1]), parts[2])
+    return Token(match.group(1), int(match.group(2)), match.group(3))
 
 
 def verify(token: Token, game_id: str, seats: list[Any]) -> int:

@@ -38,6 +38,9 @@ class ServiceReason(StrEnum):
     INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # page_token not from this game's GetGameLog
     INVALID_PAGE_SIZE = "INVALID_PAGE_SIZE"  # negative page_size
     INVALID_MAX_ACTIONS = "INVALID_MAX_ACTIONS"  # CreateGame.max_actions outside 1 to the ruleset's limit
+    FIELD_TOO_LONG = "FIELD_TOO_LONG"  # a string over its documented maxLength (protos: tabletop.v1.bounds)
+    FIELD_OUT_OF_RANGE = "FIELD_OUT_OF_RANGE"  # a number outside its documented range
+    REQUIRED_FIELD = "REQUIRED_FIELD"  # a field the protos mark REQUIRED is empty
     # UNAUTHENTICATED / PERMISSION_DENIED: credentials.
     MISSING_TOKEN = "MISSING_TOKEN"  # the call needs a player token
     INVALID_TOKEN = "INVALID_TOKEN"  # malformed or forged token, or not "Bearer"
@@ -57,12 +60,32 @@ class ServiceReason(StrEnum):
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"  # over TABLETOP_MAX_REQUEST_BYTES
     RATE_LIMITED = "RATE_LIMITED"  # over a per-token or per-address rate; RetryInfo says when
     TOO_MANY_WATCH_STREAMS = "TOO_MANY_WATCH_STREAMS"  # the replica's watch-stream cap is reached
+    CREATE_RATE_LIMITED = "CREATE_RATE_LIMITED"  # over the games-per-minute of an address or API key
+    TOO_MANY_OPEN_GAMES = "TOO_MANY_OPEN_GAMES"  # the creator has its limit of waiting/active games
     # UNAVAILABLE: retry, possibly on another replica.
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"  # Redis is unreachable
     SHUTTING_DOWN = "SHUTTING_DOWN"  # this replica is draining
     # INTERNAL.
     INTERNAL = "INTERNAL"  # a bug; logged with its traceback
 log = logging.getLogger("tabletop.errors")
+MAX_MESSAGE_BYTES = 512  # an error message, in UTF-8 (gRPC percent-encodes it into a 16 KiB trailer)
+MAX_DETAIL_BYTES = 128  # one ErrorInfo metadata value or BadRequest field path
+
+
+def bounded(text: object, limit: int = MAX_DETAIL_BYTES) -> str:
+    """``text`` cut to ``limit`` UTF-8 bytes, marked when cut.
+
+    The one helper for every value an error echoes back: a 60 KB field echoed whole
+    overflows gRPC's trailer limit, and the client then sees RESOURCE_EXHAUSTED (from
+    its own transport) for a request that can never succeed. Every status leaves through
+    ``build_status``, which bounds message and details with it.
+    """
+    value = str(text)
+    raw = value.encode()
+    if len(raw) <= limit:
+        return value
+    marker = f"...(+{len(raw) - limit} bytes)"
+    return raw[:max(0, limit - len(marker))].decode(errors="ignore") + marker
 
 
 class ServiceError(Exception):
@@ -163,8 +186,9 @@ def build_status(code: grpc.StatusCode, reason: str, message: str, metadata: Map
                  extra: list[any_pb2.Any] | None = None) -> status_pb2.Status:
     """A ``google.rpc.Status`` with exactly one ErrorInfo followed by ``extra`` details."""
     info = any_pb2.Any()
-    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN, metadata=dict(metadata)))
-    return status_pb2.Status(code=getattr(code_pb2, code.name), message=message,
+    info.Pack(error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN,
+                                          metadata={k: bounded(v) for k, v in metadata.items()}))
+    return status_pb2.Status(code=getattr(code_pb2, code.name), message=bounded(message, MAX_MESSAGE_BYTES),
                              details=[info, *(extra or [])])
 
 
@@ -185,6 +209,7 @@ def _extra_details(exc: BaseException) -> list[any_pb2.Any]:
     field = getattr(exc, "field", "")
     if field:
         extra.Pack(error_details_pb2.BadRequest(field_violations=[
-            error_details_pb2.BadRequest.FieldViolation(field=field, description=str(getattr(exc, "message", exc)))]))
+            error_details_pb2.BadRequest.FieldViolation(
+                field=bounded(field), description=bounded(getattr(exc, "message", exc), MAX_MESSAGE_BYTES))]))
         return [extra]
     return []

@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from service.api import auth
+from service.api.creation import CreationLimits
 from service.api.errors import (
     PermissionDenied,
     RateLimited,
@@ -38,8 +39,10 @@ from service.api.errors import (
     Unavailable,
 )
 from service.api.interceptors import Context, MethodInterceptor
+from service.api.remembered import RememberedResponses
 from service.config import Config
 
+PROXY_HEADER = "x-tabletop-proxy"  # the REST facade's shared secret (TABLETOP_PROXY_SECRET)
 MAX_BUCKETS = 100_000  # least recently used buckets beyond this are forgotten (a full bucket is the default)
 
 
@@ -92,7 +95,7 @@ class LimitsInterceptor(MethodInterceptor):
     """Admission for GameService calls: draining, API keys, rate limits, the stream cap."""
 
     def __init__(self, config: Config, stopping: threading.Event, on_limited: Callable[[str], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, redis: Any = None) -> None:
         super().__init__()
         self.stopping = stopping
         self.api_keys = config.api_key_set
@@ -101,7 +104,12 @@ class LimitsInterceptor(MethodInterceptor):
                             if config.rate_limit_per_address > 0 else None)
         self.streams = StreamSlots(config.max_watch_streams)
         self.trusted_proxies = _networks(config.trusted_proxies)
+        self.proxy_secret = config.proxy_secret.encode()
         self.on_limited = on_limited or (lambda scope: None)
+        self.creation = CreationLimits(redis, config, self.on_limited) if redis is not None else None
+        self.remembered = (RememberedResponses(redis, config.max_request_ids_per_seat, config.request_id_ttl_seconds,
+                                               self._forgotten)
+                           if redis is not None and config.max_request_ids_per_seat > 0 else None)
 
     def admit(self, method: str, context: Context) -> None:
         """Raise the error that refuses this call, if any."""
@@ -111,12 +119,20 @@ class LimitsInterceptor(MethodInterceptor):
         if method == "CreateGame" and self.api_keys:
             _check_api_key(self.api_keys, metadata)
         if self.per_address is not None:
-            self._take(self.per_address, _client_address(context.peer(), metadata, self.trusted_proxies),
+            self._take(self.per_address, self.address(context.peer(), metadata),
                        "address")
         if self.per_token is not None:
             token = _token(metadata)
             if token:
                 self._take(self.per_token, token, "token")
+
+    def _forgotten(self, count: int) -> None:
+        for _ in range(count):
+            self.on_limited("request_ids_forgotten")
+
+    def address(self, peer: str, metadata: Any) -> str:
+        """The client address a limit counts (see ``_client_address``)."""
+        return _client_address(peer, metadata, self.trusted_proxies, self.proxy_secret)
 
     def _take(self, limiter: RateLimiter, key: str, scope: str) -> None:
         wait = limiter.take(key)
@@ -128,7 +144,34 @@ class LimitsInterceptor(MethodInterceptor):
         async def wrapper(request: Any, context: Context) -> Any:
             self.admit(method, context)
             return await fn(request, context)
-        return wrapper
+
+        async def create(request: Any, context: Context) -> Any:
+            self.admit(method, context)
+            assert self.creation is not None
+            metadata = context.invocation_metadata() or ()
+            key = next((str(v) for k, v in metadata if k == "x-api-key"), "") if self.api_keys else ""
+            creator = self.creation.creator(key, self.address(context.peer(), metadata))
+            if creator is None:
+                return await fn(request, context)
+            reservation = await self.creation.admit(creator)
+            try:
+                response = await fn(request, context)
+            except BaseException:
+                await self.creation.release(creator, reservation)
+                raise
+            await self.creation.record(creator, reservation, response.game.name)
+            return response
+        async def submit(request: Any, context: Context) -> Any:
+            response = await wrapper(request, context)
+            token = _token(context.invocation_metadata() or ())
+            if request.request_id and token:
+                assert self.remembered is not None
+                await self.remembered.remembered(request.name.removeprefix("games/"), auth.parse(token).seat,
+                                                 request.request_id)
+            return response
+        if method == "SubmitAction" and self.remembered is not None:
+            return submit
+        return create if method == "CreateGame" and self.creation is not None else wrapper
 
     def stream(self, method: str, fn: Callable[[Any, Any], AsyncIterator[Any]]) -> Callable[[Any, Any], AsyncIterator[Any]]:
         async def wrapper(request: Any, context: Context) -> AsyncIterator[Any]:
@@ -189,19 +232,26 @@ def _networks(spec: str) -> tuple[ipaddress.IPv4Network | ipaddress.IPv6Network,
     return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in spec.split(",") if part.strip())
 
 
-def _client_address(peer: str, metadata: Any, trusted: tuple[Any, ...]) -> str:
-    """The address a rate limit counts: the peer, or, when the peer is a trusted proxy (the
-    REST facade), the last ``x-forwarded-for`` entry it appended. Untrusted peers cannot
-    pick their own address by sending the header."""
+def _client_address(peer: str, metadata: Any, trusted: tuple[Any, ...], secret: bytes) -> str:
+    """The address a limit counts: the peer, or, when the call comes from the REST facade,
+    the last ``x-forwarded-for`` entry it appended.
+
+    The facade proves itself with the shared ``x-tabletop-proxy`` secret (and, when
+    ``trusted`` CIDRs are set, by its peer address too). An address list alone cannot tell
+    the facade from any other client at that address: with 127.0.0.1 trusted, every local
+    process could choose its own address, and so its own rate and open-games buckets.
+    """
     address = _address(peer)
-    if not trusted:
+    given = next((str(v) for k, v in metadata if k == PROXY_HEADER), "")
+    if not secret or not hmac.compare_digest(given.encode(), secret):
         return address
-    try:
-        ip = ipaddress.ip_address(address.partition(":")[2].strip("[]"))
-    except ValueError:
-        return address
-    if not any(ip in network for network in trusted):
-        return address
+    if trusted:
+        try:
+            ip = ipaddress.ip_address(address.partition(":")[2].strip("[]"))
+        except ValueError:
+            return address
+        if not any(ip in network for network in trusted):
+            return address
     forwarded = next((str(v) for k, v in metadata if k == "x-forwarded-for"), "")
     last = forwarded.rsplit(",", 1)[-1].strip()
     return f"forwarded:{last}" if last else address

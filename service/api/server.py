@@ -112,7 +112,8 @@ async def _start(config: Config, host: str, port: int | None, client: Any, trace
         store = GameStore(client, probe=observer.redis)
         server = grpc.aio.server(options=_server_options(config))
         layers = [ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
-                  LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc())]
+                  LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc(),
+                                    redis=client)]
         generic: Any = _GenericOnly(server, {SERVICE_NAME: layers})  # stands in for the server (see the class)
         game_service_pb2_grpc.add_GameServiceServicer_to_server(
             GameServicer(GameHost(store, config, observer=observer)), generic)

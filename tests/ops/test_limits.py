@@ -205,13 +205,14 @@ def test_rest_forwards_the_api_key(limited) -> None:  # type: ignore[no-untyped-
     assert right.status_code == 200, right.text
 
 
-@pytest.mark.parametrize("limited", [{"rate_limit_per_address": 2.0, "trusted_proxies": "127.0.0.0/8"}],
-                         indirect=True)
+@pytest.mark.parametrize("limited", [{"rate_limit_per_address": 2.0, "trusted_proxies": "127.0.0.0/8",
+                                      "proxy_secret": "facade-secret"}], indirect=True)
 def test_per_address_limit_counts_the_client_behind_a_trusted_proxy(limited) -> None:  # type: ignore[no-untyped-def]
     _, stub = limited
 
     def from_client(address: str):  # type: ignore[no-untyped-def]
-        return lambda: stub.ListRulesets(svc.ListRulesetsRequest(), metadata=[("x-forwarded-for", f"10.9.9.9, {address}")])
+        return lambda: stub.ListRulesets(svc.ListRulesetsRequest(), metadata=[
+            ("x-forwarded-for", f"10.9.9.9, {address}"), ("x-tabletop-proxy", "facade-secret")])
     # Two clients behind one proxy: each gets its own bucket (burst 2), not one shared bucket.
     assert _burst(from_client("203.0.113.1"), 2) == [None, None]
     assert _burst(from_client("203.0.113.2"), 2) == [None, None]

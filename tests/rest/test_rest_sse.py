@@ -54,7 +54,7 @@ def test_watch_streams_every_version_then_live_events(api: Api) -> None:
     current = api.version(name)
     with _reader(api, name, tokens[0]) as stream:
         assert stream.response.headers["Content-Type"].startswith("text/event-stream")
-        assert stream.response.headers["Cache-Control"] == "no-cache"
+        assert stream.response.headers["Cache-Control"] == "private, no-store"  # a seat's events
         backlog = _events(stream.read(_until_version(current)))
         assert [int(e.id or 0) for e in backlog] == list(range(1, current + 1))
         for event in backlog:
