@@ -34,9 +34,6 @@ class ServiceReason(StrEnum):
     TOO_MANY_NAMES = "TOO_MANY_NAMES"  # more display names than seats
     SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"  # JoinGame.seat outside the table
     REQUEST_ID_TOO_LONG = "REQUEST_ID_TOO_LONG"  # request_id over 128 characters
-    FIELD_TOO_LONG = "FIELD_TOO_LONG"  # a string over its documented maxLength (protos: tabletop.v1.bounds)
-    FIELD_OUT_OF_RANGE = "FIELD_OUT_OF_RANGE"  # a number outside its documented range
-    REQUIRED_FIELD = "REQUIRED_FIELD"  # a field the protos mark REQUIRED is empty
     # UNAUTHENTICATED / PERMISSION_DENIED: credentials.
     MISSING_TOKEN = "MISSING_TOKEN"  # the call needs a player token
     INVALID_TOKEN = "INVALID_TOKEN"  # malformed or forged token, or not "Bearer"
