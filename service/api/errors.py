@@ -38,9 +38,6 @@ class ServiceReason(StrEnum):
     INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # page_token not from this game's GetGameLog
     INVALID_PAGE_SIZE = "INVALID_PAGE_SIZE"  # negative page_size
     INVALID_MAX_ACTIONS = "INVALID_MAX_ACTIONS"  # CreateGame.max_actions outside 1 to the ruleset's limit
-    FIELD_TOO_LONG = "FIELD_TOO_LONG"  # a string over its documented maxLength (protos: tabletop.v1.bounds)
-    FIELD_OUT_OF_RANGE = "FIELD_OUT_OF_RANGE"  # a number outside its documented range
-    REQUIRED_FIELD = "REQUIRED_FIELD"  # a field the protos mark REQUIRED is empty
     # UNAUTHENTICATED / PERMISSION_DENIED: credentials.
     MISSING_TOKEN = "MISSING_TOKEN"  # the call needs a player token
     INVALID_TOKEN = "INVALID_TOKEN"  # malformed or forged token, or not "Bearer"
