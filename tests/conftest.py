@@ -33,6 +33,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def redis_url() -> str:
     url = os.environ.get("TABLETOP_TEST_REDIS_URL")
     if url:
+        _forget_creators(url)
         return url
     from service.store import embedded
     return embedded.start(tempfile.mkdtemp(prefix="tabletop-redis-"))
@@ -73,3 +74,20 @@ def channel(grpc_server: GrpcServer) -> Iterator[grpc.Channel]:
 @pytest.fixture(scope="session")
 def stub(channel: grpc.Channel) -> game_service_pb2_grpc.GameServiceStub:
     return game_service_pb2_grpc.GameServiceStub(channel)
+
+
+def _forget_creators(url: str) -> None:
+    """Drop the creation-limit counts earlier runs left in the test Redis.
+
+    Servers started with the chart's own environment (tests/deploy) count every game from 127.0.0.1
+    for as long as the game lives (7 days); without this, reruns on one machine would add up to
+    TOO_MANY_OPEN_GAMES. Only the creators' keys (hash tag ``{c:...}``) are touched."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        stale = list(client.scan_iter(match="{c:*", count=1000))
+        if stale:
+            client.delete(*stale)
+    finally:
+        client.close()
