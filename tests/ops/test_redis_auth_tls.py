@@ -32,10 +32,10 @@ pytestmark = pytest.mark.skipif(not Path(REDIS_SERVER).exists(), reason="needs a
 class Server:
     """One redis-server on a free loopback port, with extra arguments; ``admin`` talks to it."""
 
-    def __init__(self, *args: str, port: int | None = None, **admin: object) -> None:
+    def __init__(self, *args: str, port: int | None = None, conf: str = "", **admin: object) -> None:
         self.port = port or free_port()
         self.dir = tempfile.mkdtemp(prefix="tabletop-redis-")
-        self.proc = subprocess.Popen([REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
+        self.proc = subprocess.Popen([REDIS_SERVER, *([conf] if conf else []), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
                                       "--save", "", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.admin = redis.Redis(host="127.0.0.1", port=self.port, **admin)  # type: ignore[arg-type]
         deadline = time.time() + 10
