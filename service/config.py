@@ -45,6 +45,9 @@ class Config:
     shutdown_grace_seconds: float = 20.0
     max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED
+    redis_wait_replicas: int = 0  # > 0: each write waits (WAIT) for this many replicas; see deploy/README.md
+    redis_wait_timeout_ms: int = 500  # how long a write waits for them before REPLICATION_TIMEOUT
+    redis_tls_ca_file: str = ""  # PEM CA bundle that verifies a rediss:// server (else the system's CAs)
 
     def __post_init__(self) -> None:
         """Refuse settings that would silently turn a protection off."""

@@ -19,6 +19,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
 from service.engine.errors import MalformedAction, RuleError
+from service.store.resp import MasterDownError, ReplicasBehind
 
 DOMAIN = "tabletop.dev"
 
@@ -61,6 +62,11 @@ class ServiceReason(StrEnum):
     TOO_MANY_OPEN_GAMES = "TOO_MANY_OPEN_GAMES"  # the creator has its limit of waiting/active games
     # UNAVAILABLE: retry, possibly on another replica.
     STORE_UNAVAILABLE = "STORE_UNAVAILABLE"  # Redis is unreachable
+    STORE_AUTH_FAILED = "STORE_AUTH_FAILED"  # Redis refused the credentials (WRONGPASS, NOAUTH): fix the URL
+    STORE_READ_ONLY = "STORE_READ_ONLY"  # reached a replica (READONLY), e.g. during a failover
+    STORE_LOADING = "STORE_LOADING"  # Redis is loading its data set after a restart (LOADING)
+    STORE_MASTER_DOWN = "STORE_MASTER_DOWN"  # a replica that lost its primary (MASTERDOWN)
+    REPLICATION_TIMEOUT = "REPLICATION_TIMEOUT"  # written on the primary, too few replicas acknowledged: retry with the same request_id
     SHUTTING_DOWN = "SHUTTING_DOWN"  # this replica is draining
     # INTERNAL.
     INTERNAL = "INTERNAL"  # a bug; logged with its traceback
@@ -159,6 +165,23 @@ CODES: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (redis.exceptions.ConnectionError, grpc.StatusCode.UNAVAILABLE),
     (redis.exceptions.TimeoutError, grpc.StatusCode.UNAVAILABLE),
     (redis.exceptions.ClusterDownError, grpc.StatusCode.UNAVAILABLE),
+    (redis.exceptions.ReadOnlyError, grpc.StatusCode.UNAVAILABLE),
+    (ReplicasBehind, grpc.StatusCode.UNAVAILABLE),
+)
+
+# Store errors (all UNAVAILABLE): class -> (reason, message for the client), most specific first.
+STORE_REASONS: tuple[tuple[type[BaseException], ServiceReason, str], ...] = (
+    (redis.exceptions.AuthenticationError, ServiceReason.STORE_AUTH_FAILED,
+     "The game store refused this server's credentials; retry shortly."),
+    (redis.exceptions.ReadOnlyError, ServiceReason.STORE_READ_ONLY,
+     "The game store is failing over to a new primary; retry shortly."),
+    (redis.exceptions.BusyLoadingError, ServiceReason.STORE_LOADING,
+     "The game store is loading its data; retry shortly."),
+    (MasterDownError, ServiceReason.STORE_MASTER_DOWN,
+     "The game store has lost its primary; retry shortly."),
+    (ReplicasBehind, ServiceReason.REPLICATION_TIMEOUT,
+     "The action was recorded but not yet replicated; retry with the same request_id to confirm it."),
+    (BaseException, ServiceReason.STORE_UNAVAILABLE, "The game store is unreachable; retry shortly."),
 )
 
 
@@ -171,7 +194,9 @@ def to_status(exc: BaseException) -> status_pb2.Status:
         reason, message, details = exc.reason, exc.message, exc.details
     elif any(isinstance(exc, cls) for cls, _ in CODES):
         code = next(c for cls, c in CODES if isinstance(exc, cls))
-        reason, message, details = ServiceReason.STORE_UNAVAILABLE, "The game store is unreachable; retry shortly.", {}
+        reason, message = next((r, m) for cls, r, m in STORE_REASONS if isinstance(exc, cls))
+        details = {}
+        log.warning("game store unavailable: %s: %s", reason, exc)  # the one line an operator needs
     else:
         log.exception("unexpected error", exc_info=exc)
         code, reason, message, details = (grpc.StatusCode.INTERNAL, ServiceReason.INTERNAL,

@@ -108,8 +108,10 @@ async def _start(config: Config, host: str, port: int | None, client: Any, trace
     try:
         metrics, stopping = Metrics(), threading.Event()
         observer = HostObserver(metrics, tracer)
-        client = client if client is not None else connect(config.redis_url, config.max_watch_streams or 1000)
-        store = GameStore(client, probe=observer.redis)
+        client = client if client is not None else connect(config.redis_url, config.max_watch_streams or 1000,
+                                                           ca_file=config.redis_tls_ca_file)
+        store = GameStore(client, probe=observer.redis,
+                          replicas=(config.redis_wait_replicas, config.redis_wait_timeout_ms))
         server = grpc.aio.server(options=_server_options(config))
         layers = [ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
                   LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc(),

@@ -21,7 +21,7 @@ from typing import Any
 import redis.exceptions
 from redis.asyncio.cluster import RedisCluster
 
-from service.store import keys, resp
+from service.store import keys, resp, sentinel
 
 CAS = resp.Script((Path(__file__).with_name("cas.lua")).read_text())
 
@@ -47,7 +47,7 @@ class Loaded:
     cached_fingerprint: bytes | None = None
 
 
-def connect(url: str, blocking_connections: int = 0) -> Any:
+def connect(url: str, blocking_connections: int = 0, ca_file: str = "") -> Any:
     """A client for ``redis://``, ``rediss://``, ``unix://`` or ``redis[s]+cluster://`` URLs.
 
     A cluster URL names any one node (``redis+cluster://user:pass@host:port``); the
@@ -63,16 +63,20 @@ def connect(url: str, blocking_connections: int = 0) -> Any:
         if url.startswith(f"{scheme}+cluster://"):
             return ClusterClient(f"{scheme}://" + url.removeprefix(f"{scheme}+cluster://"),
                                  max_connections=max(100, blocking_connections + 100))
-    resp.Address.from_url(url)  # a bad URL fails now, not on the first request
-    return resp.Redis(url, timeout=5, connect_timeout=2)
+    if url.startswith(("redis+sentinel://", "rediss+sentinel://")):
+        return sentinel.SentinelRedis(url, timeout=5, connect_timeout=2, ca_file=ca_file)
+    resp.Address.from_url(url, ca_file)  # a bad URL fails now, not on the first request
+    return resp.Redis(url, timeout=5, connect_timeout=2, ca_file=ca_file)
 
 
 class GameStore:
     """Reads and atomically writes games in Redis. Holds no game state itself."""
 
     def __init__(self, client: Any,
-                 probe: Callable[[str, str | None], AbstractContextManager[Any]] | None = None) -> None:
+                 probe: Callable[[str, str | None], AbstractContextManager[Any]] | None = None,
+                 replicas: tuple[int, int] = (0, 0)) -> None:
         self.client = client
+        self.replicas = replicas  # (replicas each write waits for, timeout ms); see _cas
         self.probe = probe or _no_probe  # times (and traces) each round trip: probe(op, game_id)
 
     async def load(self, game_id: str, seat: int | None = None, request_id: str = "") -> Loaded:
@@ -103,10 +107,35 @@ class GameStore:
         if request_id and len(fingerprint) != FINGERPRINT_BYTES:
             raise ValueError("a remembered response needs the request's 32-byte fingerprint")
         with self.probe("write", game_id):
-            ok, version = await self.client.evalsha(
-                CAS, [keys.game(game_id), keys.stream(game_id), req_key],
-                [expected, doc, entry, ttl, response if request_id else b"", response_ttl, MARK + fingerprint])
+            ok, version = await self._cas([keys.game(game_id), keys.stream(game_id), req_key],
+                                          [expected, doc, entry, ttl, response if request_id else b"", response_ttl,
+                                           MARK + fingerprint])
         return bool(ok), int(version)
+
+    async def _cas(self, cas_keys: list[str], args: list[Any]) -> Any:
+        """The compare-and-set, followed in the same write by ``WAIT`` when replicas are asked for.
+
+        ``WAIT`` counts the replicas that have this connection's writes so far, so a
+        successful write is acknowledged only once ``replicas[0]`` replicas hold it: a
+        failover to one of them loses nothing acknowledged. Fewer within the timeout raise
+        ``ReplicasBehind`` (UNAVAILABLE, REPLICATION_TIMEOUT): the write stands on the
+        primary, and a retry with the same request id returns the remembered response.
+        """
+        wanted, timeout_ms = self.replicas
+        if wanted <= 0:
+            return await self.client.evalsha(CAS, cas_keys, args)
+        replies = await self.client.pipeline(("EVALSHA", CAS.sha, len(cas_keys), *cas_keys, *args),
+                                             ("WAIT", wanted, timeout_ms))
+        if isinstance(replies[0], redis.exceptions.NoScriptError):
+            replies = await self.client.pipeline(("EVAL", CAS.source, len(cas_keys), *cas_keys, *args),
+                                                 ("WAIT", wanted, timeout_ms))
+        for reply in replies:
+            if isinstance(reply, Exception):
+                raise reply
+        result, acknowledged = replies
+        if result[0] and int(acknowledged) < wanted:
+            raise resp.ReplicasBehind(int(acknowledged), wanted)
+        return result
 
     async def entries(self, game_id: str, after_version: int, count: int | None = None) -> list[tuple[int, bytes]]:
         """Log entries with a version above ``after_version``, oldest first (at most ``count``:

@@ -29,8 +29,25 @@ import hiredis
 from redis import exceptions
 
 # Error replies whose prefix names a more specific redis-py class (the rest are ResponseError).
+
+
+class MasterDownError(exceptions.ConnectionError):
+    """A replica that lost its primary (``MASTERDOWN``): retry, possibly after a failover."""
+
+
+class ReplicasBehind(exceptions.RedisError):
+    """A write applied on the primary but acknowledged by fewer replicas than asked (``WAIT``)."""
+
+    def __init__(self, acknowledged: int, wanted: int) -> None:
+        super().__init__(f"The write was applied on the Redis primary but only {acknowledged} of {wanted} "
+                         "replicas acknowledged it in time.")
+        self.acknowledged = acknowledged
+        self.wanted = wanted
+
+
 _ERRORS = {"NOSCRIPT": exceptions.NoScriptError, "LOADING": exceptions.BusyLoadingError,
-           "READONLY": exceptions.ReadOnlyError, "MASTERDOWN": exceptions.ConnectionError}
+           "READONLY": exceptions.ReadOnlyError, "MASTERDOWN": MasterDownError,
+           "WRONGPASS": exceptions.AuthenticationError, "NOAUTH": exceptions.AuthenticationError}
 
 
 class Script:
@@ -54,7 +71,8 @@ class Address:
     tls: ssl.SSLContext | None = None
 
     @classmethod
-    def from_url(cls, url: str) -> Address:
+    def from_url(cls, url: str, ca_file: str = "") -> Address:
+        """``ca_file`` (TABLETOP_REDIS_TLS_CA_FILE) verifies a ``rediss://`` server; ``ssl_ca_certs`` in the URL wins."""
         parts = urlsplit(url)
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
         username, password = unquote(parts.username or ""), unquote(parts.password or query.get("password", ""))
@@ -65,7 +83,7 @@ class Address:
         db = int(parts.path.lstrip("/") or query.get("db", "0"))
         tls = None
         if parts.scheme == "rediss":
-            tls = ssl.create_default_context(cafile=query.get("ssl_ca_certs"))
+            tls = ssl.create_default_context(cafile=query.get("ssl_ca_certs") or ca_file or None)
             if query.get("ssl_cert_reqs", "required") in ("none", "optional"):
                 tls.check_hostname = False
                 tls.verify_mode = ssl.CERT_NONE if query["ssl_cert_reqs"] == "none" else ssl.CERT_OPTIONAL
@@ -188,8 +206,8 @@ class _Connection(asyncio.Protocol):
 class Redis:
     """The client: one shared connection for ordinary commands, spares for blocking ones."""
 
-    def __init__(self, url: str, timeout: float = 5.0, connect_timeout: float = 2.0) -> None:
-        self.address = Address.from_url(url)
+    def __init__(self, url: str, timeout: float = 5.0, connect_timeout: float = 2.0, ca_file: str = "") -> None:
+        self.address = Address.from_url(url, ca_file)
         self.timeout = timeout
         self.connect_timeout = connect_timeout
         self._shared: _Connection | None = None
@@ -201,7 +219,11 @@ class Redis:
         conn = self._shared
         if conn is None or conn.closed or conn.loop is not asyncio.get_running_loop():
             conn = await self._shared_connection()
-        return await conn.send(pack(args), 1)
+        try:
+            return await conn.send(pack(args), 1)
+        except (exceptions.ReadOnlyError, MasterDownError):
+            conn.close()  # a demoted primary: the next call connects (and re-resolves) afresh
+            raise
 
     async def pipeline(self, *commands: tuple[Any, ...]) -> list[Any]:
         """Run several commands in one write; returns their replies (error replies in place)."""
@@ -209,6 +231,8 @@ class Redis:
         if conn is None or conn.closed or conn.loop is not asyncio.get_running_loop():
             conn = await self._shared_connection()
         replies: list[Any] = await conn.send(b"".join(pack(c) for c in commands), len(commands))
+        if any(isinstance(r, (exceptions.ReadOnlyError, MasterDownError)) for r in replies):
+            conn.close()  # as in execute
         return replies
 
     async def evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:
@@ -260,8 +284,15 @@ class Redis:
         return conn
 
     async def _connect(self) -> _Connection:
+        return await self._open(self.address)
+
+    async def _open(self, a: Address) -> _Connection:
+        """A connection to ``a``, authenticated and on its database; closed again if the handshake fails.
+
+        A refused AUTH (``WRONGPASS``) or SELECT must not leave a connection behind that
+        the next caller would use unauthenticated (its commands would fail with NOAUTH).
+        """
         loop = asyncio.get_running_loop()
-        a = self.address
         try:
             if a.path:
                 opening = loop.create_unix_connection(lambda: _Connection(self.timeout), a.path)
@@ -272,10 +303,16 @@ class Redis:
         except (TimeoutError, OSError) as exc:
             where = a.path or f"{a.host}:{a.port}"
             raise exceptions.ConnectionError(f"Cannot connect to Redis at {where}: {exc}") from exc
-        if a.password:
-            await conn.send(pack(("AUTH", a.username, a.password) if a.username else ("AUTH", a.password)), 1)
-        if a.db:
-            await conn.send(pack(("SELECT", a.db)), 1)
+        try:
+            if a.password:
+                await conn.send(pack(("AUTH", a.username, a.password) if a.username else ("AUTH", a.password)), 1)
+            if a.db:
+                await conn.send(pack(("SELECT", a.db)), 1)
+        except BaseException as exc:
+            conn.close()
+            if isinstance(exc, exceptions.ResponseError):
+                raise exceptions.AuthenticationError(f"Redis refused the connection's handshake: {exc}") from exc
+            raise
         return conn
 
 
@@ -291,5 +328,7 @@ def pack(args: tuple[Any, ...]) -> bytes:
 
 def _error(reply: exceptions.ResponseError) -> exceptions.RedisError:
     message = str(reply)
+    if message.startswith("ERR Protocol error: unauthenticated"):  # a large command sent without AUTH
+        return exceptions.AuthenticationError(f"NOAUTH {message}")
     kind = _ERRORS.get(message.split(" ", 1)[0])
     return kind(message) if kind is not None else reply
