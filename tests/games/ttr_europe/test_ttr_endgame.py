@@ -1,0 +1,144 @@
+"""Final scoring as players see it: positions built, the game ended through ``apply``, scores read from
+``view`` (TTR-051, TTR-054, TTR-057..TTR-061).
+
+Each position is a table: per seat the routes it owns, the tickets it holds and the cities of its
+stations. ``finish_by_drawing`` then plays the last round out with blind draws, which change no score.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from tabletop.v1 import ttr_europe_pb2 as pb
+from ttr_helpers import clear_tickets, finish_by_drawing, give_route, give_tickets, route_id, started
+
+from service.games.ttr_europe.board import TICKETS
+
+State = dict[str, Any]
+Seat = dict[str, list[Any]]  # "routes": [(a, b)], "tickets": [(a, b)], "stations": [city]
+
+
+def ticket(a: str, b: str) -> int:
+    return next(t.id for t in TICKETS.values() if {t.a, t.b} == {a, b})
+
+
+def play_out(*seats: Seat) -> pb.TtrEuropeView:
+    """Build the position (one Seat per player), end the game, return the final view."""
+    state = started(len(seats))
+    clear_tickets(state)
+    for seat, spec in enumerate(seats):
+        for a, b in spec.get("routes", []):
+            give_route(state, seat, route_id(a, b))
+        give_tickets(state, seat, [ticket(a, b) for a, b in spec.get("tickets", [])])
+        for city in spec.get("stations", []):
+            state["station_at"][city] = seat
+            state["stations"][seat] -= 1
+    return finish_by_drawing(state)
+
+
+def column(view: pb.TtrEuropeView, field: str) -> list[int]:
+    return [getattr(score, field) for score in view.final_scores]
+
+
+# Seat layouts reused below. Erzurum-Sochi-Rostov: 4 + 2 route points, path 5, completes Erzurum-Rostov (5).
+EAST = [("Erzurum", "Sochi"), ("Sochi", "Rostov")]
+# Paris-Frankfurt-Essen: 4 + 2 route points, path 5.
+WEST = [("Paris", "Frankfurt"), ("Frankfurt", "Essen")]
+# Paris-Frankfurt-Munchen-Wien: 4 + 2 + 4 route points, path 8.
+ALPS = [("Paris", "Frankfurt"), ("Frankfurt", "Munchen"), ("Munchen", "Wien")]
+
+
+@pytest.mark.rule("TTR-061")
+def test_more_tickets_beat_fewer_stations() -> None:
+    """29 each. Seat 0 completed 1 ticket and built 1 station; seat 1 completed none and built none.
+    Tickets come first, so seat 0 wins (ranking stations first would pick seat 1)."""
+    view = play_out({"routes": EAST, "tickets": [("Erzurum", "Rostov")], "stations": ["Lisboa"]},
+                    {"routes": [*WEST, ("Budapest", "Wien")]})
+    assert column(view, "total") == [29, 29] and column(view, "express_bonus") == [10, 10]
+    assert column(view, "completed_tickets") == [1, 0] and column(view, "stations_used") == [1, 0]
+    assert list(view.winners) == [0]
+
+
+@pytest.mark.rule("TTR-061")
+def test_fewer_stations_beat_the_express() -> None:
+    """25 each, no tickets. Seat 0 built no station and has no bonus (path 3); seat 1 built one and
+    holds the European Express (path 4). Stations come before the bonus, so seat 0 wins."""
+    view = play_out({"routes": [("Athina", "Sofia"), ("Paris", "Frankfurt"), ("Kyiv", "Smolensk"),
+                                ("Budapest", "Wien")]},
+                    {"routes": [("Kharkov", "Moskva")], "stations": ["Lisboa"]})
+    assert column(view, "total") == [25, 25] and column(view, "completed_tickets") == [0, 0]
+    assert column(view, "stations_used") == [0, 1] and column(view, "express_bonus") == [0, 10]
+    assert list(view.winners) == [0]
+
+
+@pytest.mark.rule("TTR-061")
+def test_more_tickets_beat_the_express() -> None:
+    """23 each, no station built. Seat 0 completed a ticket; seat 1 failed Berlin-Roma (-9) but holds
+    the European Express (path 8). Tickets come before the bonus, so seat 0 wins."""
+    view = play_out({"routes": EAST, "tickets": [("Erzurum", "Rostov")]},
+                    {"routes": ALPS, "tickets": [("Berlin", "Roma")]})
+    assert column(view, "total") == [23, 23] and column(view, "stations_used") == [0, 0]
+    assert column(view, "completed_tickets") == [1, 0] and column(view, "express_bonus") == [0, 10]
+    assert list(view.winners) == [0]
+
+
+@pytest.mark.rule("TTR-060", "TTR-061")
+def test_points_come_before_every_tie_break() -> None:
+    """Seat 1 has one point more (34 to 33) but fewer tickets, more stations and the same bonus: it wins."""
+    view = play_out({"routes": EAST, "tickets": [("Erzurum", "Rostov")]},
+                    {"routes": [*WEST, ("Athina", "Sofia"), ("Kyiv", "Smolensk"), ("Budapest", "Wien"),
+                                ("Amsterdam", "Bruxelles")], "stations": ["Lisboa"]})
+    assert column(view, "total") == [33, 34] and column(view, "express_bonus") == [10, 10]
+    assert column(view, "completed_tickets") == [1, 0] and column(view, "stations_used") == [0, 1]
+    assert list(view.winners) == [1]
+
+
+@pytest.mark.rule("TTR-061")
+def test_players_level_on_everything_share_the_win() -> None:
+    view = play_out({"routes": WEST}, {"routes": [("Angora", "Constantinople"), ("Constantinople", "Sofia")]},
+                    {"routes": [("Munchen", "Wien")]})
+    assert column(view, "total") == [28, 28, 16] and list(view.winners) == [0, 1]
+
+
+@pytest.mark.rule("TTR-057")
+@pytest.mark.parametrize("routes, longest", [
+    # A closed loop: every city has two of the player's routes, the trail walks it whole.
+    ([("Berlin", "Frankfurt"), ("Frankfurt", "Essen"), ("Essen", "Berlin")], 7),
+    # The loop with a tail: Warszawa-Berlin-Frankfurt-Essen-Berlin passes Berlin twice.
+    ([("Berlin", "Frankfurt"), ("Frankfurt", "Essen"), ("Essen", "Berlin"), ("Berlin", "Warszawa")], 11),
+    # Two loops sharing Berlin (a figure eight), walked whole: 3 + 2 + 2 + 4 + 2 + 4.
+    ([("Berlin", "Frankfurt"), ("Frankfurt", "Essen"), ("Essen", "Berlin"), ("Berlin", "Danzig"),
+      ("Danzig", "Warszawa"), ("Berlin", "Warszawa")], 17),
+    # A branch: only two of the three arms at Frankfurt are on one trail.
+    ([("Paris", "Frankfurt"), ("Frankfurt", "Munchen"), ("Munchen", "Wien"), ("Frankfurt", "Essen")], 8),
+    # Two separate networks: the longer counts, they are never added.
+    ([("Munchen", "Wien"), ("Kharkov", "Kyiv"), ("Moskva", "Kharkov")], 8),
+])
+def test_longest_path_shapes(routes: list[tuple[str, str]], longest: int) -> None:
+    """Seat 1's single route (Budapest-Wien, 1) never wins the bonus; seat 0's network does."""
+    view = play_out({"routes": routes}, {"routes": [("Budapest", "Wien")]})
+    assert column(view, "longest_path") == [longest, 1]
+    assert column(view, "express_bonus") == [10, 0]
+
+
+@pytest.mark.rule("TTR-059", "TTR-051")
+def test_a_borrowed_route_does_not_lengthen_the_path() -> None:
+    """Seat 0 owns Kyiv-Kharkov (4) and Rostov-Sochi-Erzurum (2 + 3); its station in Kharkov borrows
+    seat 1's Kharkov-Rostov (2) for Kyiv-Sochi (8). Through the borrowed route the path would be 11;
+    it stays 5, so seat 1's Paris-Frankfurt-Munchen-Wien (8) takes the European Express."""
+    view = play_out({"routes": [("Kyiv", "Kharkov"), ("Rostov", "Sochi"), ("Sochi", "Erzurum")],
+                     "tickets": [("Kyiv", "Sochi")], "stations": ["Kharkov"]},
+                    {"routes": [("Kharkov", "Rostov"), *ALPS]})
+    first = view.final_scores[0]
+    assert list(first.borrowed_route_ids) == [route_id("Kharkov", "Rostov")]
+    assert [(t.ticket.id, t.completed) for t in first.tickets] == [(ticket("Kyiv", "Sochi"), True)]
+    assert column(view, "longest_path") == [5, 8] and column(view, "express_bonus") == [0, 10]
+
+
+@pytest.mark.rule("TTR-054")
+@pytest.mark.parametrize("built", [0, 1, 2, 3])
+def test_each_unused_station_scores_four(built: int) -> None:
+    view = play_out({"stations": ["Lisboa", "Cadiz", "Madrid"][:built]}, {})
+    assert column(view, "station_points") == [4 * (3 - built), 12]
+    assert column(view, "stations_used") == [built, 0]
