@@ -144,6 +144,16 @@ def test_ferry_needs_its_locomotives(game3: State) -> None:
 
 
 @pytest.mark.rule("TTR-040")
+@pytest.mark.parametrize("green, locos", [(3, 3), (0, 6)])
+def test_ferry_takes_more_locomotives_than_its_symbols(game3: State, green: int, locos: int) -> None:
+    rid = route_id("Palermo", "Smyrna")  # 6, 2 locomotives
+    set_hand(game3, 0, {"green": green, "loco": locos})
+    assert claim(rid, "green" if green else None, green, locos) in ttr.legal_actions(game3, 0)
+    ttr.apply(game3, 0, claim(rid, "green" if green else None, green, locos))
+    assert game3["owner"][rid - 1] == 0 and hand_of(game3, 0) == {}
+
+
+@pytest.mark.rule("TTR-040")
 def test_ferry_mixed_colours_rejected(game3: State) -> None:
     # A payment names one colour, so "2 green + 2 red" cannot even be spelled; the
     # nearest attempt, 2 red standing for green spaces, is a wrong count of greens.

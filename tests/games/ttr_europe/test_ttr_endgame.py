@@ -13,6 +13,7 @@ import pytest
 from tabletop.v1 import ttr_europe_pb2 as pb
 from ttr_helpers import clear_tickets, finish_by_drawing, give_route, give_tickets, route_id, started
 
+import service.games.ttr_europe as ttr
 from service.games.ttr_europe.board import TICKETS
 
 State = dict[str, Any]
@@ -142,3 +143,61 @@ def test_each_unused_station_scores_four(built: int) -> None:
     view = play_out({"stations": ["Lisboa", "Cadiz", "Madrid"][:built]}, {})
     assert column(view, "station_points") == [4 * (3 - built), 12]
     assert column(view, "stations_used") == [built, 0]
+
+
+@pytest.mark.rule("TTR-056")
+def test_completed_tickets_add_and_failed_ones_subtract() -> None:
+    """Seat 0 completes Berlin-Roma (9) and fails Stockholm-Wien (11): -2 in tickets."""
+    view = play_out({"routes": [("Berlin", "Wien"), ("Wien", "Zagrab"), ("Zagrab", "Venezia"),
+                                ("Venezia", "Roma")], "tickets": [("Berlin", "Roma"), ("Stockholm", "Wien")]}, {})
+    assert column(view, "ticket_points") == [-2, 0] and column(view, "completed_tickets") == [1, 0]
+    assert [t.completed for t in view.final_scores[0].tickets] == [True, False]
+
+
+@pytest.mark.rule("TTR-058")
+def test_tied_longest_paths_each_take_the_bonus() -> None:
+    """Seats 0 and 2 both have a path of 9, seat 1 has 8: 10 points each to seats 0 and 2 only."""
+    view = play_out({"routes": [("Berlin", "Wien"), ("Wien", "Zagrab"), ("Zagrab", "Venezia"),
+                                ("Venezia", "Roma")]},
+                    {"routes": ALPS},
+                    {"routes": [("Kharkov", "Kyiv"), ("Kyiv", "Smolensk"), ("Kharkov", "Rostov")]})
+    assert column(view, "longest_path") == [9, 8, 9]
+    assert column(view, "express_bonus") == [10, 0, 10]
+
+
+@pytest.mark.rule("TTR-052")
+@pytest.mark.parametrize("stations, done", [(["Moskva"], False), (["Petrograd", "Kharkov"], True)])
+def test_two_opponent_routes_need_two_stations(stations: list[str], done: bool) -> None:
+    """Kyiv-Petrograd (6): seat 0 owns only Kharkov-Kyiv; seat 1 owns Petrograd-Moskva and Moskva-Kharkov."""
+    view = play_out({"routes": [("Kharkov", "Kyiv")], "tickets": [("Kyiv", "Petrograd")], "stations": stations},
+                    {"routes": [("Petrograd", "Moskva"), ("Moskva", "Kharkov")]})
+    assert column(view, "ticket_points")[0] == (6 if done else -6)
+    assert len(view.final_scores[0].borrowed_route_ids) == (2 if done else 0)
+
+
+@pytest.mark.rule("TTR-053")
+def test_a_station_borrows_one_route_for_all_tickets() -> None:
+    """Seat 0's station in Wien sits by seat 1's Wien-Budapest and seat 2's Munchen-Wien; Paris-Wien (8)
+    needs the one, Budapest-Sofia (5) the other. It picks Munchen-Wien: +8 - 5."""
+    view = play_out({"routes": [("Paris", "Frankfurt"), ("Frankfurt", "Munchen"), ("Wien", "Zagrab"),
+                                ("Zagrab", "Sarajevo"), ("Sarajevo", "Sofia")],
+                     "tickets": [("Paris", "Wien"), ("Budapest", "Sofia")], "stations": ["Wien"]},
+                    {"routes": [("Wien", "Budapest")]}, {"routes": [("Munchen", "Wien")]})
+    first = view.final_scores[0]
+    assert [t.completed for t in first.tickets] == [True, False] and first.ticket_points == 3
+    assert list(first.borrowed_route_ids) == [route_id("Munchen", "Wien")]
+
+
+@pytest.mark.rule("TTR-055")
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_last_round_gives_every_seat_one_more_turn(seats: int) -> None:
+    """Seat 0 ends a turn on 2 trains: seats 1..n-1 and then seat 0 each play once more, then it is over."""
+    state = started(seats)
+    state["trains"][0] = 2
+    order = []
+    while not ttr.is_over(state):
+        seat = state["turn"]
+        order.append(seat)
+        ttr.apply(state, seat, {"kind": "draw_card", "slot": None})
+        ttr.apply(state, seat, {"kind": "draw_card", "slot": None})
+    assert order == [0, *range(1, seats), 0]
