@@ -201,3 +201,12 @@ def test_last_round_gives_every_seat_one_more_turn(seats: int) -> None:
         ttr.apply(state, seat, {"kind": "draw_card", "slot": None})
         ttr.apply(state, seat, {"kind": "draw_card", "slot": None})
     assert order == [0, *range(1, seats), 0]
+
+
+@pytest.mark.rule("TTR-057")
+@pytest.mark.parametrize("routes, bonus", [([], [0, 0]), ([("Budapest", "Wien")], [10, 0])])
+def test_express_needs_a_route(routes: list[tuple[str, str]], bonus: list[int]) -> None:
+    """Interpretation (docs/ttr_europe.md): nobody with no route at all wins the bonus; the shortest
+    route there is (length 1) is already a path that can."""
+    view = play_out({"routes": routes}, {})
+    assert column(view, "express_bonus") == bonus
