@@ -210,3 +210,14 @@ def test_express_needs_a_route(routes: list[tuple[str, str]], bonus: list[int]) 
     route there is (length 1) is already a path that can."""
     view = play_out({"routes": routes}, {})
     assert column(view, "express_bonus") == bonus
+
+
+@pytest.mark.rule("TTR-051")
+def test_the_station_picks_the_route_its_ticket_needs() -> None:
+    """Seat 0 owns Sofia-Sarajevo and a station in Sarajevo, where seat 1 owns Athina-Sarajevo and
+    Budapest-Sarajevo: of the two, the station borrows Budapest-Sarajevo and Budapest-Sofia (5) is done."""
+    view = play_out({"routes": [("Sofia", "Sarajevo")], "tickets": [("Sofia", "Budapest")],
+                     "stations": ["Sarajevo"]},
+                    {"routes": [("Athina", "Sarajevo"), ("Budapest", "Sarajevo")]})
+    first = view.final_scores[0]
+    assert first.ticket_points == 5 and list(first.borrowed_route_ids) == [route_id("Budapest", "Sarajevo")]
