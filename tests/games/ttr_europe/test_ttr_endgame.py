@@ -213,11 +213,18 @@ def test_express_needs_a_route(routes: list[tuple[str, str]], bonus: list[int]) 
 
 
 @pytest.mark.rule("TTR-051")
-def test_the_station_picks_the_route_its_ticket_needs() -> None:
-    """Seat 0 owns Sofia-Sarajevo and a station in Sarajevo, where seat 1 owns Athina-Sarajevo and
-    Budapest-Sarajevo: of the two, the station borrows Budapest-Sarajevo and Budapest-Sofia (5) is done."""
-    view = play_out({"routes": [("Sofia", "Sarajevo")], "tickets": [("Sofia", "Budapest")],
-                     "stations": ["Sarajevo"]},
-                    {"routes": [("Athina", "Sarajevo"), ("Budapest", "Sarajevo")]})
+@pytest.mark.parametrize("own, station, other, needed, ends", [
+    # The station's city is the second end of both opponent routes in the board data...
+    (("Sofia", "Sarajevo"), "Sarajevo", ("Athina", "Sarajevo"), ("Budapest", "Sarajevo"), ("Sofia", "Budapest")),
+    # ...and here the first end of both.
+    (("Constantinople", "Smyrna"), "Constantinople", ("Constantinople", "Sevastopol"),
+     ("Constantinople", "Sofia"), ("Smyrna", "Sofia")),
+])
+def test_the_station_picks_the_route_its_ticket_needs(own: tuple[str, str], station: str, other: tuple[str, str],
+                                                      needed: tuple[str, str], ends: tuple[str, str]) -> None:
+    """Seat 0 owns one route and a station at its end, where seat 1 owns two routes to cities off seat 0's
+    network: the station borrows the one its 5-point ticket needs, listed after the other one."""
+    view = play_out({"routes": [own], "tickets": [ends], "stations": [station]},
+                    {"routes": [other, needed]})
     first = view.final_scores[0]
-    assert first.ticket_points == 5 and list(first.borrowed_route_ids) == [route_id("Budapest", "Sarajevo")]
+    assert first.ticket_points == 5 and list(first.borrowed_route_ids) == [route_id(*needed)]
