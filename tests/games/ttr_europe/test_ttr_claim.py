@@ -19,6 +19,7 @@ from ttr_helpers import (
 
 import service.games.ttr_europe as ttr
 from service.engine.errors import EngineReason, MalformedAction
+from service.games.ttr_europe.board import PARTNER, ROUTES
 
 State = dict[str, Any]
 
@@ -71,10 +72,25 @@ def test_locomotives_are_wild(game3: State, payment: tuple[str | None, int, int]
 
 
 @pytest.mark.rule("TTR-028")
-def test_not_enough_trains(game3: State) -> None:
-    set_hand(game3, 0, {"orange": 3})
-    game3["trains"][0] = 2
-    assert reason(game3, 0, claim(MUNCHEN_WIEN, "orange", 3)) == "NOT_ENOUGH_TRAINS"
+@pytest.mark.parametrize("a, b, color", [("Munchen", "Wien", "orange"), ("Munchen", "Zurich", "yellow")])
+@pytest.mark.parametrize("short", [0, 1])
+def test_enough_trains_for_the_route(a: str, b: str, color: str, short: int) -> None:
+    """Exactly as many trains as spaces is enough (the claimant ends on 0); one fewer is refused.
+    Munchen-Zurich is a tunnel: the same check, before any card is revealed."""
+    state = started(3)
+    rid = route_id(a, b)
+    length = ROUTES[rid].length
+    set_hand(state, 0, {color: length})
+    stack_deck(state, ["blue", "blue", "blue"])
+    state["trains"][0] = length - short
+    listed = [a for a in ttr.legal_actions(state, 0) if a.get("route") == rid]
+    if short:
+        assert listed == []
+        assert reason(state, 0, claim(rid, color, length)) == "NOT_ENOUGH_TRAINS"
+        return
+    assert listed == [claim(rid, color, length)]
+    ttr.apply(state, 0, claim(rid, color, length))
+    assert state["owner"][rid - 1] == 0 and state["trains"][0] == 0 and state["phase"] == "last"
 
 
 @pytest.mark.rule("TTR-029")
@@ -128,6 +144,16 @@ def test_ferry_needs_its_locomotives(game3: State) -> None:
 
 
 @pytest.mark.rule("TTR-040")
+@pytest.mark.parametrize("green, locos", [(3, 3), (0, 6)])
+def test_ferry_takes_more_locomotives_than_its_symbols(game3: State, green: int, locos: int) -> None:
+    rid = route_id("Palermo", "Smyrna")  # 6, 2 locomotives
+    set_hand(game3, 0, {"green": green, "loco": locos})
+    assert claim(rid, "green" if green else None, green, locos) in ttr.legal_actions(game3, 0)
+    ttr.apply(game3, 0, claim(rid, "green" if green else None, green, locos))
+    assert game3["owner"][rid - 1] == 0 and hand_of(game3, 0) == {}
+
+
+@pytest.mark.rule("TTR-040")
 def test_ferry_mixed_colours_rejected(game3: State) -> None:
     # A payment names one colour, so "2 green + 2 red" cannot even be spelled; the
     # nearest attempt, 2 red standing for green spaces, is a wrong count of greens.
@@ -136,14 +162,39 @@ def test_ferry_mixed_colours_rejected(game3: State) -> None:
     assert reason(game3, 0, claim(rid, "green", 4, 2)) == "INSUFFICIENT_CARDS"
 
 
+_DOUBLES = sorted((rid, PARTNER[rid]) for rid in PARTNER if rid < PARTNER[rid])
+
+
 @pytest.mark.rule("TTR-041")
-def test_double_route_closed_with_three_players(game3: State) -> None:
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+@pytest.mark.parametrize("first, second", _DOUBLES)
+def test_double_route_closes_with_two_or_three_players(seats: int, first: int, second: int) -> None:
+    """Every double route: once seat 0 owns one, seat 1 may take the other only with 4 or 5 players."""
+    state = started(seats)
+    for seat, rid in ((0, first), (1, second)):
+        set_hand(state, seat, {"loco": ROUTES[rid].length})
+    stack_deck(state, ["blue"] * 6)  # Madrid-Pamplona is a tunnel: reveal nothing that costs more
+    ttr.apply(state, 0, claim(first, None, 0, ROUTES[first].length))
+    assert state["owner"][first - 1] == 0 and state["turn"] == 1
+    take = claim(second, None, 0, ROUTES[second].length)
+    if seats <= 3:
+        assert take not in ttr.legal_actions(state, 1)
+        assert reason(state, 1, take) == "DOUBLE_ROUTE_CLOSED"
+        return
+    assert take in ttr.legal_actions(state, 1)
+    ttr.apply(state, 1, take)
+    assert state["owner"][second - 1] == 1
+
+
+@pytest.mark.rule("TTR-042")
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_never_both_routes_of_a_double(seats: int) -> None:
     black, red = route_id("Berlin", "Frankfurt", "black"), route_id("Berlin", "Frankfurt", "red")
-    set_hand(game3, 0, {"black": 3})
-    set_hand(game3, 1, {"red": 3})
-    ttr.apply(game3, 0, claim(black, "black", 3))
-    assert reason(game3, 1, claim(red, "red", 3)) == "DOUBLE_ROUTE_CLOSED"
-    assert not [a for a in ttr.legal_actions(game3, 1) if a.get("route") == red]
+    state = started(seats)
+    give_route(state, 0, black)
+    set_hand(state, 0, {"red": 3})
+    assert claim(red, "red", 3) not in ttr.legal_actions(state, 0)
+    assert reason(state, 0, claim(red, "red", 3)) == "DOUBLE_ROUTE_OWNED"
 
 
 @pytest.mark.rule("TTR-041", "TTR-042")

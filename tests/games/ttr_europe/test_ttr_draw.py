@@ -197,6 +197,7 @@ def test_nothing_left_to_draw(game3: dict) -> None:  # type: ignore[type-arg]
     assert hand_of(game3, 0) == {"red": 1, "green": 1} and up[0] == 6 and up[2] == 7
 
 
+@pytest.mark.rule("TTR-015")
 def test_second_card_impossible_ends_the_turn(game3: dict) -> None:  # type: ignore[type-arg]
     set_face_up(game3, ["red", "loco", None, None, None])
     for pile in ("deck", "discard"):
@@ -263,3 +264,14 @@ def test_reshuffle_really_shuffles_with_the_seeded_generator(game3: dict) -> Non
     ttr.apply(replay, 0, BLIND)
     assert replay == game3
     check_invariants(game3)
+
+
+@pytest.mark.rule("TTR-020")
+def test_two_face_up_locomotives_stay(game3: dict) -> None:  # type: ignore[type-arg]
+    """The other side of the reset: a refill that makes only 2 face-up locomotives keeps the row."""
+    set_face_up(game3, ["red", "loco", "green", "white", "black"])
+    stack_deck(game3, ["loco"])
+    discard = len(game3["discard"])
+    events = ttr.apply(game3, 0, slot(0))
+    assert game3["face_up"] == [8, 8, 7, 1, 5] and len(game3["discard"]) == discard
+    assert events[1] == {"type": "face_up", "cards": ["loco", "loco", "green", "white", "black"], "reset": False}

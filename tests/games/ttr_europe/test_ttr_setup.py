@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from tabletop.v1 import ttr_europe_pb2 as pb
 from ttr_helpers import check_invariants, started, ticket_ids_in
 
 import service.games.ttr_europe as ttr
@@ -126,3 +127,27 @@ def test_tickets_are_secret_in_the_view() -> None:
 def test_setup_is_deterministic() -> None:
     assert ttr.setup({}, 5, 123) == ttr.setup({}, 5, 123)
     assert ttr.setup({}, 5, 123) != ttr.setup({}, 5, 124)
+
+
+@pytest.mark.rule("TTR-020", "TTR-006")
+@pytest.mark.parametrize("seats", [2, 3, 4, 5])
+def test_face_up_row_dealt_at_setup_is_reset_on_three_locomotives(seats: int) -> None:
+    """The first face-up row is a row like any other: three locomotives in it and it is discarded.
+
+    Straight from ``setup``: nothing else discards before the first turn, so a discard pile of 5 is
+    one reset, and the row it threw away held at least 3 locomotives. Over 150 seeds some deals reset
+    (about 1 in 60 rows has 3 locomotives), and no row is left with 3 unless the resets ran out.
+    """
+    resets = 0
+    for seed in range(150):
+        state = ttr.setup({}, seats, seed)
+        view = ttr.view(state, None)
+        discard = state["discard"]
+        assert view.discard_count == len(discard) and len(discard) % 5 == 0
+        for start in range(0, len(discard), 5):
+            assert discard[start:start + 5].count(8) >= 3, f"seed {seed}: a row without 3 locomotives reset"
+        row_locos = list(view.face_up).count(pb.TTR_COLOR_LOCOMOTIVE)
+        assert row_locos < 3 or len(discard) == 15, f"seed {seed}: 3 face-up locomotives were kept"
+        resets += len(discard) // 5
+        check_invariants(state)
+    assert resets > 0

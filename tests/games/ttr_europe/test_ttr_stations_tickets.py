@@ -39,15 +39,19 @@ def test_one_station_per_city(game3: State) -> None:
 
 @pytest.mark.rule("TTR-049", "TTR-050")
 def test_station_costs_and_limit(game3: State) -> None:
-    set_hand(game3, 0, {"blue": 1, "red": 3, "green": 1, "loco": 2})
+    set_hand(game3, 0, {"blue": 2, "red": 3, "green": 1, "loco": 2})
+    assert reason(game3, 0, station("Wien", "blue", 2)) == "WRONG_CARD_COUNT"
     ttr.apply(game3, 0, station("Wien", "blue", 1))
     pass_turns(game3, 1, 2)
     set_hand(game3, 0, {"red": 4, "blue": 1, "loco": 1})
     assert reason(game3, 0, station("Roma", "red", 1)) == "WRONG_CARD_COUNT"
+    assert reason(game3, 0, station("Roma", "red", 3)) == "WRONG_CARD_COUNT"
     # "red + blue" has no spelling with one colour; 1 blue + 1 red is caught as a count of blues.
     assert reason(game3, 0, station("Roma", "blue", 2)) == "INSUFFICIENT_CARDS"
     ttr.apply(game3, 0, station("Roma", "red", 2))
     pass_turns(game3, 1, 2)
+    assert reason(game3, 0, station("Berlin", "red", 2)) == "WRONG_CARD_COUNT"
+    assert reason(game3, 0, station("Berlin", "red", 4)) == "WRONG_CARD_COUNT"
     ttr.apply(game3, 0, station("Berlin", "red", 2, 1))
     assert hand_of(game3, 0) == {"blue": 1} and game3["stations"][0] == 0
     pass_turns(game3, 1, 2)

@@ -8,6 +8,7 @@ import pytest
 from ttr_helpers import check_invariants, claim, hand_of, reason, route_id, set_hand, stack_deck, started
 
 import service.games.ttr_europe as ttr
+from service.games.ttr_europe.board import COLORS, GRAY, ROUTES
 
 State = dict[str, Any]
 MUNCHEN_ZURICH = route_id("Munchen", "Zurich")  # 2 yellow tunnel
@@ -155,3 +156,67 @@ def test_tunnel_decision_is_data(game3: State) -> None:
 def test_no_tunnel_pending(game3: State) -> None:
     assert reason(game3, 0, {"kind": "withdraw_tunnel"}) == "NO_TUNNEL_PENDING"
     assert reason(game3, 0, pay("red", 1)) == "NO_TUNNEL_PENDING"
+
+
+_GRAY_TUNNELS = [r for r in ROUTES.values() if r.tunnel and r.color == GRAY]
+_COLOURED_TUNNELS = [r for r in ROUTES.values() if r.tunnel and r.color != GRAY]
+
+
+def test_every_colour_has_a_tunnel() -> None:
+    """The coloured-tunnel tests below cover each of the 8 colours once (Madrid-Pamplona: black and white)."""
+    assert sorted(r.color for r in _COLOURED_TUNNELS) == list(range(8))
+
+
+@pytest.mark.rule("TTR-032", "TTR-033")
+@pytest.mark.parametrize("index", range(len(_GRAY_TUNNELS)))
+@pytest.mark.parametrize("locos", [0, 1])
+def test_gray_tunnel_counts_the_colour_paid(index: int, locos: int) -> None:
+    """A gray tunnel paid in one colour (with or without locomotives): revealed cards of that colour
+    and revealed locomotives cost one more each, other colours nothing. Each tunnel takes its own colour."""
+    route = _GRAY_TUNNELS[index]
+    color, other = COLORS[index % 8], COLORS[(index + 1) % 8]
+    state = started(3)
+    set_hand(state, 0, {color: route.length - locos + 2, "loco": locos})
+    stack_deck(state, [color, other, "loco"])
+    events = ttr.apply(state, 0, claim(route.id, color, route.length - locos, locos))
+    assert events[0]["extra"] == 2 and state["tunnel"]["extra"] == 2
+    options = [a for a in ttr.legal_actions(state, 0) if a["kind"] == "pay_tunnel"]
+    assert options == [pay(color, 2)]
+    assert reason(state, 0, pay(other, 2)) == "WRONG_COLOR"
+    ttr.apply(state, 0, pay(color, 2))
+    assert state["owner"][route.id - 1] == 0 and state["score"][0] == route.points
+    check_invariants(state)
+
+
+@pytest.mark.rule("TTR-035")
+@pytest.mark.parametrize("route", _COLOURED_TUNNELS, ids=lambda r: COLORS[r.color])
+def test_coloured_tunnel_paid_with_locomotives_counts_only_locomotives(route: Any) -> None:
+    """Paid with locomotives only, a coloured tunnel ignores revealed cards of its own colour: two of
+    them and one locomotive cost one locomotive, which is the only payment accepted."""
+    color = COLORS[route.color]
+    state = started(3)
+    set_hand(state, 0, {"loco": route.length + 1, color: 2})
+    stack_deck(state, [color, color, "loco"])
+    events = ttr.apply(state, 0, claim(route.id, None, 0, route.length))
+    assert events[0]["extra"] == 1
+    assert [a for a in ttr.legal_actions(state, 0) if a["kind"] == "pay_tunnel"] == [pay(None, 0, 1)]
+    assert reason(state, 0, pay(color, 1)) == "WRONG_COLOR"
+    ttr.apply(state, 0, pay(None, 0, 1))
+    assert state["owner"][route.id - 1] == 0 and hand_of(state, 0) == {color: 2}
+
+
+@pytest.mark.rule("TTR-032")
+@pytest.mark.parametrize("route", _COLOURED_TUNNELS, ids=lambda r: COLORS[r.color])
+@pytest.mark.parametrize("reveal, extra", [(("own", "own", "loco"), 3), (("own", "other", "loco"), 2),
+                                           (("other", "other", "other"), 0)])
+def test_coloured_tunnel_paid_with_its_colour_counts_colour_and_locomotives(
+        route: Any, reveal: tuple[str, ...], extra: int) -> None:
+    """Paid in the route's colour, each revealed card of that colour and each revealed locomotive
+    costs one more; a revealed card of another colour costs nothing."""
+    names = {"own": COLORS[route.color], "other": COLORS[(route.color + 1) % 8], "loco": "loco"}
+    state = started(3)
+    set_hand(state, 0, {names["own"]: route.length})
+    stack_deck(state, [names[card] for card in reveal])
+    events = ttr.apply(state, 0, claim(route.id, names["own"], route.length))
+    assert events[0]["extra"] == extra
+    assert state["owner"][route.id - 1] == (0 if extra == 0 else -1)

@@ -210,3 +210,27 @@ def worst_position() -> State:
     state["station_at"] = {"Lisboa": 0, "Cadiz": 0}
     check_invariants(state)
     return state
+
+
+def finish_by_drawing(state: State) -> pb.TtrEuropeView:
+    """End the game through ``apply`` and return the spectator's view with the final scores.
+
+    The seat to move is left with 2 trains (a position builder, like ``give_route``), so the
+    blind draw that ends its turn starts the last round; every seat then draws once more
+    (TTR-055). Drawing changes no score, so the final scores are those of the built position.
+    """
+    state["trains"][state["turn"]] = 2
+    for _ in range(state["n"] + 1):
+        seat = state["turn"]
+        ttr.apply(state, seat, {"kind": "draw_card", "slot": None})
+        if not ttr.is_over(state) and state["turn"] == seat:
+            ttr.apply(state, seat, {"kind": "draw_card", "slot": None})
+    assert ttr.is_over(state)
+    return ttr.view(state, None)
+
+
+def clear_tickets(state: State) -> None:
+    """Put every seat's kept tickets in the box, so a test gives each seat only its own."""
+    for seat in range(state["n"]):
+        state["box"].extend(state["tickets"][seat])
+        state["tickets"][seat] = []
