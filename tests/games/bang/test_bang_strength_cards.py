@@ -375,3 +375,32 @@ def test_panic_on_yourself_takes_back_a_card_in_play_never_from_your_hand() -> N
     assert [a for a in bang.legal_actions(st, 0) if a.get("target") == 0] == [{**own, "pick": barrel}]
     act(st, 0, {**own, "pick": barrel})
     assert barrel in st["p"][0]["hand"] and st["p"][0]["table"] == []
+
+
+# Rewards and penalties on an elimination, every killer and victim role (BANG-026, 027)
+
+POOL_OF_SEVEN = ["sheriff", "deputy", "deputy", "outlaw", "outlaw", "outlaw", "renegade"]
+KILLS = [(k, v) for k in ("sheriff", "deputy", "outlaw", "renegade") for v in ("sheriff", "deputy", "outlaw", "renegade")
+         if v != "sheriff" or k != "sheriff"]
+KILLS = [(k, v) for k, v in KILLS if not (k == v == "renegade")]
+
+
+@pytest.mark.rule("BANG-026", "BANG-027")
+@pytest.mark.parametrize("killer,victim", KILLS)
+def test_rewards_and_penalties_for_every_killer_and_victim(killer: str, victim: str) -> None:
+    rest = list(POOL_OF_SEVEN)
+    rest.remove(killer)
+    rest.remove(victim)
+    st = table(7, roles=[killer, victim, *rest])
+    st["p"][1]["life"] = 1
+    bang_card, kept = give(st, 0, ["bang", "missed"])
+    barrel = equip(st, 0, ["barrel"])[0]
+    top = stack_deck(st, ["beer", "duel", "panic"])
+    play(st, 0, bang_card, target=1)
+    assert not st["p"][1]["alive"]
+    if victim == "outlaw":  # anyone, even an Outlaw, draws 3
+        assert st["p"][0]["hand"] == [kept, *top] and st["p"][0]["table"] == [barrel]
+    elif victim == "deputy" and killer == "sheriff":  # the Sheriff loses everything
+        assert st["p"][0]["hand"] == [] and st["p"][0]["table"] == [] and {kept, barrel} <= set(st["discard"])
+    else:
+        assert st["p"][0]["hand"] == [kept] and st["p"][0]["table"] == [barrel]
