@@ -404,3 +404,37 @@ def test_rewards_and_penalties_for_every_killer_and_victim(killer: str, victim: 
         assert st["p"][0]["hand"] == [] and st["p"][0]["table"] == [] and {kept, barrel} <= set(st["discard"])
     else:
         assert st["p"][0]["hand"] == [kept] and st["p"][0]["table"] == [barrel]
+
+
+# Targeting refusals: each names its reason, its field and its details (BANG-053)
+
+def refused(state: State, seat: int, action: Action) -> RuleError:
+    """The error ``apply`` raises for ``action``."""
+    with pytest.raises(RuleError) as err:
+        act(state, seat, action)
+    return err.value
+
+
+@pytest.mark.rule("BANG-053", "BANG-039")
+def test_targeting_refusals_name_reason_field_and_details() -> None:
+    st = table(5)
+    bang_card, coach, panic, cat = give(st, 0, ["bang", "stagecoach", "panic", "cat_balou"])
+    st["p"][4]["alive"] = False
+    cases: list[tuple[Action, str, str | None, dict[str, str]]] = [
+        ({"type": "play", "card": coach, "target": 1}, "UNEXPECTED_TARGET", "target", {}),
+        ({"type": "play", "card": bang_card}, "MISSING_TARGET", "target", {}),
+        ({"type": "play", "card": bang_card, "target": "1"}, "BAD_TARGET", "target", {}),
+        ({"type": "play", "card": bang_card, "target": 5}, "BAD_TARGET", "target", {}),
+        ({"type": "play", "card": bang_card, "target": 4}, "TARGET_DEAD", None, {"target": "4"}),
+        ({"type": "play", "card": bang_card, "target": 0}, "TARGET_SELF", None, {}),
+        ({"type": "play", "card": bang_card, "target": 2}, "OUT_OF_RANGE", None, {"target": "2", "distance": "2"}),
+        ({"type": "play", "card": panic, "target": 2, "pick": "hand"}, "OUT_OF_RANGE", None,
+         {"target": "2", "distance": "2"}),
+    ]
+    for action, reason, field, details in cases:
+        err = refused(st, 0, action)
+        assert (err.reason, getattr(err, "field", None), err.details) == (reason, field, details), action
+        assert err.message != err.reason.replace("_", " ").capitalize(), action  # a message of its own
+    give(st, 2, ["beer"])
+    play(st, 0, cat, target=2, pick="hand")  # Cat Balou: any distance
+    assert st["p"][2]["hand"] == []
