@@ -438,3 +438,49 @@ def test_targeting_refusals_name_reason_field_and_details() -> None:
     give(st, 2, ["beer"])
     play(st, 0, cat, target=2, pick="hand")  # Cat Balou: any distance
     assert st["p"][2]["hand"] == []
+
+
+# Saloon and equipment (BANG-019, 041, 067)
+
+@pytest.mark.rule("BANG-067", "BANG-045")
+def test_saloon_heals_the_living_from_its_player_clockwise_never_above_max() -> None:
+    st = table(5, turn=2)
+    st["p"][4]["alive"], st["p"][4]["life"] = False, 0
+    for seat, life in ((0, 3), (1, 4), (2, 1), (3, 2)):
+        st["p"][seat]["life"] = life
+    events = play(st, 2, give(st, 2, ["saloon"])[0])
+    heals = [(e["seat"], e["amount"]) for e in events if e["kind"] == "heal"]
+    assert heals == [(2, 1), (3, 1), (0, 1), (1, 0)]
+    assert [p["life"] for p in st["p"]] == [4, 4, 2, 3, 0]
+
+
+@pytest.mark.rule("BANG-041", "BANG-019", "BANG-021")
+def test_only_a_weapon_replaces_the_weapon_in_play() -> None:
+    st = table(4)
+    schofield = equip(st, 0, ["schofield"])[0]
+    barrel, mustang, rev = give(st, 0, ["barrel", "mustang", "rev_carabine"])
+    play(st, 0, barrel)
+    play(st, 0, mustang)
+    assert st["p"][0]["table"] == [schofield, barrel, mustang]
+    events = play(st, 0, rev)
+    assert st["p"][0]["table"] == [barrel, mustang, rev] and st["discard"][-1] == schofield
+    assert {"kind": "discard", "seat": 0, "cards": [schofield], "reason": "weapon_replaced"} in events
+    assert {"kind": "equip", "seat": 0, "other": 0, "cards": [rev]} in events
+    assert sorted(bang_targets_any(st)) == [1, 2, 3]
+
+
+def bang_targets_any(state: State) -> list[int]:
+    """BANG! targets of seat 0 after giving him a BANG!."""
+    give(state, 0, ["bang"])
+    return bang_targets(state)
+
+
+@pytest.mark.rule("BANG-075", "BANG-053")
+def test_jail_at_any_distance_goes_in_front_of_its_target() -> None:
+    st = table(7, turn=3, roles=["sheriff", "outlaw", "outlaw", "outlaw", "deputy", "deputy", "renegade"])
+    jail = give(st, 3, ["jail"])[0]
+    targets = sorted(a["target"] for a in bang.legal_actions(st, 3) if a.get("card") == jail)
+    assert targets == [1, 2, 4, 5, 6]  # every other player but the Sheriff, at any distance
+    events = play(st, 3, jail, target=6)
+    assert st["p"][6]["table"] == [jail] and st["p"][3]["hand"] == []
+    assert {"kind": "equip", "seat": 3, "other": 6, "cards": [jail]} in events
