@@ -484,3 +484,25 @@ def test_jail_at_any_distance_goes_in_front_of_its_target() -> None:
     events = play(st, 3, jail, target=6)
     assert st["p"][6]["table"] == [jail] and st["p"][3]["hand"] == []
     assert {"kind": "equip", "seat": 3, "other": 6, "cards": [jail]} in events
+
+
+def test_request_and_step_kinds_share_one_namespace() -> None:
+    """A pending entry names a request kind or an engine step: one name cannot be both.
+
+    Registered here at run time (the real kinds register at import, before any test).
+    """
+    from service.games.bang.pending import REQUESTS, STEPS, RequestKind, Step, request, step
+    try:
+        probe = request("strength_probe")(type("Probe", (RequestKind,), {}))
+        assert isinstance(REQUESTS["strength_probe"], probe)
+        with pytest.raises(ValueError, match="step kind 'strength_probe' registered twice"):
+            step("strength_probe")(type("ProbeStep", (Step,), {}))
+        probe_step = step("strength_probe_step")(type("ProbeStep", (Step,), {}))
+        assert isinstance(STEPS["strength_probe_step"], probe_step)
+        with pytest.raises(ValueError, match="request kind 'strength_probe_step' registered twice"):
+            request("strength_probe_step")(type("Probe", (RequestKind,), {}))
+    finally:
+        REQUESTS.pop("strength_probe", None)
+        STEPS.pop("strength_probe_step", None)
+        STEPS.pop("strength_probe", None)
+        REQUESTS.pop("strength_probe_step", None)
