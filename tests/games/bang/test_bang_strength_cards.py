@@ -506,3 +506,17 @@ def test_request_and_step_kinds_share_one_namespace() -> None:
         STEPS.pop("strength_probe_step", None)
         STEPS.pop("strength_probe", None)
         REQUESTS.pop("strength_probe_step", None)
+
+
+def test_a_registered_draw_check_keeps_its_rule_and_outcome() -> None:
+    """``check`` registers (good, resolve) as given and returns the outcome function unchanged."""
+    from service.games.bang.checks import CHECKS, check, is_heart
+
+    def outcome(state: State, seat: int, good: bool, events: list[dict[str, object]]) -> None:
+        """A draw! outcome that does nothing."""
+
+    try:
+        assert check("strength_probe", is_heart)(outcome) is outcome
+        assert (CHECKS["strength_probe"].good, CHECKS["strength_probe"].resolve) == (is_heart, outcome)
+    finally:
+        CHECKS.pop("strength_probe", None)
