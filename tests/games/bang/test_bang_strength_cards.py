@@ -520,3 +520,18 @@ def test_a_registered_draw_check_keeps_its_rule_and_outcome() -> None:
         assert (CHECKS["strength_probe"].good, CHECKS["strength_probe"].resolve) == (is_heart, outcome)
     finally:
         CHECKS.pop("strength_probe", None)
+
+
+@pytest.mark.rule("BANG-095", "BANG-075")
+def test_lucky_duke_chooses_one_of_his_two_flipped_cards_only() -> None:
+    st = table(4, chars=["black_jack", "lucky_duke", "black_jack", "black_jack"])
+    equip(st, 1, ["jail"])
+    spade, heart, other = stack_deck(st, ["any:4s", "any:9h", "any:Kc"])
+    act(st, 0, {"type": "end_turn"})
+    assert pending_kind(st) == "pick"
+    assert bang.legal_actions(st, 1) == [{"type": "choose", "card": spade}, {"type": "choose", "card": heart}]
+    err = refused(st, 1, {"type": "choose", "card": other})
+    assert (err.reason, err.details) == ("NOT_A_CHOICE", {"card": other})
+    assert err.message != "Not a choice"
+    act(st, 1, {"type": "choose", "card": spade})  # the spade counts: he stays in Jail
+    assert st["turn"] == 2
