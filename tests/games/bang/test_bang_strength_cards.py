@@ -448,7 +448,9 @@ def test_saloon_heals_the_living_from_its_player_clockwise_never_above_max() -> 
     st["p"][4]["alive"], st["p"][4]["life"] = False, 0
     for seat, life in ((0, 3), (1, 4), (2, 1), (3, 2)):
         st["p"][seat]["life"] = life
-    events = play(st, 2, give(st, 2, ["saloon"])[0])
+    saloon = give(st, 2, ["saloon"])[0]
+    events = play(st, 2, saloon)
+    assert events[0] == {"kind": "play", "seat": 2, "cards": [saloon]}
     heals = [(e["seat"], e["amount"]) for e in events if e["kind"] == "heal"]
     assert heals == [(2, 1), (3, 1), (0, 1), (1, 0)]
     assert [p["life"] for p in st["p"]] == [4, 4, 2, 3, 0]
