@@ -3,7 +3,8 @@
 BANG-051/052 (a card of a player: a random card from the hand, or a chosen card in
 play), 054..056, 061 (General Store: one revealed card per living player, taken
 clockwise starting with its player), 065/066 (Panic! at distance 1; on yourself it
-may take back a card you have in play, RULINGS BANG-066).
+may take back a card you have in play; Cat Balou on yourself may discard one of your
+own cards, hand included, RULINGS BANG-066).
 """
 
 from __future__ import annotations
@@ -87,17 +88,24 @@ class StorePick(RequestKind):
 
 
 class _TakeOrDiscard(Effect):
-    """A card of a player: ``pick`` is ``hand`` (random) or a card he has in play."""
+    """A card of a player: ``pick`` is ``hand`` (random) or a card he has in play.
+
+    On yourself (RULINGS BANG-066) Panic! takes back a card you have in play only: a
+    card from your own hand into your hand would do nothing. Cat Balou may also discard
+    a random card of your own hand (``own_hand``), one other than the Cat Balou itself.
+    """
 
     takes_pick = True
+    own_hand = False
 
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         target, pick = action["target"], action.get("pick")
         victim = player(state, target)
         if pick == HAND:
-            if target == seat:
+            if target == seat and not self.own_hand:
                 raise RuleError(Reason.NOTHING_TO_TAKE, "On yourself, choose a card you have in play")
-            if not victim["hand"]:
+            # The played card leaves the hand first, so it is never the card taken.
+            if not [c for c in victim["hand"] if c != card]:
                 raise RuleError(Reason.NOTHING_TO_TAKE, f"Seat {target} has no cards in hand", target=target)
             return
         if not isinstance(pick, str) or pick not in CARDS:
@@ -107,7 +115,7 @@ class _TakeOrDiscard(Effect):
 
     def picks(self, state: State, seat: int, target: int) -> list[str]:
         victim = player(state, target)
-        return ([HAND] if victim["hand"] and target != seat else []) + list(victim["table"])
+        return ([HAND] if victim["hand"] and (target != seat or self.own_hand) else []) + list(victim["table"])
 
     def _take_card(self, state: State, seat: int, action: Action, events: list[Event]) -> str:
         target, pick = action["target"], action["pick"]
@@ -135,7 +143,9 @@ class Panic(_TakeOrDiscard):
 
 @effect("cat_balou")
 class CatBalou(_TakeOrDiscard):
-    """Cat Balou: the card goes to the discard pile (face up, so public)."""
+    """Cat Balou: the card goes to the discard pile (face up, so public); also your own hand."""
+
+    own_hand = True
 
     def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         discard_from_hand(state, seat, card)
