@@ -382,3 +382,75 @@ def test_slab_the_killer_needs_two_missed_others_one() -> None:
         if slab:
             act(st, 1, {"type": "respond", "card": m[1]})
         assert st["p"][1]["life"] == 4 and not st["pending"]
+
+
+# The exact events of each ability (clients read every field)
+
+@pytest.mark.rule("BANG-094")
+def test_kit_carlson_events_and_request() -> None:
+    st = table(4, chars=chars(4, s1="kit_carlson"))
+    a, b, c = stack_deck(st, ["bang", "beer", "missed"])
+    events = act(st, 0, {"type": "end_turn"})
+    assert events[-1] == {"kind": "look", "seat": 1, "cards": [a, b, c], "count": 3, "reason": "kit_carlson"}
+    assert st["pending"] == [{"kind": "kit_carlson", "seat": 1, "source": 1, "args": {"cards": [a, b, c]}}]
+    assert act(st, 1, {"type": "choose", "card": b}) == [
+        {"kind": "draw", "seat": 1, "cards": [a, c], "count": 2, "reason": "kit_carlson"},
+        {"kind": "put_back", "seat": 1, "cards": [b], "count": 1}]
+    st = table(4, chars=chars(4, s1="kit_carlson"))
+    st["deck"] = st["deck"][-2:]
+    two = list(reversed(st["deck"]))
+    events = act(st, 0, {"type": "end_turn"})
+    assert events[-1] == {"kind": "draw", "seat": 1, "cards": two, "count": 2, "reason": "draw"}
+    st = table(4, chars=chars(4, s1="kit_carlson"))
+    st["deck"] = []
+    events = act(st, 0, {"type": "end_turn"})
+    assert events[-1] == {"kind": "turn", "seat": 1, "count": 2} and st["phase"] == "play"
+
+
+@pytest.mark.rule("BANG-097", "BANG-092")
+def test_pedro_and_jesse_events_and_requests() -> None:
+    st = table(4, chars=chars(4, s1="pedro_ramirez"))
+    st["discard"] = [st["deck"].pop(0)]
+    top = stack_deck(st, ["bang"])
+    act(st, 0, {"type": "end_turn"})
+    assert st["pending"] == [{"kind": "draw", "seat": 1, "source": 1, "args": {}}]
+    assert bang.view(st, 2).pending[0].source_seat == 1
+    pile = st["discard"][0]
+    assert act(st, 1, {"type": "draw", "source": "discard"}) == [
+        {"kind": "draw", "seat": 1, "cards": [pile], "count": 1, "reason": "discard_pile"},
+        {"kind": "draw", "seat": 1, "cards": top, "count": 1, "reason": "draw"}]
+    st = table(4, chars=chars(4, s1="jesse_jones"))
+    held = give(st, 2, ["beer"])
+    top = stack_deck(st, ["bang", "duel"])
+    act(st, 0, {"type": "end_turn"})
+    assert st["pending"] == [{"kind": "draw", "seat": 1, "source": 1, "args": {}}]
+    assert act(st, 1, {"type": "draw", "source": "player", "target": 2}) == [
+        {"kind": "take", "seat": 1, "other": 2, "cards": held, "reason": "hand"},
+        {"kind": "draw", "seat": 1, "cards": top[:1], "count": 1, "reason": "draw"}]
+
+
+@pytest.mark.rule("BANG-084", "BANG-101", "BANG-099", "BANG-104")
+def test_bart_suzy_sid_and_sam_events() -> None:
+    st = table(4, chars=chars(4, s1="bart_cassidy"))
+    top = stack_deck(st, ["beer"])
+    events = play(st, 0, give(st, 0, ["bang"])[0], target=1)
+    assert events[-1] == {"kind": "draw", "seat": 1, "cards": top, "count": 1, "reason": "bart_cassidy"}
+    st = table(4, chars=chars(4, s0="suzy_lafayette"))
+    st["p"][0]["life"] = 3
+    top = stack_deck(st, ["bang"])
+    events = play(st, 0, give(st, 0, ["beer"])[0])
+    assert events[-1] == {"kind": "draw", "seat": 0, "cards": top, "count": 1, "reason": "suzy_lafayette"}
+    st = table(4, chars=chars(4, s0="sid_ketchum"))
+    st["p"][0]["life"] = 2
+    two = give(st, 0, ["duel", "panic", "beer"])[:2]
+    assert act(st, 0, {"type": "ability", "cards": two}) == [
+        {"kind": "discard", "seat": 0, "cards": two, "reason": "sid_ketchum"},
+        {"kind": "heal", "seat": 0, "amount": 1, "life": 3, "reason": "sid_ketchum"}]
+    st = table(5, chars=chars(5, s3="vulture_sam"), roles=["sheriff", "deputy", "outlaw", "renegade", "outlaw"])
+    hand = give(st, 2, ["beer"])
+    gear = equip(st, 2, ["barrel"])
+    st["p"][2]["life"] = 1
+    events = play(st, 0, give(st, 0, ["duel"])[0], target=2) + pass_all(st)
+    assert [e for e in events if e["kind"] == "take"] == [
+        {"kind": "take", "seat": 3, "other": 2, "cards": hand, "reason": "hand"},
+        {"kind": "take", "seat": 3, "other": 2, "cards": gear, "reason": "table"}]
