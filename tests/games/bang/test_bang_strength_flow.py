@@ -227,7 +227,7 @@ def test_one_card_over_the_limit_discards_exactly_one(life: int) -> None:
     events = act(st, 0, {"type": "discard", "card": hand[-1]})
     assert st["p"][0]["hand"] == hand[:-1] and hand[-1] in st["discard"]
     assert st["turn"] == 1 and kinds(events)[:2] == ["discard", "turn"]
-    assert events[0]["reason"] == "hand_limit"
+    assert events[0] == {"kind": "discard", "seat": 0, "cards": [hand[-1]], "reason": "hand_limit"}
 
 
 @pytest.mark.rule("BANG-023")
@@ -239,9 +239,10 @@ def test_two_over_the_limit_asks_twice_and_refuses_other_moves() -> None:
     for wrong in ({"type": "end_turn"}, {"type": "play", "card": hand[0]}):
         with pytest.raises(RuleError):
             act(st, 0, wrong)
+    other = give(st, 1, ["bang"])[0]
     with pytest.raises(RuleError) as err:
-        act(st, 0, {"type": "discard", "card": give(st, 1, ["bang"])[0]})
-    assert err.value.reason == "CARD_NOT_IN_HAND"
+        act(st, 0, {"type": "discard", "card": other})
+    assert (err.value.reason, err.value.details) == ("CARD_NOT_IN_HAND", {"card": other})
     act(st, 0, {"type": "discard", "card": hand[0]})
     assert pending_kind(st) == "discard" and st["turn"] == 0
     act(st, 0, {"type": "discard", "card": hand[1]})

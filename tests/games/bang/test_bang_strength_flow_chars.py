@@ -160,9 +160,10 @@ def test_kit_carlson_puts_the_chosen_card_back_on_top_for_the_next_draw() -> Non
     a, b, c = stack_deck(st, ["bang", "beer", "missed"])
     act(st, 0, {"type": "end_turn"})
     assert bang.legal_actions(st, 1) == [{"type": "choose", "card": x} for x in (a, b, c)]
+    duel = give(st, 0, ["duel"])[0]
     with pytest.raises(RuleError) as err:
-        act(st, 1, {"type": "choose", "card": give(st, 0, ["duel"])[0]})
-    assert err.value.reason == "NOT_A_CHOICE"
+        act(st, 1, {"type": "choose", "card": duel})
+    assert (err.value.reason, err.value.details) == ("NOT_A_CHOICE", {"card": duel})
     events = act(st, 1, {"type": "choose", "card": a})
     assert st["p"][1]["hand"] == [b, c] and st["deck"][-1] == a and st["phase"] == "play"
     assert kinds(events) == ["draw", "put_back"]
@@ -223,11 +224,17 @@ def test_sid_ketchum_is_offered_his_ability_only_below_maximum_with_two_cards() 
     assert err.value.reason == "NEED_TWO_CARDS"
     two = one + give(st, 0, ["panic"])
     assert [a for a in bang.legal_actions(st, 0) if a["type"] == "ability"] == [{"type": "ability", "cards": two}]
-    for bad in ([two[0], two[0]], [two[0], give(st, 1, ["beer"])[0]], [*two, two[0]]):
-        with pytest.raises(RuleError):
+    foreign = give(st, 1, ["beer"])[0]
+    for bad, reason, details in (([two[0], two[0]], "NEED_TWO_CARDS", {}), ([*two, two[0]], "NEED_TWO_CARDS", {}),
+                                 ([two[0], foreign], "CARD_NOT_IN_HAND", {"card": foreign})):
+        with pytest.raises(RuleError) as err:
             act(st, 0, {"type": "ability", "cards": bad})
+        assert (err.value.reason, err.value.details) == (reason, details)
     st["p"][0]["life"] = 5
     assert [a for a in bang.legal_actions(st, 0) if a["type"] == "ability"] == []
+    with pytest.raises(RuleError) as err:
+        act(st, 0, {"type": "ability", "cards": two})
+    assert err.value.reason == "LIFE_AT_MAXIMUM"
     st["p"][0]["life"] = 4
     events = act(st, 0, {"type": "ability", "cards": two})
     assert st["p"][0]["life"] == 5 and st["p"][0]["hand"] == [] and st["discard"][-2:] == two
