@@ -94,9 +94,19 @@ def check_view(state: State, viewer: int | None) -> None:
 
 
 def check_events(before: State, after: State, events: list[Event]) -> None:
-    """Each event, projected for and encoded to each viewer, shows nothing secret from him."""
+    """Each event, projected for and encoded to each viewer, shows nothing secret from him,
+    and hides nothing from those who may know it: the seats involved, and everybody when
+    every card of the event was or is now in the open."""
     public = known_public(before)
     shown = {c for e in events if e["kind"] == "draw" and e.get("reason") == "black_jack_shown" for c in e["cards"]}
+    # A drawn card is secret when drawn (a reshuffle hides which one), whatever happens to it next.
+    drawn = {c for e in events if e["kind"] in ("draw", "take", "look") for c in e.get("cards", [])}
+    in_open = ((public | known_public(after)) - drawn) | shown
+    for event in events:
+        involved = {event.get("seat")} | ({event.get("other")} if event["kind"] == "take" else set())
+        for viewer in viewers(after):
+            if viewer in involved or set(event.get("cards", [])) <= in_open:
+                assert bang.project(event, viewer) == event, (viewer, event)
     for viewer in viewers(after):
         known = public | shown
         if viewer is not None:
