@@ -46,3 +46,15 @@ def test_a_malformed_draw_is_refused_before_the_rules(action: dict[str, object],
     with pytest.raises(MalformedAction) as err:
         bang.apply(st, 0, action)
     assert (err.value.reason, err.value.field) == (reason, "target" if "TARGET" in reason else "source")
+
+
+def test_marks_of_other_cards_stay_when_a_card_without_marks_leaves_play() -> None:
+    """``leave_play``/``clear_table`` drop only the leaving cards' marks (expansions keep marks per card)."""
+    from service.games.bang.state import clear_table, leave_play
+    st = table(4)
+    a, b = equip(st, 0, ["barrel", "mustang"])
+    c = equip(st, 1, ["scope"])[0]
+    st["marks"] = {c: {"cubes": 2}}
+    leave_play(st, 0, a)
+    assert st["p"][0]["table"] == [b] and st["marks"] == {c: {"cubes": 2}}
+    assert clear_table(st, 0) == [b] and st["marks"] == {c: {"cubes": 2}}
