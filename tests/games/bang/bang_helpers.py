@@ -148,3 +148,26 @@ def pass_all(state: State) -> list[Event]:
     while state["pending"] and state["phase"] != "over":
         events += act(state, bang.to_act(state)[0], {"type": "pass"})
     return events
+
+
+def duel_kill(state: State, killer: int, victim: int) -> list[Event]:
+    """``killer`` eliminates ``victim`` in ``killer``'s phase 2 with a Duel (any distance).
+
+    The victim is put at 1 life with an empty hand, so he cannot answer and the engine
+    takes the lost Duel for him; the killer's own hand is left as it was. Returns the events.
+    """
+    state["turn"], state["phase"] = killer, "play"
+    state["p"][victim]["life"] = 1
+    for card in list(state["p"][victim]["hand"]):
+        state["p"][victim]["hand"].remove(card)
+        state["deck"].insert(0, card)
+    duel = give(state, killer, ["duel"])[0]
+    return play(state, killer, duel, target=victim)
+
+
+def dead(state: State, *seats: int) -> None:
+    """Mark seats as already eliminated before the scenario starts (cards back in the deck)."""
+    for seat in seats:
+        p = state["p"][seat]
+        state["deck"][:0] = p["hand"] + p["table"]
+        p.update(alive=False, life=0, hand=[], table=[])
