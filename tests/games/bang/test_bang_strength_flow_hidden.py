@@ -32,13 +32,16 @@ SEEN_KINDS: set[str] = set()
 
 
 def known_public(state: State) -> set[str]:
-    """Cards every seat has seen: in play, on the discard pile, offered by a General Store."""
+    """Cards every seat has seen: in play, on the discard pile, offered by a General Store, and the
+    card a pending request answers (played face up; a reshuffle may since have put it in the deck)."""
     out = set(state["discard"])
     for p in state["p"]:
         out |= set(p["table"])
     for req in state["pending"]:
         if req["kind"] == "store":
             out |= set(req["args"]["cards"])
+        if req["kind"] in ("bang", "indians", "duel") and req["args"].get("card"):
+            out.add(req["args"]["card"])
     return out
 
 
