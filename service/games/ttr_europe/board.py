@@ -119,10 +119,6 @@ def load(raw: dict[str, Any]) -> tuple[dict[str, City], dict[int, Route], dict[i
 
 def totals(cities: dict[str, City], routes: dict[int, Route], tickets: dict[int, Ticket]) -> dict[str, int]:
     """The board totals, keyed as EXPECTED_TOTALS."""
-    groups: dict[int, int] = {}
-    for route in routes.values():
-        if route.double_group is not None:
-            groups[route.double_group] = groups.get(route.double_group, 0) + 1
     return {
         "cities": len(cities),
         "routes": len(routes),
@@ -130,7 +126,7 @@ def totals(cities: dict[str, City], routes: dict[int, Route], tickets: dict[int,
         "tunnels": sum(r.tunnel for r in routes.values()),
         "ferries": sum(r.locomotives > 0 for r in routes.values()),
         "ferry_locomotives": sum(r.locomotives for r in routes.values()),
-        "double_pairs": len(groups),
+        "double_pairs": len({r.double_group for r in routes.values()} - {None}),
         "gray_routes": sum(r.color == GRAY for r in routes.values()),
         "tickets": len(tickets),
         "long_tickets": sum(t.long for t in tickets.values()),
@@ -240,25 +236,22 @@ ROUTE_IDS: tuple[int, ...] = tuple(sorted(ROUTES))
 CITY_NAMES: tuple[str, ...] = tuple(sorted(CITIES))
 LONG_TICKETS: tuple[int, ...] = tuple(t.id for t in TICKETS.values() if t.long)
 REGULAR_TICKETS: tuple[int, ...] = tuple(t.id for t in TICKETS.values() if not t.long)
-# Route id -> the other route of its double pair (absent for single routes).
-PARTNER: dict[int, int] = {}
-# City -> ids of the routes that enter or leave it.
-ROUTES_AT: dict[str, tuple[int, ...]] = {}
 
 
-def _index() -> None:
-    """Fill PARTNER and ROUTES_AT from ROUTES."""
+def index(cities: dict[str, City], routes: dict[int, Route]) -> tuple[dict[int, int], dict[str, tuple[int, ...]]]:
+    """The lookup tables: route id -> the other route of its double pair (absent for single routes), and
+    city -> ids of the routes that enter or leave it."""
     by_group: dict[int, list[int]] = {}
-    at: dict[str, list[int]] = {name: [] for name in CITIES}
-    for route in ROUTES.values():
+    at: dict[str, list[int]] = {name: [] for name in cities}
+    for route in routes.values():
         if route.double_group is not None:
             by_group.setdefault(route.double_group, []).append(route.id)
         at[route.a].append(route.id)
         at[route.b].append(route.id)
-    for members in by_group.values():
-        first, second = members
-        PARTNER[first], PARTNER[second] = second, first
-    ROUTES_AT.update({name: tuple(ids) for name, ids in at.items()})
+    partner: dict[int, int] = {}
+    for first, second in by_group.values():
+        partner[first], partner[second] = second, first
+    return partner, {name: tuple(ids) for name, ids in at.items()}
 
 
-_index()
+PARTNER, ROUTES_AT = index(CITIES, ROUTES)

@@ -127,34 +127,61 @@ def test_actions_round_trip_through_the_codec() -> None:
         assert ttr.decode_action(ttr.encode_action(action)) == action
 
 
-@pytest.mark.parametrize("message, reason, field", [
-    (pb.TtrEuropeAction(), "UNKNOWN_ACTION", "action.ttr_europe"),
-    (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=0)), "UNKNOWN_ROUTE",
-     "action.ttr_europe.claim_route.route_id"),
-    (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=999)), "UNKNOWN_ROUTE",
-     "action.ttr_europe.claim_route.route_id"),
+CLAIM = "action.ttr_europe.claim_route"
+NO_COLOUR = "color_cards need one train colour (locomotives go in locomotives)"
+
+
+@pytest.mark.parametrize("message, reason, field, text, details", [
+    (pb.TtrEuropeAction(), "UNKNOWN_ACTION", "action.ttr_europe", "choose one action kind", {}),
+    (pb.TtrEuropeOptions(), "UNKNOWN_ACTION", "action.ttr_europe", "expected a TtrEuropeAction", {}),
+    (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=0)), "UNKNOWN_ROUTE", f"{CLAIM}.route_id",
+     "route_id must be 1..101", {"route_id": "0"}),
+    (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=999)), "UNKNOWN_ROUTE", f"{CLAIM}.route_id",
+     "route_id must be 1..101", {"route_id": "999"}),
     (pb.TtrEuropeAction(build_station=pb.TtrBuildStation(city="Praha")), "UNKNOWN_CITY",
-     "action.ttr_europe.build_station.city"),
+     "action.ttr_europe.build_station.city", "name a city of the board (for example Munchen)", {"city": "Praha"}),
     (pb.TtrEuropeAction(draw_train_card=pb.TtrDrawTrainCard(face_up_slot=5)), "INVALID_SLOT",
-     "action.ttr_europe.draw_train_card.face_up_slot"),
+     "action.ttr_europe.draw_train_card.face_up_slot", "face_up_slot must be 0..4", {"slot": "5"}),
     (pb.TtrEuropeAction(draw_train_card=pb.TtrDrawTrainCard(face_up_slot=-1)), "INVALID_SLOT",
-     "action.ttr_europe.draw_train_card.face_up_slot"),
+     "action.ttr_europe.draw_train_card.face_up_slot", "face_up_slot must be 0..4", {"slot": "-1"}),
     (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=3, payment=pb.TtrPayment(
-        color=pb.TTR_COLOR_GRAY, color_cards=2))), "INVALID_PAYMENT", "action.ttr_europe.claim_route.payment.color"),
+        color=pb.TTR_COLOR_GRAY, color_cards=2))), "INVALID_PAYMENT", f"{CLAIM}.payment.color", NO_COLOUR, {}),
     (pb.TtrEuropeAction(pay_tunnel=pb.TtrPayTunnel(payment=pb.TtrPayment(
         color=pb.TTR_COLOR_LOCOMOTIVE, color_cards=1))), "INVALID_PAYMENT",
-     "action.ttr_europe.pay_tunnel.payment.color"),
+     "action.ttr_europe.pay_tunnel.payment.color", NO_COLOUR, {}),
     (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=3, payment=pb.TtrPayment(
-        color_cards=-1))), "INVALID_PAYMENT", "action.ttr_europe.claim_route.payment"),
+        color_cards=-1))), "INVALID_PAYMENT", f"{CLAIM}.payment", "card counts cannot be negative", {}),
+    (pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=3, payment=pb.TtrPayment(
+        color=pb.TTR_COLOR_RED, color_cards=2, locomotives=-1))), "INVALID_PAYMENT", f"{CLAIM}.payment",
+     "card counts cannot be negative", {}),
     # One spelling per payment, as in the rules' own parser: a colour with no coloured cards is refused,
     # not silently dropped.
     (pb.TtrEuropeAction(build_station=pb.TtrBuildStation(city="Wien", payment=pb.TtrPayment(
-        color=pb.TTR_COLOR_RED, locomotives=1))), "INVALID_PAYMENT", "action.ttr_europe.build_station.payment.color"),
+        color=pb.TTR_COLOR_RED, locomotives=1))), "INVALID_PAYMENT", "action.ttr_europe.build_station.payment.color",
+     "leave the colour unset when paying only locomotives", {}),
 ])
-def test_malformed_messages(message: pb.TtrEuropeAction, reason: str, field: str) -> None:
+def test_malformed_messages(message: Any, reason: str, field: str, text: str, details: dict[str, str]) -> None:
+    """The reason, the field, the message a player reads and the details: all four are the client's contract."""
     with pytest.raises(MalformedAction) as err:
         ttr.decode_action(message)
-    assert (err.value.reason, err.value.field) == (reason, field)
+    assert (err.value.reason, err.value.field, err.value.message, err.value.details) == (reason, field, text, details)
+
+
+def test_well_formed_messages_decode_to_their_actions() -> None:
+    payment = pb.TtrPayment(color=pb.TTR_COLOR_RED, color_cards=2, locomotives=1)
+    assert ttr.decode_action(pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=101, payment=payment))) == {
+        "kind": "claim_route", "route": 101, "color": "red", "cards": 2, "locos": 1}
+    assert ttr.decode_action(pb.TtrEuropeAction(build_station=pb.TtrBuildStation(
+        city="Wien", payment=pb.TtrPayment(locomotives=1)))) == {
+        "kind": "build_station", "city": "Wien", "color": None, "cards": 0, "locos": 1}
+    assert ttr.decode_action(pb.TtrEuropeAction(draw_train_card=pb.TtrDrawTrainCard(face_up_slot=0))) == {
+        "kind": "draw_card", "slot": 0}
+    assert ttr.decode_action(pb.TtrEuropeAction(draw_train_card=pb.TtrDrawTrainCard(face_up_slot=4))) == {
+        "kind": "draw_card", "slot": 4}
+    assert ttr.decode_action(pb.TtrEuropeAction(draw_train_card=pb.TtrDrawTrainCard())) == {
+        "kind": "draw_card", "slot": None}
+    assert ttr.decode_action(pb.TtrEuropeAction(claim_route=pb.TtrClaimRoute(route_id=1))) == {
+        "kind": "claim_route", "route": 1, "color": None, "cards": 0, "locos": 0}
 
 
 def test_options_codec() -> None:
@@ -164,7 +191,8 @@ def test_options_codec() -> None:
     assert ttr.encode_options({"tunnel_failure_discards": True}).tunnel_failure_discards
     with pytest.raises(MalformedAction) as err:
         ttr.decode_options(pb.TtrEuropeAction())
-    assert err.value.reason == EngineReason.INVALID_OPTION
+    assert (err.value.reason, err.value.field, err.value.message) == (
+        EngineReason.INVALID_OPTION, "options", "expected TtrEuropeOptions")
     assert ttr.INFO.id == "ttr-europe" and ttr.INFO.proto_field == "ttr_europe"
     assert [o.name for o in ttr.INFO.options] == ["tunnel_failure_discards"]
     assert (ttr.INFO.min_seats, ttr.INFO.max_seats) == (2, 5)
