@@ -1,7 +1,9 @@
 """Golden playthroughs: whole random-bot games written out action by action, event by event.
 
 A playthrough is the ruleset's exact behaviour for one seed: the actions a seeded bot
-chose and every (unprojected) event they caused. ``tests/conformance/test_playthroughs.py``
+chose and every (unprojected) event they caused; below each event, the message seat 0 and a
+spectator receive for it (projected, then encoded: ``0>`` and ``*>``, nothing when hidden), and
+every 50 actions and at the end the views of seat 0 and a spectator, as clients get them. ``tests/conformance/test_playthroughs.py``
 replays each one and fails on any difference, so a rule change shows up as a readable
 diff. When a change is intended, regenerate and review the diff:
 
@@ -17,6 +19,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from google.protobuf import text_format
+from google.protobuf.message import Message
 
 from service.engine import registry
 from service.engine.replay import new_game
@@ -41,7 +46,14 @@ def render(ruleset_id: str, seats: int, seed: int) -> str:
         events = ruleset.apply(state, seat, action)
         step += 1
         lines.append(f"{step} seat {seat}: {_json(action)}")
-        lines.extend(f"    {_json(event)}" for event in events)
+        for event in events:
+            lines.append(f"    {_json(event)}")
+            for viewer, mark in ((0, "0>"), (None, "*>")):
+                projected = ruleset.project(event, viewer)
+                if projected is not None:
+                    lines.append(f"      {mark} {_proto(ruleset.encode_event(projected))}")
+        if step % 50 == 0 or ruleset.is_over(state):
+            lines += [f"  view 0: {_proto(ruleset.view(state, 0))}", f"  view *: {_proto(ruleset.view(state, None))}"]
     lines.append(f"# over after {step} actions: {ruleset.is_over(state)}")
     return "\n".join(lines) + "\n"
 
@@ -55,6 +67,10 @@ def main() -> None:
     for ruleset_id, games in GAMES.items():
         for seats, seed in games:
             path(ruleset_id, seats, seed).write_text(render(ruleset_id, seats, seed))
+
+
+def _proto(message: Message) -> str:
+    return text_format.MessageToString(message, as_one_line=True)
 
 
 def _json(value: object) -> str:
