@@ -151,3 +151,47 @@ def test_unexpected_or_missing_fields_are_malformed(action: Any) -> None:
     with pytest.raises(MalformedAction) as err:
         ttr.apply(state, 0, action)
     assert err.value.reason == "UNKNOWN_ACTION" and repr(state) == before
+
+
+def _empty_slot(s: State) -> tuple[int, dict[str, Any]]:
+    set_face_up(s, ["red", None, "blue", "green", "white"])
+    return 0, {"kind": "draw_card", "slot": 1}
+
+
+def _no_cards_left(s: State) -> tuple[int, dict[str, Any]]:
+    s["box"].extend(s["deck"] + s["discard"])  # set aside, out of the game
+    s["deck"], s["discard"] = [], []
+    return 0, {"kind": "draw_card", "slot": None}
+
+
+def _no_stations_left(s: State) -> tuple[int, dict[str, Any]]:
+    s["stations"][0] = 0
+    set_hand(s, 0, {"red": 4})
+    return 0, {"kind": "build_station", "city": "Wien", "color": "red", "cards": 1, "locos": 0}
+
+
+def _cannot_pass(s: State) -> tuple[int, dict[str, Any]]:
+    return 0, {"kind": "pass"}
+
+
+@pytest.mark.parametrize("build, reason, message, details", [
+    (_empty_slot, "EMPTY_SLOT", "that face-up slot is empty", {"slot": "1"}),
+    (_no_cards_left, "NO_CARDS_LEFT",
+     "the deck and the discard pile are empty; take a face-up card or choose another action", {}),
+    (_no_stations_left, "NO_STATIONS_LEFT", "you have built all your stations", {}),
+    (_cannot_pass, "CANNOT_PASS", "you can still act: draw, claim, build or take tickets", {}),
+    (_occupied_city, "CITY_HAS_STATION", "that city already has a station; choose another",
+     {"city": "Wien", "owner": "1"}),
+    (_too_few_trains, "NOT_ENOUGH_TRAINS", "this route needs 3 trains", None),
+])
+def test_rare_refusals_say_what_to_do(build: Callable[[State], tuple[int, dict[str, Any]]], reason: str,
+                                      message: str, details: dict[str, str] | None) -> None:
+    """The refusals random play seldom meets (the error catalog has the rest): reason, text and details."""
+    state = started(3)
+    seat, action = build(state)
+    before = repr(state)
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, seat, action)
+    assert (err.value.reason, err.value.message) == (reason, message)
+    assert details is None or err.value.details == details
+    assert repr(state) == before
