@@ -80,6 +80,5 @@ def spell(payment: Payment) -> dict[str, Any]:
 
 
 def _name(code: int) -> str:
-    if code == GRAY:
-        return "any one colour"
+    """A payment's or a coloured route's colour as a player reads it (gray routes never need naming)."""
     return "locomotive" if code in (NO_COLOR, LOCO) else COLORS[code]

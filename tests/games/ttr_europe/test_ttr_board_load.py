@@ -131,7 +131,7 @@ def test_a_damaged_row_is_refused_by_name(mutate, message) -> None:  # type: ign
 
 def test_a_ferry_row_without_its_flag_is_read_from_its_locomotives() -> None:
     raw = _raw()
-    ferry = next(r for r in raw["routes"] if r["locomotives"] > 0)
+    ferry = next(r for r in raw["routes"] if r["locomotives"] == 1)
     del ferry["ferry"]
     assert board.load(raw)[1][ferry["id"]].locomotives == ferry["locomotives"]
     plain = raw["routes"][0]

@@ -195,3 +195,17 @@ def test_rare_refusals_say_what_to_do(build: Callable[[State], tuple[int, dict[s
     assert (err.value.reason, err.value.message) == (reason, message)
     assert details is None or err.value.details == details
     assert repr(state) == before
+
+
+@pytest.mark.rule("TTR-024", "TTR-027")
+def test_refused_payments_name_the_colours_involved() -> None:
+    state = started(3)
+    set_hand(state, 0, {"red": 3, "loco": 1})
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, 0, claim(MUNCHEN_WIEN, None, 0, 3))
+    assert (err.value.reason, err.value.message) == ("INSUFFICIENT_CARDS", "you do not hold those cards")
+    assert err.value.details == {"color": "locomotive", "cards": "0", "locos": "3"}
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, 0, claim(MUNCHEN_WIEN, "red", 3))
+    assert (err.value.reason, err.value.message) == ("WRONG_COLOR", "pay with orange cards or locomotives")
+    assert err.value.details == {"needed": "orange", "given": "red"}

@@ -350,3 +350,13 @@ def test_tie_breaks_in_a_scored_game() -> None:
     assert [e["total"] for e in result["scores"]] == [28, 28]
     assert [e["stations_used"] for e in result["scores"]] == [1, 0]
     assert result["winners"] == [1]
+
+
+@pytest.mark.rule("TTR-057")
+def test_longest_trail_between_two_cities_of_three_routes() -> None:
+    """Paris and Frankfurt each touch three of the routes (both of the double, and one via Bruxelles):
+    the longest trail, all 10 spaces, starts and ends there; from Bruxelles it would be 8."""
+    graph = [("Paris", "Frankfurt", 3), ("Frankfurt", "Paris", 3), ("Paris", "Bruxelles", 2),
+             ("Bruxelles", "Frankfurt", 2)]
+    assert longest_path(graph) == 10
+    assert longest_path([*graph, ("Frankfurt", "Munchen", 2)]) == 12

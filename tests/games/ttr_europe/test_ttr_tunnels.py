@@ -220,3 +220,39 @@ def test_coloured_tunnel_paid_with_its_colour_counts_colour_and_locomotives(
     events = ttr.apply(state, 0, claim(route.id, names["own"], route.length))
     assert events[0]["extra"] == extra
     assert state["owner"][route.id - 1] == (0 if extra == 0 else -1)
+
+
+@pytest.mark.rule("TTR-032")
+def test_a_pending_tunnel_is_shown_to_every_seat_with_its_payment(game3: State) -> None:
+    """While the tunnel waits, everyone sees the claim as paid so far (colour, cards, locomotives), the
+    revealed cards and the extra cost; a payment of locomotives alone shows no colour."""
+    set_hand(game3, 0, {"yellow": 3, "loco": 3})
+    stack_deck(game3, ["yellow", "green", "loco"])
+    ttr.apply(game3, 0, claim(MUNCHEN_ZURICH, "yellow", 1, 1))
+    for viewer in (0, 1, None):
+        tunnel = ttr.view(game3, viewer).tunnel
+        assert (tunnel.seat, tunnel.route_id, tunnel.extra_cost) == (0, MUNCHEN_ZURICH, 2)
+        assert (tunnel.payment.color, tunnel.payment.color_cards, tunnel.payment.locomotives) == (4, 1, 1)
+        assert list(tunnel.revealed) == [4, 8, 9]
+    ttr.apply(game3, 0, {"kind": "withdraw_tunnel"})
+    assert not ttr.view(game3, None).HasField("tunnel")
+
+
+def test_a_pending_tunnel_paid_with_locomotives_only_shows_no_colour() -> None:
+    state = started(3)
+    set_hand(state, 0, {"loco": 4})
+    stack_deck(state, ["loco", "green", "red"])
+    ttr.apply(state, 0, claim(MUNCHEN_ZURICH, None, 0, 2))
+    payment = ttr.view(state, 2).tunnel.payment
+    assert (payment.color, payment.color_cards, payment.locomotives) == (0, 0, 2)
+
+
+def test_a_malformed_tunnel_payment_names_its_field(game3: State) -> None:
+    from service.engine.errors import MalformedAction
+
+    set_hand(game3, 0, {"yellow": 3, "loco": 1})
+    stack_deck(game3, ["yellow", "green", "loco"])
+    ttr.apply(game3, 0, claim(MUNCHEN_ZURICH, "yellow", 2))
+    with pytest.raises(MalformedAction) as err:
+        ttr.apply(game3, 0, pay("yellow", -1))
+    assert err.value.field.startswith("action.ttr_europe.pay_tunnel")

@@ -198,3 +198,10 @@ def test_options_codec() -> None:
     assert (ttr.INFO.min_seats, ttr.INFO.max_seats) == (2, 5)
     state = started(2, tunnel_failure_discards=True)
     assert state["opts"] == {"tunnel_failure_discards": True}
+
+
+def test_a_seat_outside_the_table_sees_what_a_spectator_sees() -> None:
+    state = started(3)
+    assert not ttr.view(state, 3).HasField("private") and not ttr.view(state, -1).HasField("private")
+    assert ttr.view(state, 2).HasField("private")
+    assert ttr.view(state, 3).SerializeToString() == ttr.view(state, None).SerializeToString()
