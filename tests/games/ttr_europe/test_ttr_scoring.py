@@ -13,7 +13,7 @@ from ttr_helpers import give_route, give_tickets, route_id, started
 import service.games.ttr_europe as ttr
 from service.engine.errors import EngineReason, RuleError
 from service.games.ttr_europe.board import ROUTES, ROUTES_AT
-from service.games.ttr_europe.scoring import final_result, longest_path, winners
+from service.games.ttr_europe.scoring import final_result, longest_path, ticket_results, winners
 
 State = dict[str, Any]
 
@@ -360,3 +360,17 @@ def test_longest_trail_between_two_cities_of_three_routes() -> None:
              ("Bruxelles", "Frankfurt", 2)]
     assert longest_path(graph) == 10
     assert longest_path([*graph, ("Frankfurt", "Munchen", 2)]) == 12
+
+
+@pytest.mark.rule("TTR-051")
+def test_equal_points_then_more_completed_tickets_decide_what_a_station_borrows() -> None:
+    """The station may borrow Angora-Kharkov, completing the 10-point ticket (+10 - 5 - 5 = 0), or
+    Erzurum-Sofia, completing both 5-point tickets over the owned Budapest-Erzurum and Sofia-Rostov
+    (-10 + 5 + 5 = 0). The points tie, so the choice completing more tickets wins, whichever order the
+    station's options come in (the edges are made up: only the graph matters here)."""
+    own = [("Budapest", "Erzurum", 1), ("Sofia", "Rostov", 1)]
+    pair = ("Erzurum", "Sofia", 1)  # joins Budapest-Erzurum-Sofia and Erzurum-Sofia-Rostov
+    single = ("Angora", "Kharkov", 1)
+    tickets = [ticket("Angora", "Kharkov"), ticket("Budapest", "Sofia"), ticket("Erzurum", "Rostov")]
+    assert ticket_results(own, [[single, pair]], tickets) == ([False, True, True], [1])
+    assert ticket_results(own, [[pair, single]], tickets) == ([False, True, True], [0])
