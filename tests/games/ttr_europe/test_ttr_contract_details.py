@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from ttr_helpers import finish_by_drawing, started
+from ttr_helpers import finish_by_drawing, set_face_up, set_hand, started
 
 import service.games.ttr_europe as ttr
 from service.engine.errors import MalformedAction, RuleError
@@ -101,3 +101,41 @@ def test_a_station_tells_apart_two_routes_of_equal_length_to_different_cities() 
     own = [("Angora", "Paris", 1)]
     assert ticket_results(own, [[("Paris", "Wien", 2), ("Paris", "Kharkov", 2)]], tickets) == ([True], [1])
     assert ticket_results(own, [[("Paris", "Wien", 2)]], tickets) == ([False], [-1])
+
+
+@pytest.mark.rule("TTR-016")
+def test_a_face_up_slot_left_empty_when_no_card_is_left() -> None:
+    """With the deck and the discards empty, a face-up card taken is not replaced: the row shows the gap
+    (no colour), the state keeps its integer codes, and nobody can take a card from the gap."""
+    state = started(3)
+    set_face_up(state, ["red", "blue", "green", "white", "black"])
+    state["box"].extend(state["deck"] + state["discard"])
+    state["deck"], state["discard"] = [], []
+    events = ttr.apply(state, 0, {"kind": "draw_card", "slot": 1})
+    assert {"type": "face_up", "cards": ["red", None, "green", "white", "black"], "reset": False} in events
+    assert state["face_up"] == [6, -1, 7, 1, 5]
+    assert {"kind": "draw_card", "slot": 1} not in ttr.legal_actions(state, 0)
+    with pytest.raises(RuleError) as err:
+        ttr.apply(state, 0, {"kind": "draw_card", "slot": 1})
+    assert (err.value.reason, err.value.details) == ("EMPTY_SLOT", {"slot": "1"})
+
+
+@pytest.mark.parametrize("route", [1.0, True, [1], "1", None])
+def test_a_route_id_must_be_an_integer(route: Any) -> None:
+    state = started(3)
+    set_hand(state, 0, {"black": 1})
+    with pytest.raises(MalformedAction) as err:
+        ttr.apply(state, 0, {"kind": "claim_route", "route": route, "color": "black", "cards": 1, "locos": 0})
+    assert (err.value.reason, err.value.field) == ("UNKNOWN_ROUTE", "action.ttr_europe.claim_route.route_id")
+
+
+@pytest.mark.parametrize("cards, locos, color, field", [
+    (True, 0, "black", "payment"), (1, True, "black", "payment"), ("1", 0, "black", "payment"),
+    (1, 1.0, "black", "payment"), (1, 0, ["black"], "payment.color"), (1, 0, {"black": 1}, "payment.color"),
+])
+def test_a_payment_must_be_counts_and_a_colour_name(cards: Any, locos: Any, color: Any, field: str) -> None:
+    state = started(3)
+    set_hand(state, 0, {"black": 1, "loco": 1})
+    with pytest.raises(MalformedAction) as err:
+        ttr.apply(state, 0, {"kind": "claim_route", "route": 1, "color": color, "cards": cards, "locos": locos})
+    assert (err.value.reason, err.value.field) == ("INVALID_PAYMENT", f"action.ttr_europe.claim_route.{field}")
