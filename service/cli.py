@@ -36,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--http-port", type=int)
         p.add_argument("--metrics-port", type=int)
         p.add_argument("--grpc-target")
+    from service.store import backup
+    backup.add_commands(sub)
     args = parser.parse_args(argv)
+    if args.command in ("backup", "restore"):
+        return _backup(args)
     cfg = config_mod.from_env(grpc_port=args.grpc_port, http_port=args.http_port,
                               metrics_port=args.metrics_port, grpc_target=args.grpc_target)
     _logging(cfg)
@@ -86,6 +90,21 @@ def _with_redis(cfg: Config) -> Config:
     log.warning("TABLETOP_REDIS_URL is not set: using an embedded Redis (append-only, fsync %s) with its data "
                 "in %s; set TABLETOP_DATA_DIR to keep it elsewhere", cfg.embedded_fsync, data_dir)
     return replace(cfg, redis_url=url, data_dir=data_dir)
+
+
+def _backup(args: argparse.Namespace) -> int:
+    """``backup`` / ``restore`` on --redis-url, TABLETOP_REDIS_URL, or the embedded Redis (the running
+    one of ``serve`` when it answers, else one started on the data directory for the command)."""
+    from service.store import backup, embedded
+    cfg = config_mod.from_env()
+    url = args.redis_url or cfg.redis_url
+    if not url:
+        data_dir = cfg.data_dir or embedded.default_data_dir()
+        url = embedded.running_url(data_dir) or embedded.start(data_dir, cfg.embedded_fsync)
+    try:
+        return backup.run(args, url, cfg.redis_tls_ca_file)
+    finally:
+        embedded.stop_all()
 
 
 def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:

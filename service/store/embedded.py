@@ -57,6 +57,12 @@ def start(data_dir: str, fsync: str = "everysec") -> str:
     return server.url
 
 
+def running_url(data_dir: str) -> str | None:
+    """The URL of the embedded Redis a running ``tabletop`` serves from ``data_dir``, if it answers."""
+    path = _socket_path(Path(data_dir).expanduser().resolve())
+    return f"unix://{path}" if _command(path, "PING").startswith(b"+PONG") else None
+
+
 def stop_all() -> None:
     """Stop every embedded Redis this process started (idempotent; also run at exit)."""
     while _SERVERS:

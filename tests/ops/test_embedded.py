@@ -184,3 +184,16 @@ def _until(ready, timeout: float, serve: Serve) -> None:  # type: ignore[no-unty
         if serve.proc.poll() is not None or time.monotonic() > deadline:
             raise AssertionError(f"serve did not get there:\n{serve.log.read_text()[-3000:]}")
         time.sleep(0.1)
+
+
+def test_backup_reads_the_running_embedded_redis(tmp_path: Path, serves: list[Serve]) -> None:
+    serve = start_serve(tmp_path / "data")
+    serves.append(serve)
+    with grpc.insecure_channel(serve.target) as channel:
+        create_game(game_service_pb2_grpc.GameServiceStub(channel), seats=2)
+    environ = {k: v for k, v in os.environ.items() if k != "TABLETOP_REDIS_URL"}
+    done = subprocess.run([sys.executable, "-m", "service", "backup", str(tmp_path / "b.jsonl")], check=False,
+                          cwd=ROOT, env={**environ, "TABLETOP_DATA_DIR": str(tmp_path / "data")},
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "backed up 1 games" in done.stderr, done.stderr
+    assert serve.proc.poll() is None and serve.healthy()  # the service's Redis was used, not stopped

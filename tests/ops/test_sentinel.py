@@ -28,6 +28,7 @@ import redis
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
+from service.store import backup
 from service.store.sentinel import SentinelUrl
 from tests.conftest import start_grpc
 from tests.helpers import bearer, create_game, deciding_seat, error_info
@@ -151,6 +152,7 @@ def _lagging_moves(stub: game_service_pb2_grpc.GameServiceStub, games: list, rng
 @pytest.mark.parametrize("wait", [1, 0])
 def test_failover_with_a_lagging_replica(wait: int) -> None:
     cluster = ReplicaSet.start()
+    assert backup.connect(cluster.url).execute_command("ROLE")[0] == b"master"  # `tabletop backup` finds it too
     server = start_grpc(cluster.url, redis_wait_replicas=wait, redis_wait_timeout_ms=300)
     rng, acknowledged = random.Random(12), {}
     try:
