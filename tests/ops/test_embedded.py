@@ -108,7 +108,8 @@ def test_kill_9_of_its_redis_loses_no_acknowledged_action(fsync: str, tmp_path: 
         pid = serve.redis_pid()
         os.kill(pid, signal.SIGKILL)
         killed = time.monotonic()
-        _until(lambda p=pid: _alive_pid(serve) not in (None, p) and serve.healthy(), 20, serve)  # type: ignore[misc]
+        _until(lambda p=pid: _alive_pid(serve) not in (None, p) and serve.healthy()  # type: ignore[misc]
+               and _http(serve, "/readyz") == 200, 20, serve)
         recoveries.append(time.monotonic() - killed)
     acked: dict[str, list[int]] = {}
     for player in players:
