@@ -198,3 +198,26 @@ def test_backup_reads_the_running_embedded_redis(tmp_path: Path, serves: list[Se
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "backed up 1 games" in done.stderr, done.stderr
     assert serve.proc.poll() is None and serve.healthy()  # the service's Redis was used, not stopped
+
+
+def test_a_killed_serve_leaves_its_data_to_the_next_one(tmp_path: Path, serves: list[Serve]) -> None:
+    """kill -9 of serve itself: its redis-server (own session) is stopped by the next serve on the
+    same data, which finds every game; a second serve on data in use refuses to start."""
+    first = start_serve(tmp_path / "data")
+    serves.append(first)
+    with grpc.insecure_channel(first.target) as channel:
+        game, _ = create_game(game_service_pb2_grpc.GameServiceStub(channel), seats=2)
+    second = subprocess.run([sys.executable, "-m", "service", "grpc", "--grpc-port", str(free_port())], cwd=ROOT,
+                            env={**{k: v for k, v in os.environ.items() if k != "TABLETOP_REDIS_URL"},
+                                 "TABLETOP_DATA_DIR": str(tmp_path / "data"), "TABLETOP_METRICS_PORT": "0"},
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert second.returncode != 0 and "Another tabletop process uses" in second.stderr
+    leftover = first.redis_pid()
+    first.proc.kill()
+    first.proc.wait(10)
+    again = start_serve(tmp_path / "data")
+    serves.append(again)
+    assert again.redis_pid() != leftover and b"redis" not in _cmdline(leftover)
+    with grpc.insecure_channel(again.target) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        assert stub.GetGame(svc.GetGameRequest(name=game.name)).game.version == 1
