@@ -28,7 +28,9 @@ from tabletop.v1 import game_service_pb2_grpc
 from service.store import backup
 from tests.conftest import start_grpc
 from tests.helpers import bearer, create_game, deciding_seat, play
-from tests.ops.test_redis_auth_tls import Server
+from tests.ops.test_redis_auth_tls import REDIS_SERVER, Server
+
+pytestmark = pytest.mark.skipif(not Path(REDIS_SERVER).exists(), reason="needs a redis-server binary")
 
 ROOT = Path(__file__).resolve().parents[2]
 Games = list[tuple[str, dict[int, str], int]]  # (name, tokens, version)

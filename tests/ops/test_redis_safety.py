@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from pathlib import Path
 
 import grpc
 import pytest
@@ -18,7 +19,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rest.app import create_app
 from service.config import Config
 from tests.conftest import GrpcServer, start_grpc
-from tests.ops.test_redis_auth_tls import Server
+from tests.ops.test_redis_auth_tls import REDIS_SERVER, Server
+
+pytestmark = pytest.mark.skipif(not Path(REDIS_SERVER).exists(), reason="needs a redis-server binary")
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING

@@ -34,7 +34,9 @@ from tests.conftest import start_grpc
 from tests.helpers import bearer, create_game, deciding_seat, error_info
 from tests.ops.cluster import free_port
 from tests.ops.proxy import HoldingProxy
-from tests.ops.test_redis_auth_tls import Server
+from tests.ops.test_redis_auth_tls import REDIS_SERVER, Server
+
+pytestmark = pytest.mark.skipif(not Path(REDIS_SERVER).exists(), reason="needs a redis-server binary")
 
 RETRYABLE = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 
