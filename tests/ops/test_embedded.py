@@ -71,7 +71,12 @@ def start_serve(data_dir: Path, **env: str) -> Serve:
                                  "--http-port", str(http_port)], cwd=ROOT, env=environ,
                                 stdout=out, stderr=subprocess.STDOUT)
     serve = Serve(proc, data_dir, grpc_port, http_port, log)
-    _until(lambda: serve.healthy() and _http(serve, "/readyz") == 200, 60, serve)
+    try:  # generous: on a loaded 2-core machine the REST facade alone has taken 2 minutes to start
+        _until(lambda: serve.healthy() and _http(serve, "/readyz") == 200, 180, serve)
+    except AssertionError:
+        proc.kill()  # not yet in the fixture's list: stop it here, its Redis goes with its next start
+        proc.wait(10)
+        raise
     return serve
 
 
