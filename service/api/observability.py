@@ -96,6 +96,12 @@ class Metrics:
                                       ("route",), registry=r)
         self.http_in_flight = Gauge("tabletop_http_requests_in_flight", "REST requests being answered now",
                                     registry=r)
+        # The HTTP server's load (issue 11): idle streams cost no CPU, so autoscale on these too.
+        self.http_connections = Gauge("tabletop_http_connections_open", "HTTP connections open now", registry=r)
+        self.watches = Gauge("tabletop_watches_open", "Watches open now by transport (sse: REST watchers held by "
+                             "this facade; grpc: WatchGame streams of this service)", ("transport",), registry=r)
+        self.http_refusals = Counter("tabletop_http_refusals", "HTTP connections and watches refused or cut, by reason",
+                                     ("reason",), registry=r)
 
 
 class HostObserver:
@@ -200,6 +206,7 @@ class TelemetryInterceptor(MethodInterceptor):
         async def wrapper(request: Any, context: Context) -> AsyncIterator[Any]:
             call = _begin(method, request, context)
             self.metrics.watch_streams.inc()
+            self.metrics.watches.labels("grpc").inc()
             try:
                 with tracing.server_span(self.tracer, method, context, call, activate=False) as span:
                     async for response in _steps(fn(request, context), call, span):
@@ -211,6 +218,7 @@ class TelemetryInterceptor(MethodInterceptor):
                 raise
             finally:
                 self.metrics.watch_streams.dec()
+                self.metrics.watches.labels("grpc").dec()
         return wrapper
 
     def _child(self, metric: Any, *labels: str) -> Any:
