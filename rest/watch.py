@@ -36,6 +36,7 @@ from rest.transcode import encode_response
 BUFFER = 256  # recent messages a hub keeps for watchers that join it late
 QUEUE = 512  # messages a watcher may fall behind before it is cut off (it resumes with Last-Event-ID)
 RETRY_AFTER_SECONDS = 5
+RESUMES = 3  # upstream calls reopened in a row after UNAVAILABLE before the watchers get the error
 Key = tuple[str, str, str]  # (game, authorization, x-api-key)
 
 
@@ -88,6 +89,7 @@ class Hub:
         self.buffer: collections.deque[tuple[int, bytes]] = collections.deque(maxlen=BUFFER)
         self.floor = start  # every message after this version is in the buffer
         self.whole = True  # the buffer holds every message since ``start``
+        self.last = start  # the newest version received: a resumed call starts after it
         self.task: asyncio.Task[None] | None = None
 
     def covers(self, after: int) -> bool:
@@ -109,23 +111,43 @@ class Hub:
         if self.task is not None:
             self.task.cancel()
 
-    async def run(self, first: Message | None) -> None:
-        try:
-            if first is not None:
-                self._fan_out(first)
-            async for message in self.call:
-                self._fan_out(message)
-            ending: bytes | None = None
-        except asyncio.CancelledError:
-            ending = None
-        except grpc.RpcError as error:
-            ending = None if self.call.cancelled() else error_event(from_rpc_error(rpc_error(error)))
+    async def run(self, first: Message | None, reopen: Callable[[int], Any] | None = None) -> None:
+        """Fan the call out until it ends; a call the service drops as UNAVAILABLE (a Redis hiccup, a
+        replica going away) is reopened after the last version, up to ``RESUMES`` times in a row, so
+        the watchers see no gap and no repeat (``Watcher.offer`` skips what they had)."""
+        ending: bytes | None = None
+        resumes = 0
+        if first is not None:
+            self._fan_out(first)
+        while True:
+            try:
+                async for message in self.call:
+                    self._fan_out(message)
+                    resumes = 0
+                break
+            except asyncio.CancelledError:
+                break
+            except grpc.RpcError as error:
+                if self.call.cancelled():
+                    break
+                if (reopen is not None and resumes < RESUMES and self.watchers
+                        and error.code() == grpc.StatusCode.UNAVAILABLE):
+                    resumes += 1
+                    try:
+                        await asyncio.sleep(0.2 * 2 ** resumes)
+                    except asyncio.CancelledError:
+                        break
+                    self.call = reopen(self.last)
+                    continue
+                ending = error_event(from_rpc_error(rpc_error(error)))
+                break
         self.hubs.forget(self)
         for watcher in list(self.watchers):
             watcher.end(ending)
 
     def _fan_out(self, message: Message) -> None:
         version = int(getattr(message, "version", 0))
+        self.last = max(self.last, version)
         snapshot = _has_snapshot(message)
         kind = "snapshot" if snapshot else "event"
         data = f"id: {version}\nevent: {kind}\ndata: ".encode() + encode_response(message) + b"\n\n"
@@ -148,6 +170,7 @@ class Watches:
         self.caps = caps
         self.on_refused = on_refused
         self.hubs: dict[Key, Hub] = {}
+        self.opening: dict[Key, asyncio.Future[None]] = {}
         self.all_hubs: set[Hub] = set()
         self.open = 0
         self.by_token: collections.Counter[str] = collections.Counter()
@@ -185,11 +208,24 @@ class Watches:
         ``open_wait`` seconds or fail; a failure raises the ``ApiError`` of the call.
         """
         watcher = Watcher(after)
+        opening = self.opening.get(key)
+        if opening is not None:  # watchers arriving together share the call being opened
+            await asyncio.shield(opening)
         hub = self.hubs.get(key)
         if hub is not None and hub.covers(after):
             hub.join(watcher)
             return hub, watcher
-        call = open_call(after)
+        shared = key not in self.hubs and key not in self.opening
+        if shared:
+            self.opening[key] = asyncio.get_running_loop().create_future()
+        try:
+            return self._start(key if shared else None, watcher, await self._open(open_call(after), open_wait),
+                               open_call)
+        finally:
+            if shared:
+                self.opening.pop(key).set_result(None)
+
+    async def _open(self, call: Any, open_wait: float) -> tuple[Any, Message | None]:
         first: Message | None = None
         try:
             await asyncio.wait_for(asyncio.shield(call.initial_metadata()), open_wait)
@@ -203,12 +239,17 @@ class Watches:
         except BaseException:
             call.cancel()
             raise
-        hub = Hub(key if key not in self.hubs else None, call, after, self)
-        if hub.key is not None:
+        return call, first
+
+    def _start(self, key: Key | None, watcher: Watcher, opened: tuple[Any, Message | None],
+               reopen: Callable[[int], Any]) -> tuple[Hub, Watcher]:
+        call, first = opened
+        hub = Hub(key, call, watcher.after, self)
+        if key is not None:
             self.hubs[key] = hub
         self.all_hubs.add(hub)
         hub.join(watcher)
-        hub.task = asyncio.ensure_future(hub.run(first))
+        hub.task = asyncio.ensure_future(hub.run(first, reopen))
         return hub, watcher
 
     def forget(self, hub: Hub) -> None:
