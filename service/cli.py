@@ -98,8 +98,8 @@ def _with_redis(cfg: Config) -> Config:
 
 
 def _start_grpc(cfg: Config) -> Any:
-    from service.api.server import create_server
     from rest.server import PortBusy, bind
+    from service.api.server import create_server
     host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
     try:
         bind(cfg.host, cfg.grpc_port).close()  # a taken port: one line of ours, not gRPC core's
