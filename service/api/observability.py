@@ -14,7 +14,9 @@ result=applied|replayed|rejected|failed, reason}``, ``tabletop_action_duration_s
 ``tabletop_idempotent_replays_total``, ``tabletop_watch_streams_open``,
 ``tabletop_rate_limited_total{scope}``, ``tabletop_redis_duration_seconds{op}``, and for
 the REST facade ``tabletop_http_requests_total{route,method,status}``,
-``tabletop_http_request_duration_seconds{route}``, ``tabletop_http_requests_in_flight``.
+``tabletop_http_request_duration_seconds{route}``, ``tabletop_http_requests_in_flight``,
+``tabletop_http_connections_open``, ``tabletop_watches_open{transport=sse|grpc}`` and
+``tabletop_http_refusals_total{reason}`` (issue 11: idle load the CPU autoscaler cannot see).
 All counts are per process; Prometheus sums the replicas.
 """
 
