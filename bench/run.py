@@ -7,7 +7,9 @@ processes on this machine, then drives them from this process:
   handler and to a bare echo RPC on the same server stack;
 - p50 / p99 latency; server CPU per action (process CPU time / actions);
 - REST ``:act`` against gRPC ``SubmitAction``;
-- Redis round trips per action (from INFO commandstats) and stored bytes per game.
+- Redis round trips per action (from INFO commandstats) and stored bytes per game;
+- then (``bench/http_scale.py``) unary p99 with 10,000 idle and 110 slow clients open, memory
+  per idle connection, SSE watchers per process and per GiB, and how fast cut watchers free slots.
 
 Actions are real: games are pre-played with the engine from fixed seeds, then the same
 seeds are created on the server and their recorded actions replayed, so every action
@@ -43,6 +45,7 @@ sys.path.insert(0, str(ROOT))
 
 from service.engine import registry
 
+CONCURRENCY = (1, 16, 64)
 BOARDGAME_IO_MS_PER_MOVE = 0.30  # measured on this machine class (issue 2): boardgame.io 0.50 in-memory server
 
 
@@ -51,11 +54,17 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--redis", default="", help="a Redis URL; default: a private redis-server")
     parser.add_argument("--ruleset", default="ttr-europe")
+    parser.add_argument("--no-scale", action="store_true", help="skip the connections and watchers figures")
+    parser.add_argument("--idle", type=int, default=10_000)
+    parser.add_argument("--slow", type=int, default=110)
+    parser.add_argument("--watchers", type=int, default=5000)
+    parser.add_argument("--cut", type=int, default=1000)
     args = parser.parse_args()
     redis_url = args.redis or _private_redis()
     scripts = _prepare(args.ruleset, 40)
     grpc_port, http_port, bare_port, rest_port = _free_port(), _free_port(), _free_port(), _free_port()
-    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_LEVEL": "WARNING"}
+    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_LEVEL": "WARNING",
+           "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0"}
     service = subprocess.Popen([sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
                                 "--http-port", str(http_port)], env=env, cwd=ROOT)
     bare = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(bare_port),
@@ -75,6 +84,12 @@ def main() -> None:
         for proc in (service, bare, rest):
             proc.terminate()
             proc.wait(30)
+    if not args.no_scale:  # the HTTP side at scale (issue 11): idle and slow clients, watchers per GiB
+        import http_scale
+        http_scale.raise_fd_limit()
+        print("\n== HTTP at scale (one tabletop serve process, loopback) ==")
+        http_scale.idle_figures(argparse.Namespace(**{**vars(args), "redis": redis_url}))
+        http_scale.watcher_figures(argparse.Namespace(**{**vars(args), "redis": redis_url}))
 
 
 # Helpers
@@ -110,7 +125,7 @@ def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, b
     floor = bare_channel.unary_unary("/bench.Bare/Act")
     channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
     stub = game_service_pb2_grpc.GameServiceStub(channel)
-    for conc in (1, 16):
+    for conc in CONCURRENCY:
         results[f"echo c{conc}"] = _load(conc, args.seconds, _repeat(lambda: echo(b"x" * 64)), bare_pid)
         results[f"bare GET+EVALSHA c{conc}"] = _load(conc, args.seconds, _repeat(lambda: floor(b"x" * 64)), bare_pid)
         sub = results[f"SubmitAction c{conc}"] = _load(conc, args.seconds, _grpc_player(stub, scripts), pid,
@@ -232,14 +247,17 @@ def _print(r: dict[str, dict[str, float]]) -> None:
         if key != "stored":
             print(f"{key:28} {v['per_s']:9.0f} {v['p50_ms']:8.2f} {v['p99_ms']:8.2f} {v['cpu_ms']:19.3f}")
     print("\n== Ratios ==")
-    for c in (1, 16):
+    for c in CONCURRENCY:
         sub, floor, echo, rest, own = (r[f"SubmitAction c{c}"], r[f"bare GET+EVALSHA c{c}"], r[f"echo c{c}"],
                                        r[f"REST :act c{c}"], r[f"REST :act own process c{c}"])
         print(f"c{c:<3} SubmitAction / bare GET+EVALSHA = {sub['per_s'] / floor['per_s']:.2f} (target >= 0.8)"
               f"   SubmitAction / echo = {sub['per_s'] / echo['per_s']:.2f}")
-        print(f"     REST :act / gRPC SubmitAction = {rest['per_s'] / sub['per_s']:.2f} in one process (serve), "
-              f"{own['per_s'] / sub['per_s']:.2f} with the facade in its own process (target >= 0.6)")
-    for c in (1, 16):
+        print(f"     REST :act / gRPC SubmitAction = {rest['per_s'] / sub['per_s']:.2f} in one process (serve, "
+              f"target >= 0.6 at c16), {own['per_s'] / sub['per_s']:.2f} with the facade in its own process "
+              f"(target >= 0.8); p99 REST / gRPC = {rest['p99_ms'] / max(sub['p99_ms'], 1e-9):.2f} in serve "
+              f"(target <= 2), {own['p99_ms'] / max(sub['p99_ms'], 1e-9):.2f} own process; REST server CPU per "
+              f":act {rest['cpu_ms']:.3f} ms (serve), {own['cpu_ms']:.3f} ms (both processes)")
+    for c in CONCURRENCY:
         sub = r[f"SubmitAction c{c}"]
         print(f"c{c:<3} server CPU per call on this stack: echo {r[f'echo c{c}']['cpu_ms']:.3f} ms, bare GET+EVALSHA "
               f"{r[f'bare GET+EVALSHA c{c}']['cpu_ms']:.3f} ms, SubmitAction {sub['cpu_ms']:.3f} ms")

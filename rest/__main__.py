@@ -1,6 +1,6 @@
 """``python -m rest``: the REST facade alone, as started by ``rest.process.spawn``.
 
-Stops (draining, see ``RestServer.close``) on SIGTERM or SIGINT, and with
+Stops (draining, see ``HttpServer.close``) on SIGTERM or SIGINT, and with
 ``--exit-with-parent`` also at end of file on stdin (the parent process is gone).
 """
 

@@ -1,4 +1,4 @@
-"""The Flask REST facade: ``create_app(grpc_target)`` and a waitress ``serve`` helper.
+"""The Flask REST facade: ``create_app(grpc_target)`` and ``serve`` (uvicorn, see ``rest.server``).
 
 A thin gRPC client (DESIGN 1 and 11). Its routes come from the contract
 (``rest.routes``); each request is decoded once (``rest.transcode``), sent over the
@@ -12,19 +12,17 @@ Server-Sent Events (``rest.sse``).
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import Any
 
 import grpc
 from flask import Flask, Response, request
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from waitress import wasyncore
-from waitress.server import create_server
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
+from rest.asgi import AsgiApp
 from rest.cors import Cors
 from rest.errors import HTTP_STATUS, ApiError, Reason, from_rpc_error, local_error
 from rest.handlers import (
@@ -39,8 +37,10 @@ from rest.handlers import (
 )
 from rest.openapi import build_openapi
 from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
+from rest.server import HttpLimits, HttpServer, bind
 from rest.sse import EventStream, WatchSlots
 from rest.transcode import decode_request, parse_etag
+from rest.watch import WatchCaps
 
 JSON = "application/json"
 # Logs of long games outgrow gRPC's default 4 MiB receive limit before anything else does.
@@ -65,9 +65,9 @@ def create_app(
     """The REST app for the gRPC service at ``grpc_target`` (one channel, reused).
 
     ``fast_path`` serves the unary contract routes through ``rest.handlers.FastPath``
-    ahead of Flask's routing; off, the same handlers run as ordinary Flask views.
-    ``max_watch_streams`` caps open SSE streams (each holds a server thread); left None,
-    ``serve`` sets it to half its threads. ``cors_origins`` lets browser frontends of
+    ahead of Flask's routing (and on the event loop under ``serve``); off, the same handlers
+    run as ordinary Flask views. ``max_watch_streams`` caps open SSE streams of the server
+    (None: ``serve``'s ``WatchCaps``). ``cors_origins`` lets browser frontends of
     those origins call the facade (``rest.cors``). ``proxy_secret`` (TABLETOP_PROXY_SECRET)
     goes with every call, so the service believes the client address the facade forwards.
     """
@@ -90,80 +90,59 @@ def create_app(
     _add_error_handlers(app)
     if fast_path:
         app.wsgi_app = FastPath(app.wsgi_app, handlers)  # type: ignore[method-assign]
-    if cors_origins:
-        app.wsgi_app = Cors(app.wsgi_app, cors_origins)  # type: ignore[method-assign]
+    cors = Cors(app.wsgi_app, cors_origins) if cors_origins else None
+    if cors is not None:
+        app.wsgi_app = cors  # type: ignore[method-assign]
+    watch = next((route for route in ROUTES if route.streaming), None)
+    app.extensions["tabletop.rest"] = RestParts(grpc_target, handlers, watch, heartbeat_seconds, watch_open_seconds,
+                                                proxy_secret, fast_path, cors, max_watch_streams)
     return app
 
 
-class RestServer:
-    """A waitress server running ``app`` in a background thread (for tests and tools)."""
+@dataclass
+class RestParts:
+    """What ``rest.asgi`` needs of an app ``create_app`` built (its own routes share the handlers)."""
 
-    def __init__(self, app: Flask, host: str = "127.0.0.1", port: int = 0, threads: int = 32) -> None:
-        self._server: Any = create_server(app, host=host, port=port, threads=threads, ident="tabletop")
-        slots = app.extensions.get("tabletop.watch_slots") if isinstance(app, Flask) else None
-        self._slots = slots if isinstance(slots, WatchSlots) else None
-        self._thread = threading.Thread(target=self._server.run, name="rest-server", daemon=True)
-        self._thread.start()
+    grpc_target: str
+    handlers: list[UnaryHandler]
+    watch_route: Route | None
+    heartbeat_seconds: float
+    watch_open_seconds: float
+    proxy_secret: str
+    fast_path: bool
+    cors: Cors | None
+    max_watch_streams: int | None
 
-    @property
-    def port(self) -> int:
-        """The bound port (useful with port 0)."""
-        return int(self._server.effective_port)
-
-    @property
-    def url(self) -> str:
-        """``http://host:port``."""
-        return f"http://{self._server.effective_host}:{self.port}"
-
-    def close(self, grace: float = 5.0) -> None:
-        """Drain, then stop: no new connections, watch streams ended (clients resume with
-        Last-Event-ID), in-flight requests finished and written for up to ``grace`` seconds,
-        then every connection closed and the worker threads stopped."""
-        self._in_loop(lambda: wasyncore.dispatcher.close(self._server))  # the listener only
-        if self._slots is not None:
-            self._slots.close_all()
-        dispatcher = self._server.task_dispatcher
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline and (dispatcher.active_count or dispatcher.queue or self._unsent()):
-            time.sleep(0.02)
-        self._in_loop(self._close_channels)  # the loop ends once its map is empty
-        dispatcher.shutdown(timeout=2)
-        self._thread.join(2)
-
-    def _in_loop(self, work: Callable[[], None]) -> None:
-        """Run ``work`` in the server's event-loop thread (waitress is not thread-safe)."""
-        done = threading.Event()
-
-        def run() -> None:
-            try:
-                work()
-            finally:
-                done.set()
-
-        self._server.trigger.pull_trigger(run)
-        done.wait(2)
-
-    def _close_channels(self) -> None:
-        trigger = self._server.trigger
-        for channel in list(self._server._map.values()):
-            if channel is not trigger:
-                channel.close()
-        trigger.close()  # last: this runs inside the trigger's own handler
-
-    def _unsent(self) -> bool:
-        return any(getattr(channel, "total_outbufs_len", 0) for channel in list(self._server._map.values()))
+    @staticmethod
+    def method_path(route: Route) -> str:
+        return f"/{SERVICE.full_name}/{route.name}"
 
 
-def serve(app: Flask, host: str, port: int, threads: int = 32) -> RestServer:
-    """Serve ``app`` with waitress in a background thread; ``.close()`` stops it.
+def serve(app: Flask, host: str, port: int, threads: int = 16, *, limits: HttpLimits | None = None,
+          caps: WatchCaps | None = None, metrics: Any = None, in_flight: Any = None, async_unary: bool = True,
+          loop: Any = None, forwarded_allow_ips: str = "") -> HttpServer:
+    """Serve ``app`` (from ``create_app``) over HTTP on ``host:port``; ``.close()`` drains and stops.
 
-    Each SSE watch holds one of the ``threads`` for its life, so unless the app set its
-    own cap, at most half of them may watch and the rest always serve the unary routes.
+    One uvicorn server on ``loop`` (a private loop thread when None) runs the ASGI front of
+    ``rest.asgi``: the unary routes and ``:watch`` on the loop, the rest of Flask on a pool of
+    ``threads``. Raises ``PortBusy`` (one line) when the port is taken.
     """
-    slots = app.extensions.get("tabletop.watch_slots")
-    if isinstance(slots, WatchSlots) and slots.limit is None:
-        slots.limit = max(1, threads // 2)
-    return RestServer(app, host, port, threads)
+    caps = caps or WatchCaps()
+    parts = app.extensions["tabletop.rest"]
+    if parts.max_watch_streams is not None:
+        caps = replace(caps, total=parts.max_watch_streams)
+    async_unary = async_unary and not app.extensions.get("tabletop.traced")  # tracing wraps the WSGI app
+    if metrics is None and "tabletop.metrics" in app.extensions:  # service.api.rest_metrics.instrument_rest
+        metrics, in_flight = app.extensions["tabletop.metrics"]
+    front = AsgiApp(app, threads, caps, metrics, in_flight, async_unary)
+    if metrics is not None and hasattr(metrics, "http_connections"):
+        watch_gauge = metrics.watches.labels("sse")
+        watch_gauge.set_function(lambda: front.watches.open)
+    sock = bind(host, port)
+    server = HttpServer(front, sock, limits or HttpLimits(), loop, front._refused, forwarded_allow_ips)
+    if metrics is not None and hasattr(metrics, "http_connections"):
+        metrics.http_connections.set_function(lambda: server.connections)
+    return server
 
 
 # Helpers

@@ -46,5 +46,13 @@ class Cors:
                                   exc_info)
         return self.app(environ, with_cors)
 
+    def headers_for(self, origin: str) -> list[tuple[str, str]]:
+        """The CORS headers of an ordinary (not preflight) answer to ``origin``; none when not allowed
+        (for the routes ``rest.asgi`` answers on the event loop, outside this middleware)."""
+        if not origin or not self._allowed(origin):
+            return []
+        return [("Access-Control-Allow-Origin", "*" if "*" in self.origins else origin), ("Vary", "Origin"),
+                ("Access-Control-Expose-Headers", EXPOSE_HEADERS)]
+
     def _allowed(self, origin: str) -> bool:
         return "*" in self.origins or origin.rstrip("/") in self.origins

@@ -46,7 +46,11 @@ class Reason(StrEnum):
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
     BODY_TOO_LARGE = "BODY_TOO_LARGE"
     UNSUPPORTED_MEDIA_TYPE = "UNSUPPORTED_MEDIA_TYPE"
-    TOO_MANY_WATCH_STREAMS = "TOO_MANY_WATCH_STREAMS"
+    TOO_MANY_WATCH_STREAMS = "TOO_MANY_WATCH_STREAMS"  # this server holds as many SSE watches as it may
+    TOO_MANY_WATCHES_PER_TOKEN = "TOO_MANY_WATCHES_PER_TOKEN"  # this player token holds its cap of SSE watches
+    TOO_MANY_WATCHES_PER_ADDRESS = "TOO_MANY_WATCHES_PER_ADDRESS"  # this client address holds its cap of SSE watches
+    TOO_MANY_CONNECTIONS = "TOO_MANY_CONNECTIONS"  # the HTTP server holds its cap of open connections
+    REQUEST_TIMEOUT = "REQUEST_TIMEOUT"  # the request's headers did not arrive within the header timeout
     NOT_SERVING = "NOT_SERVING"
     INTERNAL = "INTERNAL"
 

@@ -60,18 +60,28 @@ class UnaryHandler:
         self.proxy_secret = proxy_secret
 
     def __call__(self, environ: dict[str, Any], path_params: dict[str, str]) -> Reply:
+        message, call_metadata = self.prepare(environ, path_params, read_body(environ, self.max_body_bytes))
+        try:
+            reply = self.rpc(message, timeout=self.deadline, metadata=call_metadata)
+        except grpc.RpcError as error:
+            raise from_rpc_error(error) from None
+        return self.finish(environ, reply)
+
+    def prepare(self, environ: dict[str, Any], path_params: dict[str, str],
+                body: bytes) -> tuple[Any, list[tuple[str, str]]]:
+        """The request message and the call's metadata (``rest.asgi`` awaits the call itself)."""
         route = self.route
         query = environ.get("QUERY_STRING")
         args = MultiDict(parse_qsl(query, keep_blank_values=True)) if query else _NO_QUERY
-        body = read_body(environ, self.max_body_bytes)
         message = decode_request(route, path_params, args, body, environ.get("CONTENT_TYPE"))
         idempotency_key, if_match = environ.get("HTTP_IDEMPOTENCY_KEY"), environ.get("HTTP_IF_MATCH")
         if idempotency_key is not None or if_match is not None:
             apply_headers(route, message, idempotency_key, if_match)
-        try:
-            reply = self.rpc(message, timeout=self.deadline, metadata=metadata(environ, self.proxy_secret))
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
+        return message, metadata(environ, self.proxy_secret)
+
+    def finish(self, environ: dict[str, Any], reply: Any) -> Reply:
+        """The HTTP reply for the RPC's response."""
+        route = self.route
         headers = [("Cache-Control", cache_control(route.verb, environ)), ("Vary", "Authorization")]
         if route.etag_path is None:
             return Reply(200, encode_response(reply), headers)
@@ -199,6 +209,18 @@ def internal_error() -> ApiError:
 _STATUS_TEXT = {200: "200 OK", 304: "304 Not Modified"}
 
 
+def final_headers(environ: dict[str, Any], reply: Reply) -> list[tuple[str, str]]:
+    """The reply's headers with Content-Type, Content-Length and the echoed X-Request-Id."""
+    headers = reply.headers
+    if reply.content_type is not None:
+        headers.append(("Content-Type", reply.content_type))
+    headers.append(("Content-Length", str(len(reply.body))))
+    request_id = environ.get("HTTP_X_REQUEST_ID")
+    if request_id:
+        headers.append(("X-Request-Id", request_id))
+    return headers
+
+
 def _respond(
     environ: dict[str, Any], start_response: StartResponse, handler: UnaryHandler, params: dict[str, str]
 ) -> Iterable[bytes]:
@@ -209,13 +231,7 @@ def _respond(
     except Exception:
         log.exception("REST request failed: %s %s", environ["REQUEST_METHOD"], environ.get("PATH_INFO"))
         reply = error_reply(internal_error())
-    headers = reply.headers
-    if reply.content_type is not None:
-        headers.append(("Content-Type", reply.content_type))
-    headers.append(("Content-Length", str(len(reply.body))))
-    request_id = environ.get("HTTP_X_REQUEST_ID")
-    if request_id:
-        headers.append(("X-Request-Id", request_id))
+    headers = final_headers(environ, reply)
     start_response(_STATUS_TEXT.get(reply.status) or _status_line(reply.status), headers)
     return [reply.body]
 

@@ -1,4 +1,7 @@
-"""Server-streaming RPCs as Server-Sent Events (the ``:watch`` route).
+"""Server-streaming RPCs as Server-Sent Events in Flask (the ``:watch`` view), with a thread each.
+
+``rest.serve`` answers ``GET :watch`` on the event loop (``rest.watch``, no thread); this
+view remains for ``HEAD`` and for the Flask app served by any other WSGI server.
 
 Each stream message becomes one SSE event: ``id: <version>`` (so a browser's
 EventSource resumes with ``Last-Event-ID``), ``event: snapshot`` when the message

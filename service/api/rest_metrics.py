@@ -92,6 +92,8 @@ def instrument_rest(app: Any, metrics: Metrics, routes: Iterable[str] = ()) -> I
             metrics.http_seconds.labels(route).observe(time.perf_counter() - started)
 
     app.wsgi_app = counted
+    if hasattr(app, "extensions"):  # rest.app.serve counts the routes it answers on the event loop here too
+        app.extensions["tabletop.metrics"] = (metrics, in_flight)
     return in_flight
 
 

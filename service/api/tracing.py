@@ -179,6 +179,8 @@ def instrument_wsgi(app: Any, tracer: Any) -> None:
             span.end()
 
     app.wsgi_app = traced
+    if hasattr(app, "extensions"):  # rest.app.serve then keeps every request on this traced WSGI path
+        app.extensions["tabletop.traced"] = True
 
 
 def route_template(path: str) -> str:

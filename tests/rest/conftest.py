@@ -1,4 +1,4 @@
-"""REST fixtures: the real app served by waitress over real HTTP, against the real gRPC server."""
+"""REST fixtures: the real app served by uvicorn (rest.server) over real HTTP, against the real gRPC server."""
 
 from __future__ import annotations
 
@@ -7,15 +7,16 @@ from typing import Any
 
 import pytest
 
-from rest.app import RestServer, create_app, serve
+from rest.app import create_app, serve
+from rest.server import HttpServer
 from tests.rest.rest_api import Api
 
 HEARTBEAT_SECONDS = 0.5
 
 
 @pytest.fixture(scope="session", params=["fast-path", "flask-views"])
-def rest_server(grpc_server: Any, request: pytest.FixtureRequest) -> Iterator[RestServer]:
-    """The app served by waitress, both ways its unary routes can be dispatched."""
+def rest_server(grpc_server: Any, request: pytest.FixtureRequest) -> Iterator[HttpServer]:
+    """The app served over HTTP, both ways its unary routes can be dispatched."""
     fast_path = request.param == "fast-path"
     app = create_app(grpc_server.target, heartbeat_seconds=HEARTBEAT_SECONDS, fast_path=fast_path)
     server = serve(app, "127.0.0.1", 0)
@@ -24,7 +25,7 @@ def rest_server(grpc_server: Any, request: pytest.FixtureRequest) -> Iterator[Re
 
 
 @pytest.fixture
-def api(rest_server: RestServer) -> Iterator[Api]:
+def api(rest_server: HttpServer) -> Iterator[Api]:
     client = Api(rest_server.url)
     yield client
     client.session.close()

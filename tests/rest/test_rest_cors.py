@@ -8,17 +8,17 @@ from typing import Any
 import pytest
 import requests
 
-from rest.app import RestServer, create_app, serve
+from rest.app import HttpServer, create_app, serve
 
 
 @pytest.fixture(scope="module")
-def cors_server(grpc_server: Any) -> Iterator[RestServer]:
+def cors_server(grpc_server: Any) -> Iterator[HttpServer]:
     server = serve(create_app(grpc_server.target, cors_origins=["https://play.example"]), "127.0.0.1", 0)
     yield server
     server.close()
 
 
-def test_preflight_from_an_allowed_origin(cors_server: RestServer) -> None:
+def test_preflight_from_an_allowed_origin(cors_server: HttpServer) -> None:
     r = requests.options(f"{cors_server.url}/v1/games", headers={
         "Origin": "https://play.example", "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": "authorization, content-type, idempotency-key"}, timeout=5)
@@ -29,7 +29,7 @@ def test_preflight_from_an_allowed_origin(cors_server: RestServer) -> None:
     assert "POST" in r.headers["Access-Control-Allow-Methods"]
 
 
-def test_responses_to_an_allowed_origin_carry_cors_headers(cors_server: RestServer) -> None:
+def test_responses_to_an_allowed_origin_carry_cors_headers(cors_server: HttpServer) -> None:
     r = requests.post(f"{cors_server.url}/v1/games", json={"ruleset": "ttr-europe", "seatCount": 2},
                       headers={"Origin": "https://play.example"}, timeout=5)
     assert r.status_code == 200
@@ -39,7 +39,7 @@ def test_responses_to_an_allowed_origin_carry_cors_headers(cors_server: RestServ
     assert error.status_code == 404 and error.headers["Access-Control-Allow-Origin"] == "https://play.example"
 
 
-def test_other_origins_and_the_default_app_get_no_cors(cors_server: RestServer, grpc_server: Any) -> None:
+def test_other_origins_and_the_default_app_get_no_cors(cors_server: HttpServer, grpc_server: Any) -> None:
     r = requests.get(f"{cors_server.url}/v1/rulesets", headers={"Origin": "https://evil.example"}, timeout=5)
     assert r.status_code == 200 and "Access-Control-Allow-Origin" not in r.headers
     plain = serve(create_app(grpc_server.target), "127.0.0.1", 0)

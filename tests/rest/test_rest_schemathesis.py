@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.strategies import booleans
 from schemathesis.generation import GenerationMode
 
-from rest.app import RestServer
+from rest.app import HttpServer
 from rest.routes import ROUTES
 from tests.rest.rest_api import Api
 
@@ -31,12 +31,12 @@ CHECKS = [
 
 
 @pytest.fixture(scope="module")
-def rest_schema(rest_server: RestServer) -> Any:
+def rest_schema(rest_server: HttpServer) -> Any:
     return schemathesis.openapi.from_url(f"{rest_server.url}/openapi.json")
 
 
 @pytest.fixture(scope="module")
-def seated_game(rest_server: RestServer) -> tuple[str, str]:
+def seated_game(rest_server: HttpServer) -> tuple[str, str]:
     """A real game and seat 0's token: generated requests then reach the rules, not just a 404."""
     name, tokens = Api(rest_server.url).create_game()
     return name.removeprefix("games/"), tokens[0]

@@ -94,19 +94,21 @@ def test_heartbeat_comments_while_idle(api: Api) -> None:
     assert not _events(items), "nothing happened, yet an event came"
 
 
-def test_client_disconnect_ends_the_stream(api: Api) -> None:
+def test_client_disconnect_ends_the_stream(api: Api, rest_server: Any) -> None:
     name, tokens = api.create_game()
-    before = _pumps()
+    watches = rest_server.app.watches
+    before = watches.open
     streams = [SseReader(_watch(api, name, tokens[0])) for _ in range(3)]
     for stream in streams:
         stream.read(_until_version(1))
-    assert _pumps() >= before + 3
+    assert watches.open >= before + 3
+    assert len(watches.hubs) >= 1 and _pumps() == 0  # one shared upstream, no thread per watcher
     for stream in streams:
         stream.response.close()
     deadline = time.monotonic() + HEARTBEAT_SECONDS * 8
-    while _pumps() > before and time.monotonic() < deadline:
+    while watches.open > before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _pumps() <= before, "a watch outlived its client"
+    assert watches.open <= before, "a watch outlived its client"
     assert api.get("/v1/rulesets").status_code == 200
 
 
@@ -160,7 +162,7 @@ def _pumps() -> int:
     return sum(1 for thread in threading.enumerate() if thread.name == "sse-pump" and thread.is_alive())
 
 
-def test_watch_streams_are_capped_so_unary_routes_keep_threads(grpc_server: Any) -> None:
+def test_watch_streams_are_capped_and_unary_routes_keep_answering(grpc_server: Any) -> None:
     app = create_app(grpc_server.target, heartbeat_seconds=HEARTBEAT_SECONDS, max_watch_streams=2)
     rest = serve(app, "127.0.0.1", 0, threads=4)
     api = Api(rest.url)
@@ -175,7 +177,7 @@ def test_watch_streams_are_capped_so_unary_routes_keep_threads(grpc_server: Any)
         assert api.get(f"/v1/{name}", tokens[0]).status_code == 200  # unary routes still answer
         streams[0].response.close()
         deadline = time.monotonic() + HEARTBEAT_SECONDS * 8
-        while app.extensions["tabletop.watch_slots"].open > 1 and time.monotonic() < deadline:
+        while rest.app.watches.open > 1 and time.monotonic() < deadline:
             time.sleep(0.05)
         again = _watch(api, name, tokens[0])
         assert again.status_code == 200
@@ -184,9 +186,3 @@ def test_watch_streams_are_capped_so_unary_routes_keep_threads(grpc_server: Any)
     finally:
         rest.close()
 
-
-def test_serve_caps_watches_at_half_its_threads(grpc_server: Any) -> None:
-    app = create_app(grpc_server.target)
-    rest = serve(app, "127.0.0.1", 0, threads=6)
-    rest.close()
-    assert app.extensions["tabletop.watch_slots"].limit == 3

@@ -12,7 +12,7 @@ import requests
 from tabletop.v1 import bang_pb2, game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from rest.app import RestServer, create_app, serve
+from rest.app import HttpServer, create_app, serve
 from tests.helpers import bearer, create_game, error_info
 
 MAX_ACTIONS = 3000
@@ -67,13 +67,13 @@ def test_views_hide_hands_and_roles_and_refusals_carry_reasons(stub: Any) -> Non
 
 
 @pytest.fixture(scope="module")
-def rest(grpc_server: Any) -> Iterator[RestServer]:
+def rest(grpc_server: Any) -> Iterator[HttpServer]:
     server = serve(create_app(grpc_server.target), "127.0.0.1", 0)
     yield server
     server.close()
 
 
-def test_whole_games_through_rest(rest: RestServer) -> None:
+def test_whole_games_through_rest(rest: HttpServer) -> None:
     http = requests.Session()
     for seats, seed in ((4, 21), (6, 22)):
         body = {"ruleset": "bang", "seatCount": seats, "displayNames": [f"p{i}" for i in range(seats)],

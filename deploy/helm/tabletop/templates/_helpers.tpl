@@ -165,6 +165,8 @@ A value as an environment string. Helm reads numbers as float64, which would pri
 {{- $root := .root -}}
 - name: TABLETOP_METRICS_PORT
   value: {{ include "tabletop.metricsPort" $root | quote }}
+- name: TABLETOP_HOST
+  value: "::"
 {{- with $root.Values.otel.endpoint }}
 - name: OTEL_EXPORTER_OTLP_ENDPOINT
   value: {{ . | quote }}

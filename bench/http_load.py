@@ -1,0 +1,217 @@
+"""Hostile and crowded HTTP clients against one ``tabletop serve`` process (issue 11).
+
+Shared by the proof tests (tests/rest/test_http_scale.py) and the benchmark
+(bench/http_scale.py): a ``serve`` child process on free loopback ports, and asyncio
+clients that cost the test process little: idle connections, byte-by-byte slow clients,
+SSE watchers that record every version they receive, gRPC watchers, unary probes, and
+an abrupt cut (RST, no FIN) of a connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import resource
+import socket
+import struct
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def raise_fd_limit() -> int:
+    """Lift this process's open-file soft limit to its hard limit; the new soft limit."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class ServeProcess:
+    """``python -m service serve`` on free loopback ports, with ``TABLETOP_*`` overrides."""
+
+    def __init__(self, redis_url: str, **settings: Any) -> None:
+        self.grpc_port, self.http_port, self.metrics_port = free_port(), free_port(), free_port()
+        env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_LOG_LEVEL": "WARNING",
+               "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0",
+               **{f"TABLETOP_{k.upper()}": str(v) for k, v in settings.items()}}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "service", "serve", "--host", "127.0.0.1", "--grpc-port", str(self.grpc_port),
+             "--http-port", str(self.http_port), "--metrics-port", str(self.metrics_port)], env=env, cwd=ROOT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/readyz", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        self.close()
+        raise RuntimeError("tabletop serve did not become ready")
+
+    @property
+    def grpc_target(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def rss_kib(self) -> int:
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+        return 0
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+    def metric(self, name: str) -> float:
+        """The sum of a Prometheus series' samples (every label set)."""
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=5) as r:
+            text = r.read().decode()
+        total = 0.0
+        for line in text.splitlines():
+            if line.startswith(name) and (line[len(name)] in " {"):
+                total += float(line.rsplit(" ", 1)[1])
+        return total
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(5)
+
+
+# Clients (asyncio)
+
+Conn = tuple[asyncio.StreamReader, asyncio.StreamWriter]
+
+
+async def open_idle(port: int, count: int, batch: int = 500) -> list[Conn]:
+    """``count`` connections that never send a byte."""
+    conns: list[Conn] = []
+    for start in range(0, count, batch):
+        conns += await asyncio.gather(*(asyncio.open_connection("127.0.0.1", port)
+                                        for _ in range(min(batch, count - start))))
+    return conns
+
+
+async def slow_clients(port: int, count: int, stop: asyncio.Event, interval: float = 0.5) -> list[Conn]:
+    """``count`` clients each sending a request's header one byte per ``interval`` until ``stop``."""
+    conns = await open_idle(port, count)
+    request = b"GET /v1/rulesets HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 10_000
+
+    async def trickle(writer: asyncio.StreamWriter) -> None:
+        for byte in request:
+            if stop.is_set() or writer.is_closing():
+                return
+            try:
+                writer.write(bytes([byte]))
+                await writer.drain()
+            except OSError:
+                return
+            await asyncio.sleep(interval)
+
+    for _, writer in conns:
+        asyncio.ensure_future(trickle(writer))
+    return conns
+
+
+async def get(port: int, path: str, conn: Conn | None = None, headers: dict[str, str] | None = None,
+              method: str = "GET", body: bytes = b"") -> tuple[int, dict[str, str], bytes]:
+    """One HTTP/1.1 request (on ``conn`` when given, kept alive); (status, headers, body)."""
+    reader, writer = conn or await asyncio.open_connection("127.0.0.1", port)
+    head = f"{method} {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {len(body)}\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+    writer.write(head.encode() + b"\r\n" + body)
+    await writer.drain()
+    status_line = await reader.readline()
+    status = int(status_line.split()[1])
+    reply_headers: dict[str, str] = {}
+    while (line := await reader.readline()) not in (b"\r\n", b""):
+        key, _, value = line.decode().partition(":")
+        reply_headers[key.strip().lower()] = value.strip()
+    data = await reader.readexactly(int(reply_headers.get("content-length", "0")))
+    if conn is None:
+        writer.close()
+    return status, reply_headers, data
+
+
+async def probe(port: int, count: int, timeout: float) -> list[float]:
+    """``count`` sequential GET /v1/rulesets on fresh connections; each latency (raises past ``timeout``)."""
+    latencies = []
+    for _ in range(count):
+        started = time.perf_counter()
+        status, _, _ = await asyncio.wait_for(get(port, "/v1/rulesets"), timeout)
+        assert status == 200, status
+        latencies.append(time.perf_counter() - started)
+    return latencies
+
+
+@dataclass
+class SseWatcher:
+    """One SSE client of ``/v1/{game}:watch``: every ``id`` it received, in order."""
+
+    ids: list[int] = field(default_factory=list)
+    status: int = 0
+    headers: dict[str, str] = field(default_factory=dict)
+    conn: Conn | None = None
+    task: asyncio.Future[None] | None = None
+    opened: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def run(self, port: int, game: str, token: str | None = None) -> None:
+        self.conn = reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        writer.write(f"GET /v1/{game}:watch HTTP/1.1\r\nHost: x\r\nAccept: text/event-stream\r\n{auth}\r\n".encode())
+        await writer.drain()
+        self.status = int((await reader.readline()).split()[1])
+        while (line := await reader.readline()) not in (b"\r\n", b""):
+            key, _, value = line.decode().partition(":")
+            self.headers[key.strip().lower()] = value.strip()
+        self.opened.set()
+        if self.status != 200:
+            return
+        while line := await reader.readline():
+            if line.startswith(b"id: "):  # chunk-size lines of the chunked body fall between, unread
+                self.ids.append(int(line[4:]))
+
+    def start(self, port: int, game: str, token: str | None = None) -> SseWatcher:
+        self.task = asyncio.ensure_future(self.run(port, game, token))
+        return self
+
+    def cut(self) -> None:
+        """Close abruptly: an RST, no FIN (SO_LINGER 0)."""
+        assert self.conn is not None
+        sock = self.conn[1].get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.conn[1].transport.abort()
+        if self.task is not None:
+            self.task.cancel()
+
+
+async def until(check: Any, timeout: float, interval: float = 0.1) -> bool:
+    """Poll ``check()`` (a plain function) until true or ``timeout``; whether it came true."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        await asyncio.sleep(interval)
+    return bool(check())
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] if ordered else 0.0
