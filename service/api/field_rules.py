@@ -188,7 +188,7 @@ def _check_field(message: Message, r: Rule, path: str) -> None:
         return
     present = message.HasField(field.name) if field.has_presence else value != field.default_value
     if r.required and not present:
-        _refuse(r, r.reason, path, "required")
+        _refuse(r, r.reason, path, "set")
     if field.has_presence and not present:
         return  # an optional field left out has no value to check
     _check_value(r, value, path)
