@@ -56,10 +56,11 @@ class Rule:
     max_items: int = 0  # 0: no limit
     max_items_reason: str = ""
     hint: str = ""
-
-    @property
-    def repeated(self) -> bool:
-        return self.field.is_repeated
+    # Read from the descriptor once: descriptor attributes cost a lookup each (every request reads them).
+    name: str = ""
+    repeated: bool = False
+    presence: bool = False  # proto3 `optional` or a message: unset is told apart from the default
+    default: Any = None
 
 
 def behaviors(field: FieldDescriptor) -> list[str]:
@@ -143,15 +144,23 @@ def _rule(field: FieldDescriptor) -> Rule | None:
                 minimum=option.minimum if option.HasField("minimum") else None,
                 maximum=option.maximum if option.HasField("maximum") else None,
                 max_items=option.max_items, max_items_reason=option.max_items_reason or option.reason,
-                hint=option.hint)
+                hint=option.hint, name=field.name, repeated=field.is_repeated,
+                presence=field.has_presence and not field.is_repeated,
+                default=None if field.is_repeated else field.default_value)
 
 
-@functools.cache
-def _plan(descriptor: Descriptor) -> tuple[tuple[Rule, ...], tuple[FieldDescriptor, ...]]:
-    """A message type's own rules, and its message fields whose types have rules somewhere below."""
-    nested = tuple(f for f in descriptor.fields if f.message_type is not None
-                   and not f.message_type.GetOptions().map_entry and _has_rules(f.message_type, frozenset()))
-    return rules(descriptor), nested
+_PLANS: dict[type[Message], tuple[tuple[Rule, ...], tuple[tuple[str, bool], ...]]] = {}
+
+
+def _plan(message_type: type[Message]) -> tuple[tuple[Rule, ...], tuple[tuple[str, bool], ...]]:
+    """A message type's own rules, and (name, repeated) of its message fields whose types have rules below."""
+    plan = _PLANS.get(message_type)
+    if plan is None:
+        descriptor: Descriptor = message_type.DESCRIPTOR  # type: ignore[assignment]  # upb's or the Python one
+        nested = tuple((f.name, f.is_repeated) for f in descriptor.fields if f.message_type is not None
+                       and not f.message_type.GetOptions().map_entry and _has_rules(f.message_type, frozenset()))
+        plan = _PLANS[message_type] = (rules(descriptor), nested)
+    return plan
 
 
 def _has_rules(descriptor: Descriptor, seen: frozenset[str]) -> bool:
@@ -163,21 +172,21 @@ def _has_rules(descriptor: Descriptor, seen: frozenset[str]) -> bool:
 
 
 def _check(message: Message, prefix: str) -> None:
-    own, nested = _plan(message.DESCRIPTOR)
+    own, nested = _plan(type(message))
     for r in own:
-        _check_field(message, r, prefix + r.field.name)
-    for field in nested:
-        value = getattr(message, field.name)
-        if field.is_repeated:
+        _check_field(message, r, prefix)
+    for name, repeated in nested:
+        value = getattr(message, name)
+        if repeated:
             for i, item in enumerate(value):
-                _check(item, f"{prefix}{field.name}[{i}].")
-        elif message.HasField(field.name):
-            _check(value, f"{prefix}{field.name}.")
+                _check(item, f"{prefix}{name}[{i}].")
+        elif message.HasField(name):
+            _check(value, f"{prefix}{name}.")
 
 
-def _check_field(message: Message, r: Rule, path: str) -> None:
-    field = r.field
-    value = getattr(message, field.name)
+def _check_field(message: Message, r: Rule, prefix: str) -> None:
+    value = getattr(message, r.name)
+    path = prefix + r.name
     if r.repeated:
         if r.required and not value:
             _refuse(r, r.reason, path, "at least one item")
@@ -186,10 +195,10 @@ def _check_field(message: Message, r: Rule, path: str) -> None:
         for i, item in enumerate(value):
             _check_value(r, item, f"{path}[{i}]")
         return
-    present = message.HasField(field.name) if field.has_presence else value != field.default_value
+    present = message.HasField(r.name) if r.presence else value != r.default
     if r.required and not present:
         _refuse(r, r.reason, path, "set")
-    if field.has_presence and not present:
+    if r.presence and not present:
         return  # an optional field left out has no value to check
     _check_value(r, value, path)
 
