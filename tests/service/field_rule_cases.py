@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
+from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
+from tabletop.v1 import ttr_europe_pb2 as ttr
 
 from service.api import field_rules, log_pages
 from tests.helpers import bearer, create_game
@@ -108,6 +110,37 @@ def _submit(field: str) -> Place:
     return place
 
 
+def _act(build: Callable[[Any], ttr.TtrEuropeAction]) -> Place:
+    """A Ticket to Ride action carrying the value, sent by seat 0 of a new game."""
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        game, tokens = create_game(stub, seats=2)
+        action = game_pb2.Action(ttr_europe=build(value))
+        return "SubmitAction", svc.SubmitActionRequest(name=game.name, action=action), tokens[0]
+    return place
+
+
+def _claim(route: Any = 1, **payment: Any) -> ttr.TtrEuropeAction:
+    claim = ttr.TtrClaimRoute(payment=ttr.TtrPayment(color=ttr.TTR_COLOR_RED, color_cards=1, **payment))
+    if route is not UNSET:
+        claim.route_id = route
+    return ttr.TtrEuropeAction(claim_route=claim)
+
+
+def _draw(slot: Any) -> ttr.TtrEuropeAction:
+    draw = ttr.TtrDrawTrainCard() if slot is UNSET else ttr.TtrDrawTrainCard(face_up_slot=slot)
+    return ttr.TtrEuropeAction(draw_train_card=draw)
+
+
+def _cards(count: Any) -> ttr.TtrEuropeAction:
+    color = ttr.TTR_COLOR_RED if count else ttr.TTR_COLOR_UNSPECIFIED  # no colour with no coloured cards
+    return ttr.TtrEuropeAction(claim_route=ttr.TtrClaimRoute(route_id=1, payment=ttr.TtrPayment(
+        color=color, color_cards=count, locomotives=1)))
+
+
+def _locos(count: Any) -> ttr.TtrEuropeAction:
+    return _claim(locomotives=count)
+
+
 NAMES_OK = [THIS_GAME, f"games/{LONG_ID}"]
 NAMES_BAD = [f"games/{'a' * 65}", "games/ABC", "games/a-b", "games/", "games/a\n", "nope", "games/a/b"]
 DISPLAY_OK = ["ann", "  ann  ", "Zoë", "a b", "\u00a0x", "李"]
@@ -134,13 +167,27 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.GetGameLogRequest.page_token": (
         _read("GetGameLog", svc.GetGameLogRequest, "page_token"),
         lambda n: LONGEST_TOKEN if n == len(LONGEST_TOKEN) else "A" * n, [""], ["ab!c", "a=", "a b"]),
+    "tabletop.v1.TtrDrawTrainCard.face_up_slot": (_act(_draw), str, [], []),
+    "tabletop.v1.TtrClaimRoute.route_id": (_act(_claim), str, [], []),
+    "tabletop.v1.TtrPayment.color_cards": (_act(_cards), str, [], []),
+    "tabletop.v1.TtrPayment.locomotives": (_act(_locos), str, [], []),
 }
 
 
 def annotated_fields() -> list[field_rules.Rule]:
-    """Every request field with a limit, over every method of the service."""
+    """Every field with a limit in every request of the service, down through nested messages."""
     service = svc.DESCRIPTOR.services_by_name["GameService"]
-    return [r for m in service.methods for r in field_rules.rules(m.input_type)]
+    found: dict[str, field_rules.Rule] = {}
+    seen: set[str] = set()
+    stack = [m.input_type for m in service.methods]
+    while stack:
+        message = stack.pop(0)
+        if message.full_name in seen:
+            continue
+        seen.add(message.full_name)
+        found.update((r.field.full_name, r) for r in field_rules.rules(message))
+        stack.extend(f.message_type for f in message.fields if f.message_type is not None)
+    return list(found.values())
 
 
 def cases() -> list[Case]:

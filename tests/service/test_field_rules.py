@@ -13,11 +13,15 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 from tabletop.v1 import game_service_pb2 as svc
+from tabletop.v1 import ttr_europe_pb2 as ttr
 
 from service.api import field_rules
 from service.api.errors import InvalidArgument, ServiceReason
 from service.engine import registry
 from service.engine.errors import EngineReason
+from service.games.bang.reasons import Reason as BangReason
+from service.games.ttr_europe.board import ROUTE_IDS, RULES
+from service.games.ttr_europe.reasons import TtrReason
 from tests.helpers import bearer, error_info
 from tests.service.field_rule_cases import Case, annotated_fields, cases, place
 
@@ -89,10 +93,18 @@ def test_the_static_bounds_are_the_widest_over_every_ruleset() -> None:
     assert seat is not None and (seat.minimum, seat.maximum) == (0, max(i.max_seats for i in infos) - 1)
 
 
+def test_the_action_bounds_are_the_boards() -> None:
+    """Ticket to Ride's route ids and face-up slots in the contract are those of its data file."""
+    route = field_rules.rule(ttr.TtrClaimRoute.DESCRIPTOR.fields_by_name["route_id"])
+    assert route is not None and list(range(route.minimum or 0, (route.maximum or 0) + 1)) == list(ROUTE_IDS)
+    slot = field_rules.rule(ttr.TtrDrawTrainCard.DESCRIPTOR.fields_by_name["face_up_slot"])
+    assert slot is not None and (slot.minimum, slot.maximum) == (0, RULES.face_up - 1)
+
+
 def test_every_reason_is_a_documented_reason_and_every_default_passes() -> None:
     """Reasons are the stable ones clients know; a field left at its default (proto3 cannot tell
     it from unset, JSON leaves it out) passes unless it is REQUIRED, so both encodings agree."""
-    known = set(ServiceReason) | set(EngineReason)
+    known = set(ServiceReason) | set(EngineReason) | set(TtrReason) | set(BangReason)
     for r in annotated_fields():
         assert r.reason in known and r.max_items_reason in known, r.field.full_name
         if not r.required and not r.repeated and not r.field.has_presence:
