@@ -385,7 +385,7 @@ def _parameters(route: Route, notes: _Comments) -> list[dict[str, Any]]:
             "name": p,
             "in": "path",
             "required": True,
-            "schema": {"type": "string", "pattern": _path_pattern(route, var)},
+            "schema": {"type": "string", "pattern": openapi_rules.path_pattern(route, var, f"^{SEGMENT_PATTERN}$")},
         }
         for var in route.path_variables
         for p in var.params
@@ -414,28 +414,10 @@ def _parameters(route: Route, notes: _Comments) -> list[dict[str, Any]]:
         headers.append(("Last-Event-ID", "Resume after this version (overrides the fromVersion parameter)."))
     limits = {"Idempotency-Key": route.idempotency_field}
     params += [
-        {"name": h, "in": "header", "description": d, "schema": _header_schema(route, limits.get(h))}
+        {"name": h, "in": "header", "description": d, "schema": openapi_rules.header_schema(route, limits.get(h))}
         for h, d in headers
     ]
     return params
-
-
-def _path_pattern(route: Route, var: Any) -> str:
-    """A path parameter's pattern: the bound field's own, when the template is one ``prefix{param}``."""
-    default = f"^{SEGMENT_PATTERN}$"
-    prefix, brace, rest = var.template.partition("{")
-    if len(var.params) != 1 or not brace or not rest.endswith("}"):
-        return default
-    field = route.method.input_type.fields_by_name[var.field]
-    return openapi_rules.path_pattern(field, prefix, default)
-
-
-def _header_schema(route: Route, field_name: str | None) -> Schema:
-    """A header's schema, with the limits of the request field it sets."""
-    schema: Schema = {"type": "string"}
-    if field_name:
-        schema.update(openapi_rules.value_keywords(route.method.input_type.fields_by_name[field_name]))
-    return schema
 
 
 def _query_schema(param: Any) -> Schema:

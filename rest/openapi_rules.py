@@ -83,14 +83,25 @@ def value_keywords(field: FieldDescriptor) -> Schema:
     return keywords
 
 
-def path_pattern(field: FieldDescriptor, prefix: str, default: str) -> str:
-    """The pattern of a path parameter bound to ``field`` after the literal ``prefix``
-    (``games/`` of ``games/{game}``): the field's own pattern without that prefix, else ``default``."""
-    rule = field_rules.rule(field)
+def path_pattern(route: Any, var: Any, default: str) -> str:
+    """A path parameter's pattern: the bound field's own without the template's literal prefix
+    (``^games/[a-z0-9]{1,64}$`` on ``games/{game}`` gives ``^[a-z0-9]{1,64}$``), else ``default``."""
+    prefix, brace, rest = var.template.partition("{")
+    if len(var.params) != 1 or not brace or not rest.endswith("}"):
+        return default
+    rule = field_rules.rule(route.method.input_type.fields_by_name[var.field])
     pattern = rule.pattern.pattern if rule is not None and rule.pattern is not None else ""
     if pattern.startswith("^" + prefix) and pattern.endswith("$"):
         return "^" + pattern.removeprefix("^" + prefix)
     return default
+
+
+def header_schema(route: Any, field_name: str | None) -> Schema:
+    """A header's schema, with the limits of the request field it sets (``Idempotency-Key``: ``request_id``)."""
+    schema: Schema = {"type": "string"}
+    if field_name:
+        schema.update(value_keywords(route.method.input_type.fields_by_name[field_name]))
+    return schema
 
 
 # Helpers
