@@ -35,6 +35,7 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2
 
+from rest import openapi_rules
 from rest.routes import SEGMENT_PATTERN, SERVICE, Route
 
 Schema = dict[str, Any]
@@ -279,6 +280,9 @@ def _add_message(descriptor: Descriptor, schemas: dict[str, Schema], notes: _Com
     for fd in descriptor.fields:
         properties[fd.json_name] = _field_schema(fd, schemas, notes)
     schema: Schema = {"type": "object", "properties": properties, "additionalProperties": False}
+    required = openapi_rules.required(descriptor)
+    if required:
+        schema["required"] = required
     oneofs = [o for o in descriptor.oneofs if not _synthetic(o)]
     oneof_note = None
     if oneofs:
@@ -309,6 +313,7 @@ def _field_schema(fd: FieldDescriptor, schemas: dict[str, Schema], notes: _Comme
         schema = {"type": "array", "items": _single_schema(fd, schemas, notes)}
     else:
         schema = _single_schema(fd, schemas, notes)  # a fresh dict: a $ref may take a sibling description
+    openapi_rules.annotate(schema, fd)  # the limits the server enforces, from the same annotations
     description = notes.get(fd.full_name)
     if description:
         schema["description"] = description
@@ -344,6 +349,8 @@ def _add_body_schema(route: Route, schemas: dict[str, Schema]) -> None:
     base = schemas[route.method.input_type.full_name]
     json_names = {route.method.input_type.fields_by_name[f].json_name for f in route.path_fields}
     body = {**base, "properties": {k: v for k, v in base["properties"].items() if k not in json_names}}
+    if "required" in base:
+        body["required"] = [k for k in base["required"] if k not in json_names]
     body["description"] = _join(
         base.get("description"), f"{route.method.input_type.full_name} without the path-bound fields."
     )
@@ -378,7 +385,7 @@ def _parameters(route: Route, notes: _Comments) -> list[dict[str, Any]]:
             "name": p,
             "in": "path",
             "required": True,
-            "schema": {"type": "string", "pattern": f"^{SEGMENT_PATTERN}$"},
+            "schema": {"type": "string", "pattern": openapi_rules.path_pattern(route, var, f"^{SEGMENT_PATTERN}$")},
         }
         for var in route.path_variables
         for p in var.params
@@ -405,8 +412,10 @@ def _parameters(route: Route, notes: _Comments) -> list[dict[str, Any]]:
         headers.append(("If-None-Match", "An ETag from an earlier read; 304 when unchanged."))
     if route.streaming:
         headers.append(("Last-Event-ID", "Resume after this version (overrides the fromVersion parameter)."))
+    limits = {"Idempotency-Key": route.idempotency_field}
     params += [
-        {"name": h, "in": "header", "description": d, "schema": {"type": "string"}} for h, d in headers
+        {"name": h, "in": "header", "description": d, "schema": openapi_rules.header_schema(route, limits.get(h))}
+        for h, d in headers
     ]
     return params
 
@@ -417,6 +426,7 @@ def _query_schema(param: Any) -> Schema:
         if param.field.enum_type is None
         else {"type": "string", "enum": [v.name for v in param.field.enum_type.values]}
     )
+    single = {**single, **openapi_rules.value_keywords(param.field)}
     return {"type": "array", "items": single} if param.repeated else single
 
 

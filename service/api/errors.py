@@ -31,12 +31,12 @@ class ServiceReason(StrEnum):
     MALFORMED_REQUEST = "MALFORMED_REQUEST"  # not a valid protobuf message
     UNKNOWN_FIELD = "UNKNOWN_FIELD"  # a field this server does not know
     INVALID_NAME = "INVALID_NAME"  # not "games/<id>"
-    INVALID_DISPLAY_NAME = "INVALID_DISPLAY_NAME"  # empty, too long or unprintable
+    INVALID_DISPLAY_NAME = "INVALID_DISPLAY_NAME"  # empty, only spaces, over 64 characters, or with a control or invisible formatting character
     TOO_MANY_NAMES = "TOO_MANY_NAMES"  # more display names than seats
     SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"  # JoinGame.seat outside the table
     REQUEST_ID_TOO_LONG = "REQUEST_ID_TOO_LONG"  # request_id over 128 characters
     IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"  # a request_id / Idempotency-Key sent before with another request (REST 422)
-    INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # page_token not from this game's GetGameLog
+    INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # page_token not from this game's GetGameLog (or over 111 characters)
     INVALID_PAGE_SIZE = "INVALID_PAGE_SIZE"  # negative page_size
     INVALID_MAX_ACTIONS = "INVALID_MAX_ACTIONS"  # CreateGame.max_actions outside 1 to the ruleset's limit
     # UNAUTHENTICATED / PERMISSION_DENIED: credentials.

@@ -24,14 +24,15 @@ from service.engine.ruleset import Ruleset
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000
-_TOKEN = re.compile(r"^([a-z0-9]{1,64}):([0-9]{1,18})$")
+_TOKEN = re.compile(r"([a-z0-9]{1,64}):([0-9]{1,18})")
 
 
 def page_size(requested: int) -> int:
-    """The page size to use: 0 is the default, above the maximum is the maximum (AIP-132)."""
-    if requested < 0:
-        raise InvalidArgument(ServiceReason.INVALID_PAGE_SIZE, "page_size cannot be negative.", field="page_size")
-    return min(requested or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+    """The page size to use: 0 is the default, above the maximum is the maximum (AIP-132).
+
+    A negative one never gets here: ``page_size`` has a minimum of 0 in the contract (``field_rules``).
+    """
+    return max(1, min(requested or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE))
 
 
 def encode_token(game_id: str, last_version: int) -> str:
@@ -43,12 +44,10 @@ def decode_token(token: str, game_id: str) -> int:
     """The version after which the page starts (0 for no token)."""
     if not token:
         return 0
-    match = None
-    if len(token) <= 120:
-        try:
-            match = _TOKEN.match(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode("ascii"))
-        except (binascii.Error, ValueError):
-            match = None
+    try:  # its length and alphabet are checked by the contract's limits (``field_rules``) already
+        match = _TOKEN.fullmatch(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode("ascii"))
+    except (binascii.Error, ValueError):
+        match = None
     if match is None or match.group(1) != game_id:
         raise InvalidArgument(ServiceReason.INVALID_PAGE_TOKEN,
                               "Pass back the next_page_token of a GetGameLog call for this same game.",

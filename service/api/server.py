@@ -22,11 +22,12 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
 from service.api import tracing
+from service.api.field_rules import RulesInterceptor
 from service.api.host import GameHost
 from service.api.interceptors import ErrorInterceptor, MethodInterceptor
 from service.api.limits import LimitsInterceptor
 from service.api.observability import HostObserver, Metrics, TelemetryInterceptor
-from service.api.servicer import GameServicer
+from service.api.servicer import AUTHENTICATED, GameServicer
 from service.config import Config
 from service.engine import registry
 from service.store import safety
@@ -118,7 +119,7 @@ async def _start(config: Config, host: str, port: int | None, client: Any, trace
         server = grpc.aio.server(options=_server_options(config))
         layers = [ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
                   LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc(),
-                                    redis=client)]
+                                    redis=client), RulesInterceptor(AUTHENTICATED)]
         generic: Any = _GenericOnly(server, {SERVICE_NAME: layers})  # stands in for the server (see the class)
         game_service_pb2_grpc.add_GameServiceServicer_to_server(
             GameServicer(GameHost(store, config, observer=observer)), generic)

@@ -16,6 +16,9 @@ from service.api.host import GameHost
 from service.api.interceptors import Context
 from service.engine import registry
 
+# The methods that read the caller's player token (a malformed one is refused before their fields).
+AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "WatchGame", "GetGameLog"})
+
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     """tabletop.v1.GameService over a :class:`GameHost`."""

@@ -12,10 +12,11 @@ from collections.abc import Iterable, Iterator
 
 import grpc
 import pytest
+from google.api import field_behavior_pb2
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from tabletop.client import TabletopClient, TabletopError, game_name
-from tabletop.v1 import game_pb2, game_service_pb2, ttr_europe_pb2
+from tabletop.v1 import field_rules_pb2, game_pb2, game_service_pb2, ttr_europe_pb2
 
 from tests.conftest import GrpcServer, start_grpc
 
@@ -356,3 +357,11 @@ def test_error_decoding_keeps_unknown_details_packed() -> None:
     assert isinstance(error.details[1], any_pb2.Any) and error.details[1].Is(game_pb2.Seat.DESCRIPTOR)
     plain = TabletopError.from_rpc_error(_FailedCall(grpc.StatusCode.INTERNAL, "boom", ()))
     assert (plain.reason, plain.details, plain.message) == ("", (), "boom")
+
+
+def test_the_generated_stubs_carry_the_contract_limits() -> None:
+    """A Python client can read the limits the server enforces from the stubs alone (no server)."""
+    options = game_service_pb2.JoinGameRequest.DESCRIPTOR.fields_by_name["display_name"].GetOptions()
+    limits = options.Extensions[field_rules_pb2.rules]
+    assert (limits.reason, limits.min_length, limits.max_length) == ("INVALID_DISPLAY_NAME", 1, 64)
+    assert list(options.Extensions[field_behavior_pb2.field_behavior]) == [field_behavior_pb2.REQUIRED]

@@ -26,6 +26,11 @@ export * from "./gen/tabletop/v1/game_service_pb.js";
 export * from "./gen/tabletop/v1/game_pb.js";
 export * from "./gen/tabletop/v1/ttr_europe_pb.js";
 export * from "./gen/tabletop/v1/bang_pb.js";
+// The limits of request fields, as the contract annotates them (the server enforces exactly these):
+// getOption(JoinGameRequestSchema.field.displayName, fieldRules).maxLength is 64.
+export { FieldRulesSchema, rules as fieldRules } from "./gen/tabletop/v1/field_rules_pb.js";
+export type { FieldRules } from "./gen/tabletop/v1/field_rules_pb.js";
+export { FieldBehavior, field_behavior as fieldBehavior } from "./gen/google/api/field_behavior_pb.js";
 export {
   BadRequestSchema,
   BadRequest_FieldViolationSchema,

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { create } from "@bufbuild/protobuf";
+import { create, getOption } from "@bufbuild/protobuf";
 import type { UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 
 import {
@@ -16,7 +16,12 @@ import {
   Code,
   ConnectError,
   ErrorInfoSchema,
+  FieldBehavior,
+  fieldBehavior,
+  fieldRules,
   GameService,
+  GetGameLogRequestSchema,
+  JoinGameRequestSchema,
   grpcBaseUrl,
   PreconditionFailureSchema,
   RetryInfoSchema,
@@ -116,4 +121,17 @@ test("the generated service names every RPC of the contract", () => {
       "GetGameLog",
     ],
   );
+});
+
+test("the generated messages carry the contract's limits and field behaviours", () => {
+  const displayName = JoinGameRequestSchema.field.displayName;
+  assert.ok(displayName);
+  const limits = getOption(displayName, fieldRules);
+  assert.equal(limits.reason, "INVALID_DISPLAY_NAME");
+  assert.equal(limits.maxLength, 64);
+  assert.ok(new RegExp(limits.pattern).test("ann") && !new RegExp(limits.pattern).test("a\u200bb"));
+  assert.deepEqual(getOption(displayName, fieldBehavior), [FieldBehavior.REQUIRED]);
+  const pageSize = GetGameLogRequestSchema.field.pageSize;
+  assert.ok(pageSize);
+  assert.equal(getOption(pageSize, fieldRules).minimum, 0n);
 });

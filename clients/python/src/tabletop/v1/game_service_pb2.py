@@ -23,10 +23,12 @@ _sym_db = _symbol_database.Default()
 
 
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
+from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
+from tabletop.v1 import field_rules_pb2 as tabletop_dot_v1_dot_field__rules__pb2
 from tabletop.v1 import game_pb2 as tabletop_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etabletop/v1/game_service.proto\x12\x0btabletop.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x16tabletop/v1/game.proto\"\x15\n\x13ListRulesetsRequest\">\n\x14ListRulesetsResponse\x12&\n\x08rulesets\x18\x01 \x03(\x0b\x32\x14.tabletop.v1.Ruleset\"\xc0\x01\n\x11\x43reateGameRequest\x12\x0f\n\x07ruleset\x18\x01 \x01(\t\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.tabletop.v1.GameOptions\x12\x12\n\nseat_count\x18\x03 \x01(\x05\x12\x15\n\rdisplay_names\x18\x04 \x03(\t\x12\x11\n\x04seed\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x18\n\x0bmax_actions\x18\x06 \x01(\x05H\x01\x88\x01\x01\x42\x07\n\x05_seedB\x0e\n\x0c_max_actions\"g\n\x12\x43reateGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x30\n\x0b\x63redentials\x18\x02 \x03(\x0b\x32\x1b.tabletop.v1.SeatCredential\"Q\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"d\n\x10JoinGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12/\n\ncredential\x18\x02 \x01(\x0b\x32\x1b.tabletop.v1.SeatCredential\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"}\n\x0fGetGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x18\n\x0bviewer_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.tabletop.v1.ViewB\x0e\n\x0c_viewer_seat\"\'\n\x17ListLegalActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"Q\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12$\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x13.tabletop.v1.Action\"\x90\x01\n\x13SubmitActionRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12#\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x13.tabletop.v1.Action\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x13\n\x11_expected_version\"|\n\x14SubmitActionResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x1f\n\x04view\x18\x02 \x01(\x0b\x32\x11.tabletop.v1.View\x12\"\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x12.tabletop.v1.Event\"6\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"q\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.tabletop.v1.Event\x12\'\n\x08snapshot\x18\x03 \x01(\x0b\x32\x15.tabletop.v1.Snapshot\"H\n\x11GetGameLogRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x11\n\tpage_size\x18\x02 \x01(\x05\x12\x12\n\npage_token\x18\x03 \x01(\t\"\x83\x01\n\x12GetGameLogResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.tabletop.v1.LogEntry\x12\x11\n\x04seed\x18\x02 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08\x63omplete\x18\x03 \x01(\x08\x12\x17\n\x0fnext_page_token\x18\x04 \x01(\tB\x07\n\x05_seed2\x8e\x07\n\x0bGameService\x12i\n\x0cListRulesets\x12 .tabletop.v1.ListRulesetsRequest\x1a!.tabletop.v1.ListRulesetsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/rulesets\x12\x63\n\nCreateGame\x12\x1e.tabletop.v1.CreateGameRequest\x1a\x1f.tabletop.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12k\n\x08JoinGame\x12\x1c.tabletop.v1.JoinGameRequest\x1a\x1d.tabletop.v1.JoinGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/{name=games/*}:join:\x01*\x12`\n\x07GetGame\x12\x1b.tabletop.v1.GetGameRequest\x1a\x1c.tabletop.v1.GetGameResponse\"\x1a\x82\xd3\xe4\x93\x02\x14\x12\x12/v1/{name=games/*}\x12\x88\x01\n\x10ListLegalActions\x12$.tabletop.v1.ListLegalActionsRequest\x1a%.tabletop.v1.ListLegalActionsResponse\"\'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/{name=games/*}:legalActions\x12v\n\x0cSubmitAction\x12 .tabletop.v1.SubmitActionRequest\x1a!.tabletop.v1.SubmitActionResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/{name=games/*}:act:\x01*\x12n\n\tWatchGame\x12\x1d.tabletop.v1.WatchGameRequest\x1a\x1e.tabletop.v1.WatchGameResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/{name=games/*}:watch0\x01\x12m\n\nGetGameLog\x12\x1e.tabletop.v1.GetGameLogRequest\x1a\x1f.tabletop.v1.GetGameLogResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/{name=games/*}/logB\x96\x01\n\x0f\x64\x65v.tabletop.v1B\x10GameServiceProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etabletop/v1/game_service.proto\x12\x0btabletop.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1dtabletop/v1/field_rules.proto\x1a\x16tabletop/v1/game.proto\"\x15\n\x13ListRulesetsRequest\">\n\x14ListRulesetsResponse\x12&\n\x08rulesets\x18\x01 \x03(\x0b\x32\x14.tabletop.v1.Ruleset\"\xb9\x06\n\x11\x43reateGameRequest\x12*\n\x07ruleset\x18\x01 \x01(\tB\x19\xe2\x41\x01\x02\xd2\x80\x19\x11\n\x0fUNKNOWN_RULESET\x12)\n\x07options\x18\x02 \x01(\x0b\x32\x18.tabletop.v1.GameOptions\x12{\n\nseat_count\x18\x03 \x01(\x05\x42g\xe2\x41\x01\x02\xd2\x80\x19_\n\x12INVALID_SEAT_COUNT(\x02\x30\x07JEseat_count is 2 to 7, within the ruleset\'s own bounds (ListRulesets).\x12\xaa\x03\n\rdisplay_names\x18\x04 \x03(\tB\x92\x03\xd2\x80\x19\x8d\x03\n\x14INVALID_DISPLAY_NAME\x10\x01\x18@\"\xf2\x01^[ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff][^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff]*$8\x07\x42\x0eTOO_MANY_NAMESJjA display name is 1 to 64 characters, not only spaces, without control or invisible formatting characters.\x12\x11\n\x04seed\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12w\n\x0bmax_actions\x18\x06 \x01(\x05\x42]\xd2\x80\x19Y\n\x13INVALID_MAX_ACTIONS(\x01\x30\xd0\x0fJ=max_actions is 1 to the ruleset\'s max_actions (ListRulesets).H\x01\x88\x01\x01\x42\x07\n\x05_seedB\x0e\n\x0c_max_actions\"g\n\x12\x43reateGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x30\n\x0b\x63redentials\x18\x02 \x03(\x0b\x32\x1b.tabletop.v1.SeatCredential\"\xa5\x05\n\x0fJoinGameRequest\x12\x89\x01\n\x04name\x18\x01 \x01(\tB{\xe2\x41\x01\x02\xd2\x80\x19s\n\x0cINVALID_NAME\"\x16^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).\x12\x9b\x03\n\x0c\x64isplay_name\x18\x02 \x01(\tB\x84\x03\xe2\x41\x01\x02\xd2\x80\x19\xfb\x02\n\x14INVALID_DISPLAY_NAME\x10\x01\x18@\"\xf2\x01^[ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff][^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff]*$JjA display name is 1 to 64 characters, not only spaces, without control or invisible formatting characters.\x12_\n\x04seat\x18\x03 \x01(\x05\x42L\xd2\x80\x19H\n\x11SEAT_OUT_OF_RANGE(\x00\x30\x06J/Seats are 0 to the game\'s seat count minus one.H\x00\x88\x01\x01\x42\x07\n\x05_seat\"d\n\x10JoinGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12/\n\ncredential\x18\x02 \x01(\x0b\x32\x1b.tabletop.v1.SeatCredential\"\x9c\x01\n\x0eGetGameRequest\x12\x89\x01\n\x04name\x18\x01 \x01(\tB{\xe2\x41\x01\x02\xd2\x80\x19s\n\x0cINVALID_NAME\"\x16^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).\"}\n\x0fGetGameResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x18\n\x0bviewer_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.tabletop.v1.ViewB\x0e\n\x0c_viewer_seat\"\xa5\x01\n\x17ListLegalActionsRequest\x12\x89\x01\n\x04name\x18\x01 \x01(\tB{\xe2\x41\x01\x02\xd2\x80\x19s\n\x0cINVALID_NAME\"\x16^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).\"Q\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12$\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x13.tabletop.v1.Action\"\xc9\x03\n\x13SubmitActionRequest\x12\x89\x01\n\x04name\x18\x01 \x01(\tB{\xe2\x41\x01\x02\xd2\x80\x19s\n\x0cINVALID_NAME\"\x16^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).\x12\x92\x01\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x13.tabletop.v1.ActionBm\xe2\x41\x01\x02\xd2\x80\x19\x65\n\rWRONG_RULESETJTSend the action in the field of the game\'s ruleset, for example `action.ttr_europe`.\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x03H\x00\x88\x01\x01\x12]\n\nrequest_id\x18\x04 \x01(\tBI\xd2\x80\x19\x45\n\x13REQUEST_ID_TOO_LONG\x18\x80\x01J+Use a request_id of at most 128 characters.B\x13\n\x11_expected_version\"|\n\x14SubmitActionResponse\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x1f\n\x04view\x18\x02 \x01(\x0b\x32\x11.tabletop.v1.View\x12\"\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x12.tabletop.v1.Event\"\xb4\x01\n\x10WatchGameRequest\x12\x89\x01\n\x04name\x18\x01 \x01(\tB{\xe2\x41\x01\x02\xd2\x80\x19s\n\x0cINVALID_NAME\"\x16^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x03\"q\n\x11WatchGameResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.tabletop.v1.Event\x12\'\n\x08snapshot\x18\x03 \x01(\x0b\x32\x15.tabletop.v1.Snapshot\"\xf7\x02\n\x11GetGameLogRequest\x12\x89\x01\n\x04name\x18\x01 \x01(\tB{\xe2\x41\x01\x02\xd2\x80\x19s\n\x0cINVALID_NAME\"\x16^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).\x12K\n\tpage_size\x18\x02 \x01(\x05\x42\x38\xd2\x80\x19\x34\n\x11INVALID_PAGE_SIZE(\x00J\x1dpage_size cannot be negative.\x12\x88\x01\n\npage_token\x18\x03 \x01(\tBt\xd2\x80\x19p\n\x12INVALID_PAGE_TOKEN\x18o\"\x10^[A-Za-z0-9_-]*$JFPass back the next_page_token of a GetGameLog call for this same game.\"\x83\x01\n\x12GetGameLogResponse\x12&\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x15.tabletop.v1.LogEntry\x12\x11\n\x04seed\x18\x02 \x01(\x04H\x00\x88\x01\x01\x12\x10\n\x08\x63omplete\x18\x03 \x01(\x08\x12\x17\n\x0fnext_page_token\x18\x04 \x01(\tB\x07\n\x05_seed2\x8e\x07\n\x0bGameService\x12i\n\x0cListRulesets\x12 .tabletop.v1.ListRulesetsRequest\x1a!.tabletop.v1.ListRulesetsResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\x12\x0c/v1/rulesets\x12\x63\n\nCreateGame\x12\x1e.tabletop.v1.CreateGameRequest\x1a\x1f.tabletop.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12k\n\x08JoinGame\x12\x1c.tabletop.v1.JoinGameRequest\x1a\x1d.tabletop.v1.JoinGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\"\x17/v1/{name=games/*}:join:\x01*\x12`\n\x07GetGame\x12\x1b.tabletop.v1.GetGameRequest\x1a\x1c.tabletop.v1.GetGameResponse\"\x1a\x82\xd3\xe4\x93\x02\x14\x12\x12/v1/{name=games/*}\x12\x88\x01\n\x10ListLegalActions\x12$.tabletop.v1.ListLegalActionsRequest\x1a%.tabletop.v1.ListLegalActionsResponse\"\'\x82\xd3\xe4\x93\x02!\x12\x1f/v1/{name=games/*}:legalActions\x12v\n\x0cSubmitAction\x12 .tabletop.v1.SubmitActionRequest\x1a!.tabletop.v1.SubmitActionResponse\"!\x82\xd3\xe4\x93\x02\x1b\"\x16/v1/{name=games/*}:act:\x01*\x12n\n\tWatchGame\x12\x1d.tabletop.v1.WatchGameRequest\x1a\x1e.tabletop.v1.WatchGameResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/{name=games/*}:watch0\x01\x12m\n\nGetGameLog\x12\x1e.tabletop.v1.GetGameLogRequest\x1a\x1f.tabletop.v1.GetGameLogResponse\"\x1e\x82\xd3\xe4\x93\x02\x18\x12\x16/v1/{name=games/*}/logB\x96\x01\n\x0f\x64\x65v.tabletop.v1B\x10GameServiceProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,6 +36,38 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tabletop.v1.game_service_pb
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\017dev.tabletop.v1B\020GameServiceProtoP\001Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\242\002\004TTV1\252\002\013Tabletop.V1\272\002\014Tabletop_V1_\312\002\013Tabletop\\V1\352\002\014Tabletop::V1'
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['ruleset']._loaded_options = None
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['ruleset']._serialized_options = b'\342A\001\002\322\200\031\021\n\017UNKNOWN_RULESET'
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['seat_count']._loaded_options = None
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['seat_count']._serialized_options = b'\342A\001\002\322\200\031_\n\022INVALID_SEAT_COUNT(\0020\007JEseat_count is 2 to 7, within the ruleset\'s own bounds (ListRulesets).'
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['display_names']._loaded_options = None
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['display_names']._serialized_options = b'\322\200\031\215\003\n\024INVALID_DISPLAY_NAME\020\001\030@\"\362\001^[ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff][^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff]*$8\007B\016TOO_MANY_NAMESJjA display name is 1 to 64 characters, not only spaces, without control or invisible formatting characters.'
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['max_actions']._loaded_options = None
+  _globals['_CREATEGAMEREQUEST'].fields_by_name['max_actions']._serialized_options = b'\322\200\031Y\n\023INVALID_MAX_ACTIONS(\0010\320\017J=max_actions is 1 to the ruleset\'s max_actions (ListRulesets).'
+  _globals['_JOINGAMEREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_JOINGAMEREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\322\200\031s\n\014INVALID_NAME\"\026^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).'
+  _globals['_JOINGAMEREQUEST'].fields_by_name['display_name']._loaded_options = None
+  _globals['_JOINGAMEREQUEST'].fields_by_name['display_name']._serialized_options = b'\342A\001\002\322\200\031\373\002\n\024INVALID_DISPLAY_NAME\020\001\030@\"\362\001^[ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff][^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff]*$JjA display name is 1 to 64 characters, not only spaces, without control or invisible formatting characters.'
+  _globals['_JOINGAMEREQUEST'].fields_by_name['seat']._loaded_options = None
+  _globals['_JOINGAMEREQUEST'].fields_by_name['seat']._serialized_options = b'\322\200\031H\n\021SEAT_OUT_OF_RANGE(\0000\006J/Seats are 0 to the game\'s seat count minus one.'
+  _globals['_GETGAMEREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_GETGAMEREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\322\200\031s\n\014INVALID_NAME\"\026^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).'
+  _globals['_LISTLEGALACTIONSREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_LISTLEGALACTIONSREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\322\200\031s\n\014INVALID_NAME\"\026^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).'
+  _globals['_SUBMITACTIONREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_SUBMITACTIONREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\322\200\031s\n\014INVALID_NAME\"\026^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).'
+  _globals['_SUBMITACTIONREQUEST'].fields_by_name['action']._loaded_options = None
+  _globals['_SUBMITACTIONREQUEST'].fields_by_name['action']._serialized_options = b'\342A\001\002\322\200\031e\n\rWRONG_RULESETJTSend the action in the field of the game\'s ruleset, for example `action.ttr_europe`.'
+  _globals['_SUBMITACTIONREQUEST'].fields_by_name['request_id']._loaded_options = None
+  _globals['_SUBMITACTIONREQUEST'].fields_by_name['request_id']._serialized_options = b'\322\200\031E\n\023REQUEST_ID_TOO_LONG\030\200\001J+Use a request_id of at most 128 characters.'
+  _globals['_WATCHGAMEREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_WATCHGAMEREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\322\200\031s\n\014INVALID_NAME\"\026^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).'
+  _globals['_GETGAMELOGREQUEST'].fields_by_name['name']._loaded_options = None
+  _globals['_GETGAMELOGREQUEST'].fields_by_name['name']._serialized_options = b'\342A\001\002\322\200\031s\n\014INVALID_NAME\"\026^games/[a-z0-9]{1,64}$JKA game name looks like \'games/<id>\' (1 to 64 lowercase letters and digits).'
+  _globals['_GETGAMELOGREQUEST'].fields_by_name['page_size']._loaded_options = None
+  _globals['_GETGAMELOGREQUEST'].fields_by_name['page_size']._serialized_options = b'\322\200\0314\n\021INVALID_PAGE_SIZE(\000J\035page_size cannot be negative.'
+  _globals['_GETGAMELOGREQUEST'].fields_by_name['page_token']._loaded_options = None
+  _globals['_GETGAMELOGREQUEST'].fields_by_name['page_token']._serialized_options = b'\322\200\031p\n\022INVALID_PAGE_TOKEN\030o\"\020^[A-Za-z0-9_-]*$JFPass back the next_page_token of a GetGameLog call for this same game.'
   _globals['_GAMESERVICE'].methods_by_name['ListRulesets']._loaded_options = None
   _globals['_GAMESERVICE'].methods_by_name['ListRulesets']._serialized_options = b'\202\323\344\223\002\016\022\014/v1/rulesets'
   _globals['_GAMESERVICE'].methods_by_name['CreateGame']._loaded_options = None
@@ -50,38 +84,38 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMESERVICE'].methods_by_name['WatchGame']._serialized_options = b'\202\323\344\223\002\032\022\030/v1/{name=games/*}:watch'
   _globals['_GAMESERVICE'].methods_by_name['GetGameLog']._loaded_options = None
   _globals['_GAMESERVICE'].methods_by_name['GetGameLog']._serialized_options = b'\202\323\344\223\002\030\022\026/v1/{name=games/*}/log'
-  _globals['_LISTRULESETSREQUEST']._serialized_start=101
-  _globals['_LISTRULESETSREQUEST']._serialized_end=122
-  _globals['_LISTRULESETSRESPONSE']._serialized_start=124
-  _globals['_LISTRULESETSRESPONSE']._serialized_end=186
-  _globals['_CREATEGAMEREQUEST']._serialized_start=189
-  _globals['_CREATEGAMEREQUEST']._serialized_end=381
-  _globals['_CREATEGAMERESPONSE']._serialized_start=383
-  _globals['_CREATEGAMERESPONSE']._serialized_end=486
-  _globals['_JOINGAMEREQUEST']._serialized_start=488
-  _globals['_JOINGAMEREQUEST']._serialized_end=569
-  _globals['_JOINGAMERESPONSE']._serialized_start=571
-  _globals['_JOINGAMERESPONSE']._serialized_end=671
-  _globals['_GETGAMEREQUEST']._serialized_start=673
-  _globals['_GETGAMEREQUEST']._serialized_end=703
-  _globals['_GETGAMERESPONSE']._serialized_start=705
-  _globals['_GETGAMERESPONSE']._serialized_end=830
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=832
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=871
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=873
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=954
-  _globals['_SUBMITACTIONREQUEST']._serialized_start=957
-  _globals['_SUBMITACTIONREQUEST']._serialized_end=1101
-  _globals['_SUBMITACTIONRESPONSE']._serialized_start=1103
-  _globals['_SUBMITACTIONRESPONSE']._serialized_end=1227
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1229
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1283
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1285
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1398
-  _globals['_GETGAMELOGREQUEST']._serialized_start=1400
-  _globals['_GETGAMELOGREQUEST']._serialized_end=1472
-  _globals['_GETGAMELOGRESPONSE']._serialized_start=1475
-  _globals['_GETGAMELOGRESPONSE']._serialized_end=1606
-  _globals['_GAMESERVICE']._serialized_start=1609
-  _globals['_GAMESERVICE']._serialized_end=2519
+  _globals['_LISTRULESETSREQUEST']._serialized_start=165
+  _globals['_LISTRULESETSREQUEST']._serialized_end=186
+  _globals['_LISTRULESETSRESPONSE']._serialized_start=188
+  _globals['_LISTRULESETSRESPONSE']._serialized_end=250
+  _globals['_CREATEGAMEREQUEST']._serialized_start=253
+  _globals['_CREATEGAMEREQUEST']._serialized_end=1078
+  _globals['_CREATEGAMERESPONSE']._serialized_start=1080
+  _globals['_CREATEGAMERESPONSE']._serialized_end=1183
+  _globals['_JOINGAMEREQUEST']._serialized_start=1186
+  _globals['_JOINGAMEREQUEST']._serialized_end=1863
+  _globals['_JOINGAMERESPONSE']._serialized_start=1865
+  _globals['_JOINGAMERESPONSE']._serialized_end=1965
+  _globals['_GETGAMEREQUEST']._serialized_start=1968
+  _globals['_GETGAMEREQUEST']._serialized_end=2124
+  _globals['_GETGAMERESPONSE']._serialized_start=2126
+  _globals['_GETGAMERESPONSE']._serialized_end=2251
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=2254
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=2419
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=2421
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=2502
+  _globals['_SUBMITACTIONREQUEST']._serialized_start=2505
+  _globals['_SUBMITACTIONREQUEST']._serialized_end=2962
+  _globals['_SUBMITACTIONRESPONSE']._serialized_start=2964
+  _globals['_SUBMITACTIONRESPONSE']._serialized_end=3088
+  _globals['_WATCHGAMEREQUEST']._serialized_start=3091
+  _globals['_WATCHGAMEREQUEST']._serialized_end=3271
+  _globals['_WATCHGAMERESPONSE']._serialized_start=3273
+  _globals['_WATCHGAMERESPONSE']._serialized_end=3386
+  _globals['_GETGAMELOGREQUEST']._serialized_start=3389
+  _globals['_GETGAMELOGREQUEST']._serialized_end=3764
+  _globals['_GETGAMELOGRESPONSE']._serialized_start=3767
+  _globals['_GETGAMELOGRESPONSE']._serialized_end=3898
+  _globals['_GAMESERVICE']._serialized_start=3901
+  _globals['_GAMESERVICE']._serialized_end=4811
 # @@protoc_insertion_point(module_scope)

@@ -81,7 +81,7 @@ class CreateGameRequest(_message.Message):
     ruleset: _builtins.str
     """Ruleset id, for example "ttr-europe" or "bang"."""
     seat_count: _builtins.int
-    """Number of seats, within the ruleset's bounds."""
+    """Number of seats, within the ruleset's bounds (Ruleset.min_seats to max_seats)."""
     seed: _builtins.int
     """Seed for every shuffle and deal; chosen by the server when absent."""
     max_actions: _builtins.int
@@ -92,7 +92,9 @@ class CreateGameRequest(_message.Message):
 
     @_builtins.property
     def display_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Display names of seats filled at creation, seat 0 first."""
+        """Display names of seats filled at creation, seat 0 first; at most one per seat. Leading and
+        trailing spaces are dropped.
+        """
 
     def __init__(
         self,
@@ -161,7 +163,7 @@ class JoinGameRequest(_message.Message):
     name: _builtins.str
     """Resource name, "games/{game}"."""
     display_name: _builtins.str
-    """The display name shown to the other seats."""
+    """The display name shown to the other seats; leading and trailing spaces are dropped."""
     seat: _builtins.int
     """A specific open seat; the lowest open seat when absent."""
     def __init__(

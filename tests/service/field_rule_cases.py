@@ -1,0 +1,232 @@
+"""Values at and just past every limit the contract annotates, each in a request valid otherwise.
+
+The bounds are read from the annotations (``service.api.field_rules``), never written
+here: a changed limit moves its test values with it. What is written here is, per
+annotated field, where a value goes (``PLACES``) and, for patterns, values that match
+and values that do not. ``cases()`` fails on an annotated field without a place, so a new
+annotation cannot go untested.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+from tabletop.v1 import game_pb2
+from tabletop.v1 import game_service_pb2 as svc
+from tabletop.v1 import ttr_europe_pb2 as ttr
+
+from service.api import field_rules, log_pages
+from tests.helpers import bearer, create_game
+
+UNSET = object()  # the field left out
+LEGAL_ACTION = "<a legal action>"  # SubmitAction.action set to one of the game's legal actions
+THIS_GAME = "<this game>"  # a name: the real game the request is made for
+LONG_ID = "a" * 64  # the longest game id a name may hold (no such game exists)
+# The longest page token the server can issue: a 64-character game id and an 18-digit version.
+LONGEST_TOKEN = log_pages.encode_token(LONG_ID, 10**17)
+
+
+@dataclass(frozen=True)
+class Case:
+    """One value for one annotated field: ``accepted`` at the bound, refused just past it."""
+
+    field: str  # full name, e.g. "tabletop.v1.JoinGameRequest.display_name"
+    limit: str  # which limit the value tests: "max_length", "minimum", "pattern", "required", ...
+    value: Any
+    accepted: bool
+    reason: str  # the reason that refuses it (the field's, or its max_items reason)
+
+    @property
+    def id(self) -> str:
+        shown = "unset" if self.value is UNSET else repr(self.value)
+        shown = shown if len(shown) <= 24 else f"{shown[:16]}..({len(str(self.value))})"
+        return f"{self.field.rsplit('.', 2)[-2]}.{self.field.rsplit('.', 1)[-1]}-{self.limit}-{shown}"
+
+
+Place = Callable[[Any, Any], tuple[str, Message, str | None]]  # (stub, value) -> (method, request, token)
+
+
+def _set(request: Message, field: str, value: Any) -> Message:
+    if value is UNSET:
+        return request
+    if isinstance(value, list):
+        getattr(request, field).extend(value)
+    elif isinstance(value, Message):
+        getattr(request, field).CopyFrom(value)
+    else:
+        setattr(request, field, value)
+    return request
+
+
+def _create(field: str) -> Place:
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        # The widest ruleset for a value: Ticket to Ride seats 2 to 5, BANG! 4 to 7 and 2,000 actions.
+        seats = value if field == "seat_count" and isinstance(value, int) else 7
+        ruleset = "ttr-europe" if seats <= 5 else "bang"
+        request = svc.CreateGameRequest(ruleset=ruleset, seat_count=seats) if field != "seat_count" \
+            else svc.CreateGameRequest(ruleset=ruleset)
+        if field == "ruleset":
+            request.ClearField("ruleset")
+        return "CreateGame", _set(request, field, value), None
+    return place
+
+
+def _join(field: str) -> Place:
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        waiting = stub.CreateGame(svc.CreateGameRequest(ruleset="bang", seat_count=7)).game.name
+        request = svc.JoinGameRequest(name=waiting, display_name="late")
+        if value == THIS_GAME:
+            return "JoinGame", request, None
+        request.ClearField(field)
+        return "JoinGame", _set(request, field, value), None
+    return place
+
+
+def _read(method: str, request_class: type[Message], field: str = "name") -> Place:
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        game, tokens = create_game(stub, seats=2)
+        request = request_class(name=game.name)  # type: ignore[call-arg]
+        if value == THIS_GAME:
+            return method, request, tokens[0]
+        if field == "page_token" and value is not UNSET and value == LONGEST_TOKEN:
+            request.name = f"games/{LONG_ID}"  # the token is this game's: only the game is missing
+        request.ClearField(field)
+        return method, _set(request, field, value), tokens[0]
+    return place
+
+
+def _submit(field: str) -> Place:
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        game, tokens = create_game(stub, seats=2)
+        action = stub.ListLegalActions(svc.ListLegalActionsRequest(name=game.name), metadata=bearer(tokens[0])).actions[0]
+        request = svc.SubmitActionRequest(name=game.name, action=action)
+        if value in (LEGAL_ACTION, THIS_GAME):
+            return "SubmitAction", request, tokens[0]
+        request.ClearField(field)
+        return "SubmitAction", _set(request, field, value), tokens[0]
+    return place
+
+
+def _act(build: Callable[[Any], ttr.TtrEuropeAction]) -> Place:
+    """A Ticket to Ride action carrying the value, sent by seat 0 of a new game."""
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        game, tokens = create_game(stub, seats=2)
+        action = game_pb2.Action(ttr_europe=build(value))
+        return "SubmitAction", svc.SubmitActionRequest(name=game.name, action=action), tokens[0]
+    return place
+
+
+def _claim(route: Any = 1, **payment: Any) -> ttr.TtrEuropeAction:
+    claim = ttr.TtrClaimRoute(payment=ttr.TtrPayment(color=ttr.TTR_COLOR_RED, color_cards=1, **payment))
+    if route is not UNSET:
+        claim.route_id = route
+    return ttr.TtrEuropeAction(claim_route=claim)
+
+
+def _draw(slot: Any) -> ttr.TtrEuropeAction:
+    draw = ttr.TtrDrawTrainCard() if slot is UNSET else ttr.TtrDrawTrainCard(face_up_slot=slot)
+    return ttr.TtrEuropeAction(draw_train_card=draw)
+
+
+def _cards(count: Any) -> ttr.TtrEuropeAction:
+    color = ttr.TTR_COLOR_RED if count else ttr.TTR_COLOR_UNSPECIFIED  # no colour with no coloured cards
+    return ttr.TtrEuropeAction(claim_route=ttr.TtrClaimRoute(route_id=1, payment=ttr.TtrPayment(
+        color=color, color_cards=count, locomotives=1)))
+
+
+def _locos(count: Any) -> ttr.TtrEuropeAction:
+    return _claim(locomotives=count)
+
+
+NAMES_OK = [THIS_GAME, f"games/{LONG_ID}"]
+NAMES_BAD = [f"games/{'a' * 65}", "games/ABC", "games/a-b", "games/", "games/a\n", "nope", "games/a/b"]
+DISPLAY_OK = ["ann", "  ann  ", "Zoë", "a b", "\u00a0x", "李"]
+DISPLAY_BAD = ["   ", "a\u200bb", "a\tb", "a\n", "\u202eevil", "x\u0000", "\u3000"]
+# Per annotated field: where its value goes, a string filler (length n -> value), and pattern samples.
+PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
+    "tabletop.v1.CreateGameRequest.ruleset": (_create("ruleset"), lambda n: "b" * n, ["bang"], []),
+    "tabletop.v1.CreateGameRequest.seat_count": (_create("seat_count"), str, [], []),
+    "tabletop.v1.CreateGameRequest.display_names": (_create("display_names"), lambda n: "p" * n,
+                                                    [[n] for n in DISPLAY_OK], [[n] for n in DISPLAY_BAD]),
+    "tabletop.v1.CreateGameRequest.max_actions": (_create("max_actions"), str, [], []),
+    "tabletop.v1.JoinGameRequest.name": (_join("name"), str, NAMES_OK, NAMES_BAD),
+    "tabletop.v1.JoinGameRequest.display_name": (_join("display_name"), lambda n: "é" * n, DISPLAY_OK, DISPLAY_BAD),
+    "tabletop.v1.JoinGameRequest.seat": (_join("seat"), str, [], []),
+    "tabletop.v1.GetGameRequest.name": (_read("GetGame", svc.GetGameRequest), str, NAMES_OK, NAMES_BAD),
+    "tabletop.v1.ListLegalActionsRequest.name": (_read("ListLegalActions", svc.ListLegalActionsRequest), str,
+                                                 NAMES_OK, NAMES_BAD),
+    "tabletop.v1.SubmitActionRequest.name": (_submit("name"), str, NAMES_OK, NAMES_BAD),
+    "tabletop.v1.SubmitActionRequest.action": (_submit("action"), str, [], []),
+    "tabletop.v1.SubmitActionRequest.request_id": (_submit("request_id"), lambda n: "r" * n, [], []),
+    "tabletop.v1.WatchGameRequest.name": (_read("WatchGame", svc.WatchGameRequest), str, NAMES_OK, NAMES_BAD),
+    "tabletop.v1.GetGameLogRequest.name": (_read("GetGameLog", svc.GetGameLogRequest), str, NAMES_OK, NAMES_BAD),
+    "tabletop.v1.GetGameLogRequest.page_size": (_read("GetGameLog", svc.GetGameLogRequest, "page_size"), str, [], []),
+    "tabletop.v1.GetGameLogRequest.page_token": (
+        _read("GetGameLog", svc.GetGameLogRequest, "page_token"),
+        lambda n: LONGEST_TOKEN if n == len(LONGEST_TOKEN) else "A" * n, [""], ["ab!c", "a=", "a b"]),
+    "tabletop.v1.TtrDrawTrainCard.face_up_slot": (_act(_draw), str, [], []),
+    "tabletop.v1.TtrClaimRoute.route_id": (_act(_claim), str, [], []),
+    "tabletop.v1.TtrPayment.color_cards": (_act(_cards), str, [], []),
+    "tabletop.v1.TtrPayment.locomotives": (_act(_locos), str, [], []),
+}
+
+
+def annotated_fields() -> list[field_rules.Rule]:
+    """Every field with a limit in every request of the service, down through nested messages."""
+    service = svc.DESCRIPTOR.services_by_name["GameService"]
+    found: dict[str, field_rules.Rule] = {}
+    seen: set[str] = set()
+    stack = [m.input_type for m in service.methods]
+    while stack:
+        message = stack.pop(0)
+        if message.full_name in seen:
+            continue
+        seen.add(message.full_name)
+        found.update((r.field.full_name, r) for r in field_rules.rules(message))
+        stack.extend(f.message_type for f in message.fields if f.message_type is not None)
+    return list(found.values())
+
+
+def cases() -> list[Case]:
+    """Every case of every annotated field (an annotated field without a place fails here)."""
+    rules = annotated_fields()
+    missing = {r.field.full_name for r in rules} - set(PLACES)
+    assert not missing, f"annotated fields without test cases in PLACES: {sorted(missing)}"
+    return [case for r in rules for case in _cases(r)]
+
+
+def place(stub: Any, case: Case) -> tuple[str, Message, str | None]:
+    """The request (and token) that carries the case's value."""
+    return PLACES[case.field][0](stub, case.value)
+
+
+def _cases(r: field_rules.Rule) -> Iterator[Case]:
+    name = r.field.full_name
+    _, fill, good, bad = PLACES[name]
+    item = (lambda v: [v]) if r.repeated else (lambda v: v)
+    for value in good:
+        yield Case(name, "pattern", value, True, r.reason)
+    for value in bad:
+        yield Case(name, "pattern", value, False, r.reason)
+    if r.required:
+        yield Case(name, "required", UNSET, False, r.reason)
+        if r.field.message_type is not None:
+            yield Case(name, "required", LEGAL_ACTION, True, r.reason)
+    if r.max_length:
+        yield Case(name, "max_length", item(fill(r.max_length)), True, r.reason)
+        yield Case(name, "max_length", item(fill(r.max_length + 1)), False, r.reason)
+    if r.min_length:
+        yield Case(name, "min_length", item(fill(r.min_length)), True, r.reason)
+        yield Case(name, "min_length", item(fill(r.min_length - 1)), False, r.reason)
+    if r.minimum is not None:
+        yield Case(name, "minimum", r.minimum, True, r.reason)
+        yield Case(name, "minimum", r.minimum - 1, False, r.reason)
+    if r.maximum is not None:
+        yield Case(name, "maximum", r.maximum, True, r.reason)
+        yield Case(name, "maximum", r.maximum + 1, False, r.reason)
+    if r.max_items:
+        yield Case(name, "max_items", [fill(1)] * r.max_items, True, r.max_items_reason)
+        yield Case(name, "max_items", [fill(1)] * (r.max_items + 1), False, r.max_items_reason)
