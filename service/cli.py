@@ -26,6 +26,7 @@ log = logging.getLogger("tabletop")
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
     parser = argparse.ArgumentParser(prog="tabletop", description="Tabletop game service")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, text in (("serve", "gRPC service and REST facade in one process"),
                        ("grpc", "the gRPC service only"), ("rest", "the REST facade only")):
@@ -34,9 +35,12 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--http-port", type=int)
         p.add_argument("--metrics-port", type=int)
         p.add_argument("--grpc-target")
+        _tls_arguments(p)
     args = parser.parse_args(argv)
     cfg = config_mod.from_env(grpc_port=args.grpc_port, http_port=args.http_port,
-                              metrics_port=args.metrics_port, grpc_target=args.grpc_target)
+                              metrics_port=args.metrics_port, grpc_target=args.grpc_target,
+                              grpc_tls_cert_file=args.grpc_tls_cert, grpc_tls_key_file=args.grpc_tls_key,
+                              grpc_tls_client_ca_file=args.grpc_tls_client_ca)
     _logging(cfg)
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -52,12 +56,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "serve" and not cfg.proxy_secret:  # the in-process facade proves itself with it
             cfg = replace(cfg, proxy_secret=secrets.token_urlsafe(32))
         from service.api.server import create_server
-        running = create_server(cfg)
+        _refuse_serve_with_client_ca(args.command, cfg)
+        running = create_server(cfg, loopback=args.command == "serve")
         metrics = running.metrics
-        log.info("gRPC service listening on port %d", running.port)
+        log.info("gRPC service listening on port %d (%s)", running.port,
+                 "TLS" if cfg.grpc_tls_cert_file else "plaintext")
         closers.append(lambda: running.stop(_remaining(deadline)))
         if args.command == "serve":
-            cfg = replace(cfg, grpc_target=f"localhost:{running.port}")
+            cfg = _in_process_target(cfg, running.port, running.loopback_port)
     if args.command in ("serve", "rest"):
         http, in_flight = _start_rest(cfg, metrics)
         log.info("REST facade listening on port %d (gRPC at %s)", cfg.http_port, cfg.grpc_target)
@@ -86,20 +92,47 @@ def _with_redis(cfg: Config) -> Config:
 
 
 def _start_rest(cfg: Config, metrics: Any) -> tuple[Any, Any]:
-    import grpc
-
     from rest.app import CHANNEL_OPTIONS, create_app, serve
     from rest.routes import ROUTES
-    from service.api import tracing
+    from service.api import tls, tracing
     from service.api.rest_metrics import instrument_rest
     tracer = tracing.current_tracer()
-    channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target, options=CHANNEL_OPTIONS), tracer)
+    channel = tracing.traced_channel(tls.facade_channel(cfg, CHANNEL_OPTIONS), tracer)
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel,
                      cors_origins=[o for o in cfg.cors_origins.split(",") if o.strip()],
                      proxy_secret=cfg.proxy_secret)
     tracing.instrument_wsgi(app, tracer)
     in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
     return serve(app, "0.0.0.0", cfg.http_port), in_flight
+
+
+def _tls_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--grpc-tls-cert", help="PEM certificate chain: the gRPC port serves TLS")
+    p.add_argument("--grpc-tls-key", help="PEM private key of --grpc-tls-cert")
+    p.add_argument("--grpc-tls-client-ca", help="PEM CA: gRPC callers must present a certificate it signed")
+
+
+def _refuse_serve_with_client_ca(command: str, cfg: Config) -> None:
+    """``serve``'s facade reaches the service over plaintext loopback: with client certificates required,
+    that would be a way around them. Run ``tabletop grpc`` and ``tabletop rest`` apart instead."""
+    if command == "serve" and cfg.grpc_tls_client_ca_file:
+        raise SystemExit("TABLETOP_GRPC_TLS_CLIENT_CA_FILE is not for `tabletop serve`: its REST facade would "
+                         "call the service without a client certificate. Run `tabletop grpc` (with the client "
+                         "CA) and the REST facade apart, or leave the client CA unset.")
+
+
+def _in_process_target(cfg: Config, port: int, loopback_port: int) -> Config:
+    """Where ``serve``'s own facade calls: the plaintext loopback port beside a TLS port, else the port."""
+    target = f"127.0.0.1:{loopback_port}" if loopback_port else f"localhost:{port}"
+    return replace(cfg, grpc_target=target, grpc_target_tls_ca_file="", grpc_target_tls_server_name="")
+
+
+def _version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("tabletop-server")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "0+unknown"
 
 
 def _remaining(deadline: float) -> float:

@@ -1,0 +1,175 @@
+"""TLS on the gRPC port (service/api/tls.py): real certificates, real handshakes, real calls.
+
+A throwaway CA, a server certificate for localhost/127.0.0.1 (and one for another name) and a client
+certificate are made with the openssl command line for each run. Checked: a TLS port serves verified
+clients and refuses plaintext ones; a client CA makes certificates mandatory; the plaintext health port
+answers health only; the REST facade's channel verifies (with a name override); half settings and
+unreadable files refuse to start instead of serving plaintext.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from tabletop.client import TabletopClient, TabletopError
+
+from service.api import tls
+from service.api.server import create_server
+from service.config import Config
+from tests.conftest import GrpcServer, start_grpc
+
+pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command line")
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """ca.pem (stranger.pem: another CA); server.pem/-key.pem (localhost, 127.0.0.1); other.pem
+    (tabletop.example); client.pem: each signed by ca.pem."""
+    d = tmp_path_factory.mktemp("pki")
+    _openssl(d, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+             "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Tabletop test CA")
+    _openssl(d, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+             "-keyout", "stranger-key.pem", "-out", "stranger.pem", "-days", "2", "-subj", "/CN=Another CA")
+    for name, san in (("server", "DNS:localhost,IP:127.0.0.1"), ("other", "DNS:tabletop.example"),
+                      ("client", "DNS:client")):
+        _openssl(d, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                 "-keyout", f"{name}-key.pem", "-out", f"{name}.csr", "-subj", f"/CN={name}")
+        (d / f"{name}.ext").write_text(f"subjectAltName={san}\n")
+        _openssl(d, "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem",
+                 "-CAcreateserial", "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext")
+    return d
+
+
+@pytest.fixture(scope="module")
+def tls_server(redis_url: str, pki: Path) -> Iterator[GrpcServer]:
+    server = start_grpc(redis_url, grpc_tls_cert_file=str(pki / "server.pem"),
+                        grpc_tls_key_file=str(pki / "server-key.pem"))
+    yield server
+    server.running.stop(0)
+
+
+def test_tls_port_serves_a_verified_client(tls_server: GrpcServer, pki: Path) -> None:
+    credentials = grpc.ssl_channel_credentials(root_certificates=(pki / "ca.pem").read_bytes())
+    with TabletopClient(tls_server.target, credentials=credentials, timeout=10) as client:
+        created = client.create_game("ttr-europe", 2, ["a", "b"])
+        seat = client.for_seats(created.credentials)[0]
+        assert seat.legal_actions(created.game.name).actions  # a token in metadata over TLS
+
+
+def test_tls_port_refuses_plaintext_and_unknown_cas(tls_server: GrpcServer, pki: Path) -> None:
+    with TabletopClient(tls_server.target, timeout=3) as plain, pytest.raises(TabletopError) as raised:
+        plain.list_rulesets()
+    assert raised.value.code == grpc.StatusCode.UNAVAILABLE
+    wrong = grpc.ssl_channel_credentials(root_certificates=(pki / "stranger.pem").read_bytes())
+    with TabletopClient(tls_server.target, credentials=wrong, timeout=3) as client, \
+            pytest.raises(TabletopError) as raised:
+        client.list_rulesets()
+    assert raised.value.code == grpc.StatusCode.UNAVAILABLE
+
+
+def test_client_ca_makes_a_client_certificate_mandatory(redis_url: str, pki: Path) -> None:
+    server = start_grpc(redis_url, grpc_tls_cert_file=str(pki / "server.pem"),
+                        grpc_tls_key_file=str(pki / "server-key.pem"), grpc_tls_client_ca_file=str(pki / "ca.pem"))
+    roots = (pki / "ca.pem").read_bytes()
+    try:
+        without = grpc.ssl_channel_credentials(root_certificates=roots)
+        with TabletopClient(server.target, credentials=without, timeout=3) as client, \
+                pytest.raises(TabletopError) as raised:
+            client.list_rulesets()
+        assert raised.value.code == grpc.StatusCode.UNAVAILABLE
+        mutual = grpc.ssl_channel_credentials(root_certificates=roots,
+                                              private_key=(pki / "client-key.pem").read_bytes(),
+                                              certificate_chain=(pki / "client.pem").read_bytes())
+        with TabletopClient(server.target, credentials=mutual, timeout=10) as client:
+            assert {r.id for r in client.list_rulesets()} >= {"ttr-europe", "bang"}
+    finally:
+        server.running.stop(0)
+
+
+def test_health_port_is_plaintext_and_health_only(redis_url: str, pki: Path) -> None:
+    port = _free_port()
+    server = start_grpc(redis_url, grpc_tls_cert_file=str(pki / "server.pem"),
+                        grpc_tls_key_file=str(pki / "server-key.pem"), grpc_health_port=port)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            answer = health.Check(health_pb2.HealthCheckRequest(service="tabletop.v1.GameService"), timeout=5)
+            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+            with TabletopClient(f"127.0.0.1:{port}", channel=channel) as client, \
+                    pytest.raises(TabletopError) as raised:
+                client.list_rulesets()
+            assert raised.value.code == grpc.StatusCode.UNIMPLEMENTED  # no game API in plaintext
+            server.running.set_serving(False)  # the health port tells the main server's status
+            answer = health.Check(health_pb2.HealthCheckRequest(service="tabletop.v1.GameService"), timeout=5)
+            assert answer.status == health_pb2.HealthCheckResponse.NOT_SERVING
+    finally:
+        server.running.stop(0)
+
+
+def test_loopback_port_beside_tls_is_plaintext_on_127_0_0_1(redis_url: str, pki: Path) -> None:
+    config = Config(redis_url=redis_url, grpc_tls_cert_file=str(pki / "server.pem"),
+                    grpc_tls_key_file=str(pki / "server-key.pem"))
+    running = create_server(config, host="127.0.0.1", port=0, loopback=True)
+    try:
+        assert running.loopback_port and running.loopback_port != running.port
+        with TabletopClient(f"127.0.0.1:{running.loopback_port}", timeout=10) as client:
+            assert client.list_rulesets()
+    finally:
+        running.stop(0)
+    plain = create_server(Config(redis_url=redis_url), host="127.0.0.1", port=0, loopback=True)
+    plain.stop(0)
+    assert plain.loopback_port == 0  # no TLS: the port itself is plaintext, nothing extra opens
+
+
+def test_facade_channel_verifies_with_a_server_name(redis_url: str, pki: Path) -> None:
+    server = start_grpc(redis_url, grpc_tls_cert_file=str(pki / "other.pem"),
+                        grpc_tls_key_file=str(pki / "other-key.pem"))
+    try:
+        base = Config(grpc_target=server.target, grpc_target_tls_ca_file=str(pki / "ca.pem"))
+        with TabletopClient(server.target, channel=tls.facade_channel(base, []), timeout=3) as client, \
+                pytest.raises(TabletopError):
+            client.list_rulesets()  # 127.0.0.1 is not the certificate's name
+        named = replace(base, grpc_target_tls_server_name="tabletop.example")
+        with TabletopClient(server.target, channel=tls.facade_channel(named, []), timeout=10) as client:
+            assert client.list_rulesets()
+    finally:
+        server.running.stop(0)
+
+
+@pytest.mark.parametrize("settings", [
+    {"grpc_tls_cert_file": "cert.pem"},
+    {"grpc_tls_key_file": "key.pem"},
+    {"grpc_tls_client_ca_file": "ca.pem"},
+    {"grpc_target_tls_server_name": "tabletop.example"},
+])
+def test_half_a_tls_setting_is_refused(settings: dict[str, str]) -> None:
+    with pytest.raises(ValueError, match="TABLETOP_GRPC_T"):
+        Config(**settings)  # type: ignore[arg-type]
+
+
+def test_unreadable_certificate_refuses_to_start(redis_url: str, pki: Path) -> None:
+    with pytest.raises(ValueError, match="TABLETOP_GRPC_TLS_KEY_FILE='/nonexistent/key.pem' cannot be read"):
+        start_grpc(redis_url, grpc_tls_cert_file=str(pki / "server.pem"), grpc_tls_key_file="/nonexistent/key.pem")
+    with pytest.raises(ValueError, match="holds no PEM block"):
+        start_grpc(redis_url, grpc_tls_cert_file=str(pki / "server.ext"),
+                   grpc_tls_key_file=str(pki / "server-key.pem"))
+
+
+# Helpers
+
+def _openssl(cwd: Path, *args: str) -> None:
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
+
+
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
