@@ -9,11 +9,18 @@ unreadable files refuse to start instead of serving plaintext.
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+import signal
 import subprocess
-from collections.abc import Iterator
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 import pytest
@@ -25,6 +32,8 @@ from service.api.server import create_server
 from service.config import Config
 from tests.conftest import GrpcServer, start_grpc
 
+ROOT = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs the openssl command line")
 
 
@@ -162,7 +171,53 @@ def test_unreadable_certificate_refuses_to_start(redis_url: str, pki: Path) -> N
                    grpc_tls_key_file=str(pki / "server-key.pem"))
 
 
+def test_serve_terminates_tls_and_its_facade_still_answers(redis_url: str, pki: Path, tmp_path: Path) -> None:
+    """``tabletop serve --grpc-tls-cert/--grpc-tls-key``: TLS for gRPC clients, REST through the loopback."""
+    grpc_port, http_port = _free_port(), _free_port()
+    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_FORMAT": "text"}
+    log = tmp_path / "serve.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--grpc-port", str(grpc_port),
+                                    "--http-port", str(http_port), "--grpc-tls-cert", str(pki / "server.pem"),
+                                    "--grpc-tls-key", str(pki / "server-key.pem")],
+                                   cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
+        try:
+            credentials = grpc.ssl_channel_credentials(root_certificates=(pki / "ca.pem").read_bytes())
+            with TabletopClient(f"localhost:{grpc_port}", credentials=credentials, timeout=5) as client:
+                created = _eventually(lambda: client.create_game("ttr-europe", 2, ["a", "b"]), log)
+            body = _eventually(lambda: _get(f"http://127.0.0.1:{http_port}/v1/{created.game.name}"), log)
+            assert json.loads(body)["game"]["name"] == created.game.name  # the facade reached the TLS service
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(30)
+    assert "(TLS)" in log.read_text()
+
+
+def test_serve_refuses_a_client_ca(pki: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "service.cli", "serve", "--grpc-tls-cert", str(pki / "server.pem"),
+                             "--grpc-tls-key", str(pki / "server-key.pem"),
+                             "--grpc-tls-client-ca", str(pki / "ca.pem")],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,
+                            env={**os.environ, "TABLETOP_REDIS_URL": "redis://127.0.0.1:1"})
+    assert result.returncode != 0 and "is not for `tabletop serve`" in result.stderr
+
+
 # Helpers
+
+def _eventually(call: Callable[[], T], log: Path, timeout: float = 30.0) -> T:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return call()
+        except (TabletopError, OSError):
+            if time.monotonic() > deadline:
+                raise AssertionError(log.read_text(errors="replace")) from None
+            time.sleep(0.3)
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return str(response.read().decode())
 
 def _openssl(cwd: Path, *args: str) -> None:
     subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
