@@ -1,7 +1,7 @@
 """TLS on the gRPC port (service/api/tls.py): real certificates, real handshakes, real calls.
 
 A throwaway CA, a server certificate for localhost/127.0.0.1 (and one for another name) and a client
-certificate are made with the openssl command line for each run. Checked: a TLS port serves verified
+certificate are made with the openssl command line for each run (tests/pki.py). Checked: a TLS port serves verified
 clients and refuses plaintext ones; a client CA makes certificates mandatory; the plaintext health port
 answers health only; the REST facade's channel verifies (with a name override); half settings and
 unreadable files refuse to start instead of serving plaintext.
@@ -31,6 +31,7 @@ from service.api import tls
 from service.api.server import create_server
 from service.config import Config
 from tests.conftest import GrpcServer, start_grpc
+from tests.pki import make_pki
 
 ROOT = Path(__file__).resolve().parents[2]
 T = TypeVar("T")
@@ -39,21 +40,7 @@ pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="needs t
 
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """ca.pem (stranger.pem: another CA); server.pem/-key.pem (localhost, 127.0.0.1); other.pem
-    (tabletop.example); client.pem: each signed by ca.pem."""
-    d = tmp_path_factory.mktemp("pki")
-    _openssl(d, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", "ca-key.pem", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Tabletop test CA")
-    _openssl(d, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", "stranger-key.pem", "-out", "stranger.pem", "-days", "2", "-subj", "/CN=Another CA")
-    for name, san in (("server", "DNS:localhost,IP:127.0.0.1"), ("other", "DNS:tabletop.example"),
-                      ("client", "DNS:client")):
-        _openssl(d, "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                 "-keyout", f"{name}-key.pem", "-out", f"{name}.csr", "-subj", f"/CN={name}")
-        (d / f"{name}.ext").write_text(f"subjectAltName={san}\n")
-        _openssl(d, "x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem",
-                 "-CAcreateserial", "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext")
-    return d
+    return make_pki(tmp_path_factory.mktemp("pki"))
 
 
 @pytest.fixture(scope="module")
@@ -218,10 +205,6 @@ def _eventually(call: Callable[[], T], log: Path, timeout: float = 30.0) -> T:
 def _get(url: str) -> str:
     with urllib.request.urlopen(url, timeout=5) as response:
         return str(response.read().decode())
-
-def _openssl(cwd: Path, *args: str) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
-
 
 def _free_port() -> int:
     import socket

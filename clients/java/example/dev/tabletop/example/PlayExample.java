@@ -29,7 +29,7 @@ import java.util.UUID;
 /**
  * Plays the opening of a Ticket to Ride: Europe game over gRPC, as an Android app would.
  *
- * <p>Usage: {@code java dev.tabletop.example.PlayExample host:port}. Prints one {@code key=value} line per
+ * <p>Usage: {@code java dev.tabletop.example.PlayExample host:port [--tls]}. Prints one {@code key=value} line per
  * step so a test can check each: create, join, legal actions, act (with a retried request id), an
  * out-of-turn move refused with its reason, watch from version 0, and the log.
  */
@@ -38,7 +38,8 @@ public final class PlayExample {
 
   public static void main(String[] args) throws InterruptedException {
     String target = args.length > 0 ? args[0] : "localhost:50051";
-    try (TabletopClient client = TabletopClient.plaintext(target)) {
+    boolean tls = args.length > 1 && args[1].equals("--tls");  // verified by the JVM's trust store
+    try (TabletopClient client = tls ? TabletopClient.secure(target) : TabletopClient.plaintext(target)) {
       for (Ruleset ruleset : client.spectator().listRulesets(ListRulesetsRequest.getDefaultInstance())
           .getRulesetsList()) {
         System.out.println("ruleset=" + ruleset.getId());
