@@ -34,6 +34,12 @@ def test_grpc_pods_serve_tls_from_the_secret_and_probe_the_health_port(render: C
     assert "appProtocol" not in service["spec"]["ports"][0]  # not h2c any more
 
 
+def test_network_policy_lets_probes_reach_the_health_port(render: Callable[..., Rendered]) -> None:
+    policy = render({"grpc": {"tls": TLS}, "networkPolicy": {"enabled": True}}).component("NetworkPolicy", "grpc")
+    health = [rule for rule in policy["spec"]["ingress"] if rule["ports"] == [{"port": "health", "protocol": "TCP"}]]
+    assert health == [{"ports": [{"port": "health", "protocol": "TCP"}]}]  # from anywhere: it serves health only
+
+
 def test_rest_pods_verify_the_grpc_service_with_the_ca_only(render: Callable[..., Rendered]) -> None:
     rendered = render({"grpc": {"tls": {**TLS, "serverName": "grpc.example.com"}}})
     pod = rendered.component("Deployment", "rest")["spec"]["template"]["spec"]
