@@ -5,6 +5,8 @@ their own ecosystems ship (protoc-gen-swift, protoc-gen-connect-kotlin, protoc-g
 installed from the registries this project reaches; the others (protoc's own java, kotlin and csharp outputs,
 Debian's protoc-gen-go and protoc-gen-go-grpc) run from the template itself, pruned to them, and the output is
 checked for the names the contract's file options promise. In CI (``CI`` set) they must all be present.
+The Go output is also compiled, with Debian's Go packages (GOPATH mode, no module download), into
+``clients/gen/go_example``, which plays moves against the running server.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tabletop.v1 import game_service_pb2
+
+from tests.conftest import GrpcServer
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = sorted((ROOT / "clients" / "gen").glob("buf.gen.*.yaml"))
@@ -61,6 +66,40 @@ def test_installed_plugins_generate_namespaced_code(target: str, tmp_path: Path)
         if target == "kotlin" and relative.endswith(".kt") and "kotlin" not in names:
             continue
         assert line in (out / relative).read_text().splitlines(), relative
+
+
+GOCODE = Path("/usr/share/gocode/src")  # Debian's golang-google-grpc-dev, -genproto-dev, -protobuf-1-5-dev
+
+
+def test_go_example_plays_against_the_server(grpc_server: GrpcServer, stub: object, tmp_path: Path) -> None:
+    ready = BUF.exists() and shutil.which("go") and shutil.which("protoc-gen-go-grpc") and \
+        (GOCODE / "google.golang.org" / "grpc").is_dir()
+    if not ready:
+        assert not os.environ.get("CI"), "CI installs Go and Debian's Go gRPC packages (.ci/run)"
+        pytest.skip("needs go, protoc-gen-go(-grpc) and Debian's golang-google-grpc-dev")
+    gopath = tmp_path / "gopath"
+    subprocess.run([str(BUF), "generate", "--template", str(ROOT / "clients" / "gen" / "buf.gen.go.yaml"),
+                    "-o", str(tmp_path / "gen")], cwd=ROOT, check=True, capture_output=True, timeout=180)
+    shutil.copytree(tmp_path / "gen" / "clients" / "gen" / "out" / "go", gopath / "src" / "tabletop.dev" / "clients" / "go")
+    shutil.copytree(ROOT / "clients" / "gen" / "go_example", gopath / "src" / "tabletop.dev" / "go_example")
+    env = {**os.environ, "GO111MODULE": "off", "GOPATH": f"{gopath}:{GOCODE.parent}", "GOFLAGS": "",
+           "GOCACHE": str(tmp_path / "gocache")}
+    built = subprocess.run(["go", "build", "-o", str(tmp_path / "go_example"), "tabletop.dev/go_example"],
+                           env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert built.returncode == 0, built.stderr
+    played = subprocess.run([str(tmp_path / "go_example"), grpc_server.target], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert played.returncode == 0, played.stdout + played.stderr
+    fields = [dict(part.split("=", 1) for part in line.split()) for line in played.stdout.splitlines()]
+    created = next(f for f in fields if "created" in f)
+    assert created["status"] == "GAME_STATUS_ACTIVE"
+    acted = [f for f in fields if "acted" in f]
+    assert [f["acted"] for f in acted] == ["0", "1"] and all(f["version"] == f["retry_version"] for f in acted)
+    assert {"error": "FailedPrecondition", "reason": "NOT_YOUR_TURN"} in fields
+    last = int(acted[-1]["version"])
+    assert next(f for f in fields if "watched" in f)["watched"].split(",")[-1] == str(last)
+    game = stub.GetGame(game_service_pb2.GetGameRequest(name=created["created"]), timeout=10)  # type: ignore[attr-defined]
+    assert game.game.version == last  # the retry and the refused move applied nothing
 
 
 # Helpers
