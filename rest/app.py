@@ -120,12 +120,13 @@ class RestParts:
 
 def serve(app: Flask, host: str, port: int, threads: int = 16, *, limits: HttpLimits | None = None,
           caps: WatchCaps | None = None, metrics: Any = None, in_flight: Any = None, async_unary: bool = True,
-          loop: Any = None, forwarded_allow_ips: str = "") -> HttpServer:
+          loop: Any = None, forwarded_allow_ips: str = "", aio_channel: Any = None) -> HttpServer:
     """Serve ``app`` (from ``create_app``) over HTTP on ``host:port``; ``.close()`` drains and stops.
 
     One uvicorn server on ``loop`` (a private loop thread when None) runs the ASGI front of
     ``rest.asgi``: the unary routes and ``:watch`` on the loop, the rest of Flask on a pool of
-    ``threads``. Raises ``PortBusy`` (one line) when the port is taken.
+    ``threads``. Raises ``PortBusy`` (one line) when the port is taken. ``aio_channel`` makes the
+    ``grpc.aio`` channel of the loop's routes (default: plaintext to the app's gRPC target).
     """
     caps = caps or WatchCaps()
     parts = app.extensions["tabletop.rest"]
@@ -134,7 +135,7 @@ def serve(app: Flask, host: str, port: int, threads: int = 16, *, limits: HttpLi
     async_unary = async_unary and not app.extensions.get("tabletop.traced")  # tracing wraps the WSGI app
     if metrics is None and "tabletop.metrics" in app.extensions:  # service.api.rest_metrics.instrument_rest
         metrics, in_flight = app.extensions["tabletop.metrics"]
-    front = AsgiApp(app, threads, caps, metrics, in_flight, async_unary)
+    front = AsgiApp(app, threads, caps, metrics, in_flight, async_unary, aio_channel)
     if metrics is not None and hasattr(metrics, "http_connections"):
         watch_gauge = metrics.watches.labels("sse")
         watch_gauge.set_function(lambda: front.watches.open)

@@ -58,7 +58,7 @@ class AsgiApp:
     """``flask_app`` (from ``rest.app.create_app``) behind an ASGI front (see the module docstring)."""
 
     def __init__(self, flask_app: Any, workers: int, caps: WatchCaps, metrics: Any = None, in_flight: Any = None,
-                 async_unary: bool = True) -> None:
+                 async_unary: bool = True, aio_channel: Any = None) -> None:
         parts = flask_app.extensions["tabletop.rest"]
         self.parts = parts
         self.wsgi = WSGIMiddleware(flask_app, workers=workers)
@@ -66,13 +66,15 @@ class AsgiApp:
         self.watches = Watches(caps, self._refused)
         self.refusals: dict[str, int] = {}
         self.channel: Any = None
+        self.aio_channel = aio_channel  # () -> grpc.aio.Channel (TLS to the target: service.api.tls)
         self.async_unary = async_unary and parts.fast_path
         self._unary: list[tuple[str, re.Pattern[str], UnaryHandler, Any]] = []
         self._watch: tuple[re.Pattern[str], Route, Any] | None = None
 
     async def start(self) -> None:
         """Open the ``grpc.aio`` channel on the serving loop (call it there, before serving)."""
-        self.channel = grpc.aio.insecure_channel(self.parts.grpc_target, options=CHANNEL_OPTIONS)
+        self.channel = (self.aio_channel() if self.aio_channel is not None
+                        else grpc.aio.insecure_channel(self.parts.grpc_target, options=CHANNEL_OPTIONS))
         for handler in self.parts.handlers:
             rpc = self.channel.unary_unary(self.parts.method_path(handler.route),
                                            request_serializer=handler.route.request_class.SerializeToString,

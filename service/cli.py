@@ -28,6 +28,7 @@ log = logging.getLogger("tabletop")
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script."""
     parser = argparse.ArgumentParser(prog="tabletop", description="Tabletop game service")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, text in (("serve", "gRPC service and REST facade in one process"),
                        ("grpc", "the gRPC service only"), ("rest", "the REST facade only")):
@@ -37,13 +38,16 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--http-port", type=int)
         p.add_argument("--metrics-port", type=int)
         p.add_argument("--grpc-target")
+        _tls_arguments(p)
     from service.store import backup
     backup.add_commands(sub)
     args = parser.parse_args(argv)
     if args.command in ("backup", "restore"):
         return _backup(args)
     cfg = config_mod.from_env(host=args.host, grpc_port=args.grpc_port, http_port=args.http_port,
-                              metrics_port=args.metrics_port, grpc_target=args.grpc_target)
+                              metrics_port=args.metrics_port, grpc_target=args.grpc_target,
+                              grpc_tls_cert_file=args.grpc_tls_cert, grpc_tls_key_file=args.grpc_tls_key,
+                              grpc_tls_client_ca_file=args.grpc_tls_client_ca)
     _logging(cfg)
     _raise_fd_limit()
     try:
@@ -68,13 +72,14 @@ def _run(args: argparse.Namespace, cfg: Config) -> int:
         cfg = _with_redis(cfg)
         if args.command == "serve" and not cfg.proxy_secret:  # the in-process facade proves itself with it
             cfg = replace(cfg, proxy_secret=secrets.token_urlsafe(32))
-        running = _start_grpc(cfg)
+        _refuse_serve_with_client_ca(args.command, cfg)
+        running = _start_grpc(cfg, loopback=args.command == "serve")
         metrics = running.metrics
-        log.info("gRPC service listening on port %d", running.port)
+        log.info("gRPC service listening on port %d (%s)", running.port,
+                 "TLS" if cfg.grpc_tls_cert_file else "plaintext")
         closers.append(lambda: running.stop(_remaining(deadline)))
         if args.command == "serve":
-            local = "127.0.0.1" if cfg.host in ("::", "0.0.0.0", "") else cfg.host
-            cfg = replace(cfg, grpc_target=f"[{local}]:{running.port}" if ":" in local else f"{local}:{running.port}")
+            cfg = _in_process_target(cfg, running.port, running.loopback_port)
     if args.command in ("serve", "rest"):
         loop = running.loop if args.command == "serve" else None  # serve: REST on the gRPC server's loop
         http, in_flight = _start_rest(cfg, metrics, loop)
@@ -119,7 +124,7 @@ def _backup(args: argparse.Namespace) -> int:
         embedded.stop_all()
 
 
-def _start_grpc(cfg: Config) -> Any:
+def _start_grpc(cfg: Config, loopback: bool = False) -> Any:
     from rest.server import PortBusy, bind
     from service.api.server import create_server
     host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
@@ -129,7 +134,7 @@ def _start_grpc(cfg: Config) -> Any:
         raise _BindError(f"cannot listen for gRPC: port {cfg.grpc_port} on {cfg.host} is already in use; "
                          "choose another with --grpc-port") from None
     try:
-        return create_server(cfg, host)
+        return create_server(cfg, host, loopback=loopback)
     except RuntimeError as error:  # grpc: "Failed to bind to address ..."
         if "bind" in str(error).lower():
             raise _BindError(f"cannot listen for gRPC on {cfg.host} port {cfg.grpc_port}: the port is in use "
@@ -149,16 +154,15 @@ def _serve_metrics(serve_metrics: Callable[..., tuple[Any, int]], metrics: Any, 
 
 
 def _start_rest(cfg: Config, metrics: Any, loop: Any = None) -> tuple[Any, Any]:
-    import grpc
 
     from rest.app import CHANNEL_OPTIONS, create_app, serve
     from rest.routes import ROUTES
     from rest.server import HttpLimits, PortBusy
     from rest.watch import WatchCaps
-    from service.api import tracing
+    from service.api import tls, tracing
     from service.api.rest_metrics import instrument_rest
     tracer = tracing.current_tracer()
-    channel = tracing.traced_channel(grpc.insecure_channel(cfg.grpc_target, options=CHANNEL_OPTIONS), tracer)
+    channel = tracing.traced_channel(tls.facade_channel(cfg, CHANNEL_OPTIONS), tracer)
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel,
                      cors_origins=[o for o in cfg.cors_origins.split(",") if o.strip()],
                      proxy_secret=cfg.proxy_secret, heartbeat_seconds=cfg.watch_heartbeat_seconds)
@@ -170,7 +174,8 @@ def _start_rest(cfg: Config, metrics: Any, loop: Any = None) -> tuple[Any, Any]:
     try:
         http = serve(app, cfg.host, cfg.http_port, cfg.http_threads, limits=limits, caps=caps, metrics=metrics,
                      in_flight=in_flight, loop=loop,
-                     forwarded_allow_ips=cfg.http_forwarded_allow_ips)
+                     forwarded_allow_ips=cfg.http_forwarded_allow_ips,
+                     aio_channel=lambda: tls.facade_channel(cfg, CHANNEL_OPTIONS, aio=True))
     except PortBusy as error:
         raise _BindError(f"cannot listen for HTTP: {error.strerror}; choose another with --http-port") from None
     return http, in_flight
@@ -200,6 +205,37 @@ def _close(closers: list[Callable[[], object]]) -> None:
             close()
     finally:
         embedded.stop_all()
+
+
+def _tls_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--grpc-tls-cert", help="PEM certificate chain: the gRPC port serves TLS")
+    p.add_argument("--grpc-tls-key", help="PEM private key of --grpc-tls-cert")
+    p.add_argument("--grpc-tls-client-ca", help="PEM CA: gRPC callers must present a certificate it signed")
+
+
+def _refuse_serve_with_client_ca(command: str, cfg: Config) -> None:
+    """``serve``'s facade reaches the service over plaintext loopback: with client certificates required,
+    that would be a way around them. Run ``tabletop grpc`` and ``tabletop rest`` apart instead."""
+    if command == "serve" and cfg.grpc_tls_client_ca_file:
+        raise SystemExit("TABLETOP_GRPC_TLS_CLIENT_CA_FILE is not for `tabletop serve`: its REST facade would "
+                         "call the service without a client certificate. Run `tabletop grpc` (with the client "
+                         "CA) and the REST facade apart, or leave the client CA unset.")
+
+
+def _in_process_target(cfg: Config, port: int, loopback_port: int) -> Config:
+    """Where ``serve``'s own facade calls: the plaintext loopback port beside a TLS port, else the port."""
+    local = "127.0.0.1" if cfg.host in ("::", "0.0.0.0", "") else cfg.host
+    local = f"[{local}]" if ":" in local else local
+    target = f"127.0.0.1:{loopback_port}" if loopback_port else f"{local}:{port}"
+    return replace(cfg, grpc_target=target, grpc_target_tls_ca_file="", grpc_target_tls_server_name="")
+
+
+def _version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("tabletop-server")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "0+unknown"
 
 
 def _remaining(deadline: float) -> float:

@@ -63,6 +63,12 @@ class Config:
     redis_wait_timeout_ms: int = 500  # how long a write waits for them before REPLICATION_TIMEOUT
     redis_tls_ca_file: str = ""  # PEM CA bundle that verifies a rediss:// server (else the system's CAs)
     redis_safety: str = "refuse"  # Redis settings that can lose games: refuse (not ready) or warn; see safety.py
+    grpc_tls_cert_file: str = ""  # PEM certificate chain: the gRPC port serves TLS (needs the key file)
+    grpc_tls_key_file: str = ""  # PEM private key of that certificate
+    grpc_tls_client_ca_file: str = ""  # PEM CA: callers must present a certificate it signed (mutual TLS)
+    grpc_health_port: int = 0  # > 0: plaintext grpc.health.v1 only, for probes that speak no TLS (kubelet)
+    grpc_target_tls_ca_file: str = ""  # `tabletop rest`: PEM CA that verifies a TLS grpc_target (else plaintext)
+    grpc_target_tls_server_name: str = ""  # the name that certificate carries, when not grpc_target's host
 
     def __post_init__(self) -> None:
         """Refuse settings that would silently turn a protection off."""
@@ -78,6 +84,8 @@ class Config:
             raise ValueError("TABLETOP_TRUSTED_PROXIES is set without TABLETOP_PROXY_SECRET: an address list alone "
                              "lets any client at those addresses (127.0.0.1 in one pod) forge x-forwarded-for. "
                              "Give the REST facade and the service the same TABLETOP_PROXY_SECRET.")
+
+        _check_tls(self)
 
     @property
     def api_key_set(self) -> frozenset[str]:
@@ -103,3 +111,16 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
         return replace(Config(), **values)
     except ValueError as exc:
         raise SystemExit(str(exc)) from exc
+
+
+def _check_tls(config: Config) -> None:
+    """Half a TLS setting is refused: it would otherwise serve (or call) in plaintext, unnoticed."""
+    if bool(config.grpc_tls_cert_file) != bool(config.grpc_tls_key_file):
+        raise ValueError("TABLETOP_GRPC_TLS_CERT_FILE and TABLETOP_GRPC_TLS_KEY_FILE go together: set both "
+                         "for TLS on the gRPC port, or neither for plaintext.")
+    if config.grpc_tls_client_ca_file and not config.grpc_tls_cert_file:
+        raise ValueError("TABLETOP_GRPC_TLS_CLIENT_CA_FILE needs TABLETOP_GRPC_TLS_CERT_FILE and _KEY_FILE: "
+                         "client certificates are checked only on a TLS port.")
+    if config.grpc_target_tls_server_name and not config.grpc_target_tls_ca_file:
+        raise ValueError("TABLETOP_GRPC_TARGET_TLS_SERVER_NAME needs TABLETOP_GRPC_TARGET_TLS_CA_FILE: "
+                         "without it the facade calls the gRPC service in plaintext.")

@@ -21,7 +21,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
-from service.api import tracing
+from service.api import tls, tracing
 from service.api.field_rules import RulesInterceptor
 from service.api.host import GameHost
 from service.api.interceptors import ErrorInterceptor, MethodInterceptor
@@ -53,6 +53,8 @@ class Running:
     watcher: asyncio.Task[None] | None = None  # health follows Redis
     safety_mode: str = "refuse"  # TABLETOP_REDIS_SAFETY: unsafe Redis settings keep health NOT_SERVING
     verdict: safety.Verdict | None = None  # the last safety check (logged when it changes)
+    loopback_port: int = 0  # plaintext on 127.0.0.1 beside a TLS port, for an in-process facade (0: none)
+    health_server: grpc.aio.Server | None = None  # plaintext, grpc.health.v1 only (config.grpc_health_port)
 
     def call(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         """Run a coroutine on the server's loop from another thread and wait for its result."""
@@ -79,8 +81,11 @@ class Running:
 
 
 def create_server(config: Config, host: str = "[::]", port: int | None = None, client: Any = None,
-                  tracer: Any = None) -> Running:
+                  tracer: Any = None, loopback: bool = False) -> Running:
     """A started server on ``port`` (``config.grpc_port`` by default; 0 picks a free one).
+
+    The port serves TLS when ``config`` names a certificate (service/api/tls.py). ``loopback`` also
+    opens a plaintext port on 127.0.0.1 when it does, for a REST facade in this process (``serve``).
 
     ``tracer`` defaults to the one ``tracing.setup_from_env`` made (None: tracing off).
     """
@@ -91,7 +96,7 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
 
     def run() -> None:
         asyncio.set_event_loop(loop)
-        loop.run_until_complete(_start(config, host, port, client, tracer, loop, started))
+        loop.run_until_complete(_start(config, (host, port, loopback), client, tracer, loop, started))
         if started.exception() is None:
             loop.run_forever()
         loop.run_until_complete(_finish_tasks())  # what stopping left pending ends on the loop, not in GC
@@ -107,9 +112,11 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
 
 # Helpers
 
-async def _start(config: Config, host: str, port: int | None, client: Any, tracer: Any,
+async def _start(config: Config, bind: tuple[str, int | None, bool], client: Any, tracer: Any,
                  loop: asyncio.AbstractEventLoop, started: Future[Running]) -> None:
+    host, port, loopback = bind
     try:
+        credentials = tls.server_credentials(config)
         metrics, stopping = Metrics(), threading.Event()
         observer = HostObserver(metrics, tracer)
         client = client if client is not None else connect(config.redis_url, config.max_watch_streams or 1000,
@@ -128,10 +135,14 @@ async def _start(config: Config, host: str, port: int | None, client: Any, trace
         reflection_pb2_grpc.add_ServerReflectionServicer_to_server(reflection.aio.ReflectionServicer(  # type: ignore[no-untyped-call]
             (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME)),
             generic)
-        bound = server.add_insecure_port(f"{host}:{config.grpc_port if port is None else port}")
+        address = f"{host}:{config.grpc_port if port is None else port}"
+        bound = (server.add_secure_port(address, credentials) if credentials is not None
+                 else server.add_insecure_port(address))
+        local = server.add_insecure_port("127.0.0.1:0") if loopback and credentials is not None else 0
         await server.start()
         running = Running(server, bound, health_servicer, store, loop, stopping, metrics,
-                          safety_mode=config.redis_safety)
+                          safety_mode=config.redis_safety, loopback_port=local,
+                          health_server=await _health_only(config, host, health_servicer))
         await _set_serving(running, await _ready(running))
         running.watcher = asyncio.ensure_future(_watch_redis(running))
         started.set_result(running)
@@ -201,7 +212,23 @@ async def _stop(running: Running, grace: float | None) -> None:
     if running.watcher is not None:
         running.watcher.cancel()
     await running.server.stop(grace)
+    if running.health_server is not None:  # after the drain: probes see NOT_SERVING until the end
+        await running.health_server.stop(0)
     await running.store.close()
+
+
+async def _health_only(config: Config, host: str, servicer: Any) -> grpc.aio.Server | None:
+    """A plaintext server of grpc.health.v1 alone, sharing the main server's health status.
+
+    Kubelet gRPC probes speak no TLS; this port gives them the real status (Redis reachable, not
+    draining) without opening the game API in plaintext beside the TLS port."""
+    if not config.grpc_health_port:
+        return None
+    server = grpc.aio.server()
+    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+    server.add_insecure_port(f"{host}:{config.grpc_health_port}")
+    await server.start()
+    return server
 
 
 async def _finish_tasks(timeout: float = 5.0) -> None:

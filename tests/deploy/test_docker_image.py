@@ -143,7 +143,7 @@ def test_the_context_builds_both_wheels_with_the_console_script(tmp_path: Path) 
          "--wheel-dir", str(wheels), "./clients/python", "."],
         cwd=context, capture_output=True, text=True, timeout=240, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
-    service = zipfile.ZipFile(next(wheels.glob("tabletop-*.whl")))
+    service = zipfile.ZipFile(next(wheels.glob("tabletop_server-*.whl")))
     client = zipfile.ZipFile(next(wheels.glob("tabletop_client-*.whl")))
     names = set(service.namelist())
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))

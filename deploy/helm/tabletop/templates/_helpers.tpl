@@ -228,6 +228,55 @@ volumes:
   - name: tmp
     emptyDir:
       sizeLimit: {{ $root.Values.tmpVolume.sizeLimit }}
+  {{- if include "tabletop.grpcTlsMounted" . }}
+  - name: grpc-tls
+    secret:
+      secretName: {{ $root.Values.grpc.tls.secretName }}
+      defaultMode: 0440
+      {{- if eq .component "rest" }}
+      items:
+        - key: {{ $root.Values.grpc.tls.caKey }}
+          path: {{ $root.Values.grpc.tls.caKey }}
+      {{- end }}
+  {{- end }}
+{{- end }}
+
+{{/*
+gRPC TLS (grpc.tls): "true" when this component's pod mounts the Secret: the gRPC pods for their
+certificate and key, the REST pods (calling this release's gRPC Service) for the CA alone.
+*/}}
+{{- define "tabletop.grpcTlsMounted" -}}
+{{- $tls := .root.Values.grpc.tls -}}
+{{- if $tls.enabled -}}
+{{- if not $tls.secretName }}{{ fail "grpc.tls.enabled needs grpc.tls.secretName (a kubernetes.io/tls Secret)" }}{{ end -}}
+{{- if and $tls.requireClientCert (not $tls.caKey) }}{{ fail "grpc.tls.requireClientCert needs grpc.tls.caKey: the CA that signs client certificates" }}{{ end -}}
+{{- if and $tls.requireClientCert (not .root.Values.rest.grpcTarget) }}{{ fail "grpc.tls.requireClientCert: the REST facade has no client certificate to call this release's gRPC Service with; set rest.grpcTarget to another gRPC endpoint or leave requireClientCert false" }}{{ end -}}
+{{- if eq .component "grpc" }}true{{ else if and (eq .component "rest") (not .root.Values.rest.grpcTarget) $tls.caKey }}true{{ end -}}
+{{- end -}}
+{{- end }}
+
+{{/* The TLS settings of a component's container (with tabletop.grpcTlsMounted). */}}
+{{- define "tabletop.grpcTlsEnv" -}}
+{{- $tls := .root.Values.grpc.tls -}}
+{{- if and $tls.enabled (eq .component "grpc") -}}
+- name: TABLETOP_GRPC_TLS_CERT_FILE
+  value: /etc/tabletop/grpc-tls/tls.crt
+- name: TABLETOP_GRPC_TLS_KEY_FILE
+  value: /etc/tabletop/grpc-tls/tls.key
+{{- if $tls.requireClientCert }}
+- name: TABLETOP_GRPC_TLS_CLIENT_CA_FILE
+  value: /etc/tabletop/grpc-tls/{{ $tls.caKey }}
+{{- end }}
+- name: TABLETOP_GRPC_HEALTH_PORT
+  value: {{ $tls.healthPort | quote }}
+{{- else if and $tls.enabled (eq .component "rest") (not .root.Values.rest.grpcTarget) -}}
+- name: TABLETOP_GRPC_TARGET_TLS_CA_FILE
+  value: {{ if $tls.caKey }}/etc/tabletop/grpc-tls/{{ $tls.caKey }}{{ else }}/etc/ssl/certs/ca-certificates.crt{{ end }}
+{{- with $tls.serverName }}
+- name: TABLETOP_GRPC_TARGET_TLS_SERVER_NAME
+  value: {{ . | quote }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* Pod template annotations: roll pods when the config or a chart-made Secret changes. */}}

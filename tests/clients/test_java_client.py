@@ -1,0 +1,102 @@
+"""The Java client (clients/java) generated, compiled and played against the real gRPC server.
+
+Runs ``clients/java/build.sh`` as a developer would (Debian's protoc, grpc_java_plugin and jars;
+the grpc-netty transport), then the example against the session's server, and checks each step
+it prints against what the server holds. Skips when the Debian packages are absent, except in CI
+(``CI`` set), where .ci/run installs them and a missing tool is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from tabletop.v1 import game_pb2, game_service_pb2
+
+from tests.conftest import GrpcServer, start_grpc
+from tests.pki import make_pki
+
+JAVA = Path(__file__).resolve().parents[2] / "clients" / "java"
+TOOLS = ("protoc", "grpc_java_plugin", "javac", "java")
+MISSING = [tool for tool in TOOLS if shutil.which(tool) is None]
+
+pytestmark = pytest.mark.skipif(bool(MISSING) and not os.environ.get("CI"),
+                                reason=f"not installed: {MISSING} (Debian packages, see clients/java/build.sh)")
+
+
+@pytest.fixture(scope="module")
+def classpath() -> str:
+    result = subprocess.run([str(JAVA / "build.sh")], capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return (JAVA / "build" / "classpath.txt").read_text().strip()
+
+
+def _tls_ready() -> bool:
+    """netty-tcnative found by build.sh (Debian's libnetty-tcnative-java and -jni): Java's TLS provider here."""
+    return bool((JAVA / "build" / "jvm-options.txt").read_text().strip())
+
+
+def test_java_generated_classes_are_namespaced(classpath: str) -> None:
+    generated = JAVA / "build" / "gen" / "dev" / "tabletop" / "v1"
+    assert (generated / "GameServiceGrpc.java").is_file()  # the gRPC Java plugin ran
+    assert (generated / "TtrEuropeView.java").is_file() and not (JAVA / "build" / "gen" / "tabletop").exists()
+    assert (JAVA / "build" / "classes" / "dev" / "tabletop" / "example" / "PlayExample.class").is_file()
+
+
+def test_java_example_plays_against_the_server(classpath: str, grpc_server: GrpcServer,
+                                               stub: object) -> None:
+    fields = _play(classpath, grpc_server.target)
+    assert {"ruleset": "ttr-europe"} in fields and {"ruleset": "bang"} in fields
+    created = next(f for f in fields if "created" in f)
+    assert created["status"] == "GAME_STATUS_WAITING"  # two of three seats named
+    assert next(f for f in fields if "joined" in f) == {"joined": "2", "status": "GAME_STATUS_ACTIVE"}
+    acted = [f for f in fields if "acted" in f]
+    assert [f["acted"] for f in acted] == ["0", "1", "2"]
+    assert all(f["version"] == f["retry_version"] for f in acted)  # the retried request id applied once
+    error = next(f for f in fields if "error" in f)
+    assert error == {"error": "FAILED_PRECONDITION", "reason": "NOT_YOUR_TURN", "domain": "tabletop.dev"}
+    last = int(acted[-1]["version"])
+    watched = [int(v) for v in next(f for f in fields if "watched" in f)["watched"].split(",")]
+    assert watched == sorted(set(watched)) and watched[-1] == last
+    # What the Java client did is what the server holds: nothing more was applied (retries, the refusal).
+    game = stub.GetGame(game_service_pb2.GetGameRequest(name=created["created"]), timeout=10)  # type: ignore[attr-defined]
+    assert game.game.version == last and game.game.status == game_pb2.GAME_STATUS_ACTIVE
+    assert next(f for f in fields if "log_entries" in f) == {"log_entries": str(last), "complete": "false"}
+
+
+def test_java_example_plays_over_tls(classpath: str, redis_url: str, tmp_path: Path) -> None:
+    """``TabletopClient.secure``: the JVM's trust store (here holding the test CA) verifies the server."""
+    if not (_tls_ready() and shutil.which("openssl") and shutil.which("keytool")):
+        assert not os.environ.get("CI"), "CI installs netty-tcnative, openssl and the JDK (.ci/run)"
+        pytest.skip("needs netty-tcnative (libnetty-tcnative-java, -jni), openssl and keytool")
+    pki = make_pki(tmp_path)
+    server = start_grpc(redis_url, grpc_tls_cert_file=str(pki / "server.pem"),
+                        grpc_tls_key_file=str(pki / "server-key.pem"))
+    store = tmp_path / "trust.p12"
+    subprocess.run(["keytool", "-importcert", "-noprompt", "-alias", "tabletop-test-ca", "-file", str(pki / "ca.pem"),
+                    "-keystore", str(store), "-storetype", "PKCS12", "-storepass", "changeit"],
+                   check=True, capture_output=True, timeout=60)
+    try:
+        trusted = [f"-Djavax.net.ssl.trustStore={store}", "-Djavax.net.ssl.trustStorePassword=changeit",
+                   f"@{JAVA / 'build' / 'jvm-options.txt'}"]
+        fields = _play(classpath, f"localhost:{server.port}", "--tls", jvm=trusted)
+        assert {"error": "FAILED_PRECONDITION", "reason": "NOT_YOUR_TURN", "domain": "tabletop.dev"} in fields
+        refused = subprocess.run(["java", f"@{JAVA / 'build' / 'jvm-options.txt'}", "-cp", classpath, "dev.tabletop.example.PlayExample",
+                                  f"localhost:{server.port}", "--tls"],  # the default trust store: no test CA
+                                 capture_output=True, text=True, timeout=120, check=False)
+        assert refused.returncode != 0 and "UNAVAILABLE" in refused.stderr
+    finally:
+        server.running.stop(0)
+
+
+# Helpers
+
+def _play(classpath: str, target: str, *args: str, jvm: tuple[str, ...] | list[str] = ()) -> list[dict[str, str]]:
+    """Runs the example; one dict per printed line of ``key=value`` pairs."""
+    result = subprocess.run(["java", *jvm, "-cp", classpath, "dev.tabletop.example.PlayExample", target, *args],
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return [dict(part.split("=", 1) for part in line.split()) for line in result.stdout.splitlines()]
