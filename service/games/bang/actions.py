@@ -20,14 +20,14 @@ from __future__ import annotations
 
 from service.engine.errors import EngineReason, MalformedAction, RuleError
 from service.engine.ruleset import Action, Event, State
-from service.games.bang.catalog import CardType
 from service.games.bang.characters import ability_of
 from service.games.bang.effects import EFFECTS
 from service.games.bang.pending import REQUESTS, STEPS
+from service.games.bang.play import check_play, play_from_hand, play_type
 from service.games.bang.reasons import Reason
-from service.games.bang.state import player, top_request, trait
-from service.games.bang.tables import CARDS, TYPE_OF, TYPES
-from service.games.bang.targeting import candidate_targets, check_target
+from service.games.bang.state import player, top_request
+from service.games.bang.tables import CARDS, TYPE_OF
+from service.games.bang.targeting import candidate_targets
 from service.games.bang.turn import end_turn, next_turn
 
 # The fields each action type takes ("type" besides); any other field is malformed.
@@ -48,14 +48,6 @@ def to_act(state: State) -> list[int]:
         return []
     req = top_request(state)
     return [req["seat"]] if req is not None else [state["turn"]]
-
-
-def play_type(state: State, seat: int, card: str) -> CardType:
-    """How a card plays: Calamity Janet's Missed! plays as a BANG! (BANG-088)."""
-    t = TYPE_OF[card]
-    if t.effect == "missed" and trait(state, seat, "bang_missed_swap"):
-        return TYPES["bang"]
-    return t
 
 
 def check(state: State, seat: int, action: Action) -> None:
@@ -88,19 +80,6 @@ def check(state: State, seat: int, action: Action) -> None:
         ability_of(state, seat).check_activate(state, seat, action)
 
 
-def check_play(state: State, seat: int, action: Action) -> None:
-    """Check a card played in phase 2: in hand, targeting, then the card's own rules."""
-    card = action["card"]
-    _check_in_hand(state, seat, card)
-    t = play_type(state, seat, card)
-    check_target(state, seat, t, action)
-    handler = EFFECTS[TYPE_OF[card].effect]
-    if "pick" in action and not handler.takes_pick:
-        # A field the card cannot use is refused, never ignored (it would be kept in the log).
-        raise MalformedAction(Reason.UNEXPECTED_TARGET, f"{t.name} takes no card of a player", field="pick")
-    handler.check(state, seat, card, action)
-
-
 def apply(state: State, seat: int, action: Action) -> list[Event]:
     """Check, then mutate and run the engine until someone must decide."""
     check(state, seat, action)
@@ -112,7 +91,7 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
     elif req is not None:
         REQUESTS[req["kind"]].resolve(state, req, action, events)
     elif kind == "play":
-        EFFECTS[TYPE_OF[action["card"]].effect].play(state, seat, action["card"], action, events)
+        play_from_hand(state, seat, action, events)
     else:
         events.append({"kind": "end_turn", "seat": seat})
         end_turn(state, seat, events)

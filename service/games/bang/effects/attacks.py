@@ -56,17 +56,14 @@ def shoot(state: State, attacker: int, target: int, card: str, need: int) -> Non
 
 @effect("bang")
 class Bang(Effect):
-    """BANG!: one per turn, within reach; the target may cancel it (BANG-042..044)."""
+    """A BANG! effect on the target, who may cancel it (BANG-042..044); the card is one per turn."""
 
-    def check(self, state: State, seat: int, card: str, action: Action) -> None:
-        if not may_shoot_again(state, seat):
-            raise RuleError(Reason.BANG_ALREADY_PLAYED, "You have already played a BANG! this turn")
+    bang_card = True
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        state["bangs"] += 1
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
-        need = int(trait(state, seat, "missed_needed") or 1)  # Slab the Killer: BANG! cards only
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        # Slab the Killer's ability is about his BANG! *cards*: a BANG! effect from another
+        # source (a card in play, an ability) needs one Missed! as usual.
+        need = int(trait(state, seat, "missed_needed") or 1) if action.get("type") == "play" else 1
         shoot(state, seat, action["target"], card, need)
 
 
@@ -74,22 +71,21 @@ class Bang(Effect):
 class Missed(Effect):
     """Missed! is a response; Calamity Janet may play it as a BANG! (BANG-088)."""
 
+    bang_card = True
+
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         if not trait(state, seat, "bang_missed_swap"):
             raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, "Missed! is played only to cancel a shot at you")
-        Bang().check(state, seat, card, action)
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        Bang().play(state, seat, card, action, events)
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        Bang().resolve(state, seat, card, action, events)
 
 
 @effect("gatling")
 class Gatling(Effect):
     """Gatling: a BANG! effect on every other player; not a BANG! card (BANG-022, 062)."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         for target in reversed(seats_from(state, seat, include_self=False)):
             shoot(state, seat, target, card, 1)
 
@@ -98,9 +94,7 @@ class Gatling(Effect):
 class Indians(Effect):
     """Indians!: every other player discards a BANG! or loses 1 life (BANG-063, 064)."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         for target in reversed(seats_from(state, seat, include_self=False)):
             push(state, "indians", target, seat, card=card)
 
@@ -109,9 +103,7 @@ class Indians(Effect):
 class Duel(Effect):
     """Duel: the challenged player discards a BANG! first, then the challenger, ... (BANG-057..060)."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         push(state, "duel", action["target"], seat, card=card, opp=seat)
 
 

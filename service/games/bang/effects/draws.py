@@ -18,7 +18,6 @@ from service.games.bang.reasons import Reason
 from service.games.bang.state import (
     Request,
     alive_seats,
-    discard_from_hand,
     draw,
     leave_play,
     next_alive,
@@ -35,9 +34,7 @@ HAND = "hand"
 class DrawCards(Effect):
     """Stagecoach (2) and Wells Fargo (3): the count is the row's ``args.count``."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         draw(state, seat, int(TYPE_OF[card].args["count"]), events)
 
 
@@ -45,9 +42,7 @@ class DrawCards(Effect):
 class GeneralStore(Effect):
     """Reveal one card per living player; each takes one, clockwise from the player."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         shown = [c for c in (pop_deck(state, events) for _ in alive_seats(state)) if c is not None]
         events.append({"kind": "reveal", "seat": seat, "cards": list(shown), "reason": "general_store"})
         if shown:
@@ -132,9 +127,7 @@ class _TakeOrDiscard(Effect):
 class Panic(_TakeOrDiscard):
     """Panic!: take the card into your hand."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         taken = self._take_card(state, seat, action, events)
         player(state, seat)["hand"].append(taken)
         zone = "hand" if action["pick"] == HAND else "table"
@@ -147,9 +140,7 @@ class CatBalou(_TakeOrDiscard):
 
     own_hand = True
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         taken = self._take_card(state, seat, action, events)
         state["discard"].append(taken)
         events.append({"kind": "discard", "seat": action["target"], "cards": [taken], "reason": "cat_balou"})
