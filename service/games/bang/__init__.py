@@ -22,7 +22,7 @@ from service.games.bang.codec import (
     rematch_options,
 )
 from service.games.bang.damage import WIN_RULES
-from service.games.bang.effects import EFFECTS, attacks, draws, equipment, healing  # noqa: F401  (registers effects)
+from service.games.bang.effects import EFFECTS, attacks, draws, equipment, green, healing  # noqa: F401  (registers)
 from service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
 from service.games.bang.setup import RULES_VERSION, start
 from service.games.bang.setup import setup as _deal

@@ -3,6 +3,8 @@
 An action is ``{"type": ..., ...}``:
 
 - ``play`` ``card`` [``target``] [``pick``]: play a card in your phase 2;
+- ``use`` ``card`` [``target``] [``pick``]: use a card you have in play (green cards), in
+  your phase 2 or, for a Missed! effect, to answer a shot;
 - ``respond`` ``card``: answer the pending request with a card from your hand;
 - ``barrel`` [``card``]: draw! for a Barrel in play (no card: Jourdonnais' own);
 - ``pass``: take the hit / lose the Duel / give up in the dying window;
@@ -23,7 +25,7 @@ from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import ability_of
 from service.games.bang.effects import EFFECTS
 from service.games.bang.pending import REQUESTS, STEPS
-from service.games.bang.play import check_play, play_from_hand, play_type
+from service.games.bang.play import check_play, check_use, play_from_hand, play_type, use_from_play
 from service.games.bang.reasons import Reason
 from service.games.bang.state import player, top_request
 from service.games.bang.tables import CARDS, TYPE_OF
@@ -34,10 +36,11 @@ from service.games.bang.turn import end_turn, next_turn
 FIELDS: dict[str, frozenset[str]] = {
     "play": frozenset({"card", "target", "pick"}), "respond": frozenset({"card"}), "barrel": frozenset({"card"}),
     "pass": frozenset(), "choose": frozenset({"card"}), "draw": frozenset({"source", "target"}),
-    "discard": frozenset({"card"}), "ability": frozenset({"cards"}), "end_turn": frozenset()}
+    "discard": frozenset({"card"}), "ability": frozenset({"cards"}), "end_turn": frozenset(),
+    "use": frozenset({"card", "target", "pick"})}
 ACTION_TYPES = frozenset(FIELDS)
-CARD_FIELDS = {"play": True, "respond": True, "choose": True, "discard": True}
-FREE_PLAY = frozenset({"play", "ability", "end_turn"})
+CARD_FIELDS = {"play": True, "respond": True, "choose": True, "discard": True, "use": True}
+FREE_PLAY = frozenset({"play", "use", "ability", "end_turn"})
 # Most engine steps one action may trigger; a longer chain is a bug, never a loop (tested).
 MAX_CHAIN = 500
 
@@ -76,6 +79,8 @@ def check(state: State, seat: int, action: Action) -> None:
         raise RuleError(Reason.WRONG_ANSWER, "Nothing is asked of you: play a card or end your turn")
     if kind == "play":
         check_play(state, seat, action)
+    elif kind == "use":
+        check_use(state, seat, action)
     elif kind == "ability":
         ability_of(state, seat).check_activate(state, seat, action)
 
@@ -92,6 +97,8 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
         REQUESTS[req["kind"]].resolve(state, req, action, events)
     elif kind == "play":
         play_from_hand(state, seat, action, events)
+    elif kind == "use":
+        use_from_play(state, seat, action, events)
     else:
         events.append({"kind": "end_turn", "seat": seat})
         end_turn(state, seat, events)
@@ -138,8 +145,12 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     if req is not None:
         return REQUESTS[req["kind"]].legal(state, req) + abilities
     out: list[Action] = []
-    for card in dict.fromkeys(player(state, seat)["hand"]):
+    p = player(state, seat)
+    for card in dict.fromkeys(p["hand"]):
         out += _card_plays(state, seat, card)
+    for card in p["table"]:
+        if TYPE_OF[card].use is not None:
+            out += _card_uses(state, seat, card)
     return out + abilities + [{"type": "end_turn"}]
 
 
@@ -157,6 +168,26 @@ def _card_plays(state: State, seat: int, card: str) -> list[Action]:
         for action in ([{**base, "pick": p} for p in picks] if picks else [base]):
             try:
                 check_play(state, seat, action)
+            except RuleError:
+                continue
+            out.append(action)
+    return out
+
+
+def _card_uses(state: State, seat: int, card: str) -> list[Action]:
+    use = TYPE_OF[card].use
+    if use is None or use.missed:
+        return []
+    handler = EFFECTS[use.effect]
+    out: list[Action] = []
+    for target in candidate_targets(state, seat, use):
+        base: Action = {"type": "use", "card": card}
+        if target is not None:
+            base["target"] = target
+        picks = handler.picks(state, seat, target) if target is not None else []
+        for action in ([{**base, "pick": p} for p in picks if p != card] if picks else [base]):
+            try:
+                check_use(state, seat, action)
             except RuleError:
                 continue
             out.append(action)
@@ -182,7 +213,7 @@ def _check_shape(state: State, action: Action) -> str:
     if kind == "barrel" and "card" in action and not _is_card(action["card"]):
         raise MalformedAction(Reason.UNKNOWN_CARD, "card must be a Barrel in play, or omitted for Jourdonnais",
                               field="card")
-    if kind == "play" and "pick" in action and not isinstance(action["pick"], str):
+    if kind in ("play", "use") and "pick" in action and not isinstance(action["pick"], str):
         raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand' or a card id in play", field="pick")
     return kind
 

@@ -27,7 +27,7 @@ BASE_COUNTS = {
     "barrel": 2, "mustang": 2, "dynamite": 1, "scope": 1, "schofield": 3, "volcanic": 2,
     "remington": 1, "rev_carabine": 1, "winchester": 1,
 }
-COLORS = ("brown", "blue")
+COLORS = ("brown", "blue", "green")
 TARGETS = ("none", "other", "any")
 RANGES = ("any", "reach", "distance_1")
 
@@ -51,6 +51,9 @@ class CardType:
     missed: bool = False
     passive: Mapping[str, Any] = field(default_factory=dict)
     args: Mapping[str, Any] = field(default_factory=dict)
+    # What using the card from play does (green cards; the row's ``use``): a CardType of
+    # its own (effect, target, range, args; ``missed``: it answers a BANG! as a Missed!).
+    use: CardType | None = None
 
     @property
     def equipment(self) -> bool:
@@ -97,15 +100,11 @@ def load() -> tuple[dict[str, CardType], dict[str, Card], dict[str, Character], 
     cards: dict[str, Card] = {}
     for row in _rows("cards.json", "cards"):
         key = _key(row, "cards.json", types)
-        types[key] = CardType(
-            key=key, name=row["name"], color=row["color"], effect=row["effect"],
-            target=row.get("target", "none"), range=row.get("range", "any"),
-            weapon_range=int(row.get("weapon_range", 0)), bang_card=bool(row.get("bang_card")),
-            missed=bool(row.get("missed")), passive=dict(row.get("passive", {})), args=dict(row.get("args", {})))
-        for copy in row["copies"]:
-            if copy["id"] in cards:
-                raise DataError(f"cards.json: card {key!r}: duplicate copy id {copy['id']!r}")
-            cards[copy["id"]] = Card(copy["id"], key, copy["suit"], copy["rank"])
+        types[key], copies = card_row(row)
+        for copy in copies:
+            if copy.id in cards:
+                raise DataError(f"cards.json: card {key!r}: duplicate copy id {copy.id!r}")
+            cards[copy.id] = copy
     characters: dict[str, Character] = {}
     for row in _rows("characters.json", "characters"):
         key = _key(row, "characters.json", characters)
@@ -116,6 +115,18 @@ def load() -> tuple[dict[str, CardType], dict[str, Card], dict[str, Character], 
     counts = {int(n): tuple(v["roles"]) for n, v in raw["player_counts"].items()}
     win_rules = {int(n): str(v["win_rule"]) for n, v in raw["player_counts"].items()}
     return types, cards, characters, roles, counts, win_rules
+
+
+def card_row(row: Mapping[str, Any]) -> tuple[CardType, list[Card]]:
+    """One card row: its type and its physical copies."""
+    key = str(row["key"])
+    ctype = CardType(
+        key=key, name=row["name"], color=row["color"], effect=row["effect"],
+        target=row.get("target", "none"), range=row.get("range", "any"),
+        weapon_range=int(row.get("weapon_range", 0)), bang_card=bool(row.get("bang_card")),
+        missed=bool(row.get("missed")), passive=dict(row.get("passive", {})), args=dict(row.get("args", {})),
+        use=_use_type(key, row))
+    return ctype, [Card(c["id"], key, c["suit"], c["rank"]) for c in row["copies"]]
 
 
 def validate(types: Mapping[str, CardType], cards: Mapping[str, Card], characters: Mapping[str, Character],
@@ -152,6 +163,15 @@ def validate(types: Mapping[str, CardType], cards: Mapping[str, Card], character
 
 
 # Helpers
+
+def _use_type(key: str, row: Mapping[str, Any]) -> CardType | None:
+    use = row.get("use")
+    if use is None:
+        return None
+    return CardType(key=key, name=row["name"], color="brown", effect=use["effect"],
+                    target=use.get("target", "none"), range=use.get("range", "any"),
+                    missed=bool(use.get("missed")), args=dict(use.get("args", {})))
+
 
 def _rows(name: str, section: str) -> list[dict[str, Any]]:
     raw = json.loads((DATA / name).read_text(encoding="utf-8"))

@@ -33,7 +33,7 @@ EVENT_PB = {"turn": bang_pb2.BANG_EVENT_KIND_TURN_STARTED, "draw": bang_pb2.BANG
             "look": bang_pb2.BANG_EVENT_KIND_LOOK, "put_back": bang_pb2.BANG_EVENT_KIND_PUT_BACK,
             "choose": bang_pb2.BANG_EVENT_KIND_CHOOSE, "eliminated": bang_pb2.BANG_EVENT_KIND_ELIMINATED,
             "game_over": bang_pb2.BANG_EVENT_KIND_GAME_OVER, "reshuffle": bang_pb2.BANG_EVENT_KIND_RESHUFFLE,
-            "end_turn": bang_pb2.BANG_EVENT_KIND_END_TURN}
+            "end_turn": bang_pb2.BANG_EVENT_KIND_END_TURN, "use": bang_pb2.BANG_EVENT_KIND_USE}
 _CARD_PB: dict[str, bang_pb2.BangCard] = {
     cid: bang_pb2.BangCard(id=cid, name=c.key, suit=SUIT_PB[c.suit], rank=c.rank) for cid, c in CARDS.items()}
 
@@ -107,12 +107,13 @@ def decode_action(pb: bang_pb2.BangAction) -> Action:
     kind = pb.WhichOneof("kind")
     if kind is None:
         raise MalformedAction(Reason.UNKNOWN_ACTION, "Set one action in the BangAction oneof", field="action.bang")
-    if kind == "play":
-        out: dict[str, Any] = {"type": "play", "card": pb.play.card}
-        if pb.play.HasField("target_seat"):
-            out["target"] = pb.play.target_seat
-        if pb.play.pick:
-            out["pick"] = pb.play.pick
+    if kind in ("play", "use"):
+        msg = getattr(pb, kind)
+        out: dict[str, Any] = {"type": kind, "card": msg.card}
+        if msg.HasField("target_seat"):
+            out["target"] = msg.target_seat
+        if msg.pick:
+            out["pick"] = msg.pick
         return out
     if kind == "draw":
         if pb.draw.source not in SOURCE_NAME:
@@ -138,6 +139,11 @@ def encode_action(action: Action) -> bang_pb2.BangAction:
         if action.get("target") is not None:
             play.target_seat = action["target"]
         return bang_pb2.BangAction(play=play)
+    if kind == "use":
+        use = bang_pb2.BangUseCard(card=action["card"], pick=action.get("pick", ""))
+        if action.get("target") is not None:
+            use.target_seat = action["target"]
+        return bang_pb2.BangAction(use=use)
     if kind == "draw":
         draw = bang_pb2.BangDrawFrom(source=SOURCE_PB[action["source"]])
         if action.get("target") is not None:

@@ -24,7 +24,7 @@ from service.games.bang.catalog import CardType
 from service.games.bang.effects import EFFECTS, Effect
 from service.games.bang.effects.attacks import may_shoot_again
 from service.games.bang.reasons import Reason
-from service.games.bang.state import discard_from_hand, player, trait
+from service.games.bang.state import discard_from_hand, discard_from_table, player, trait
 from service.games.bang.tables import TYPE_OF, TYPES
 from service.games.bang.targeting import check_target
 
@@ -73,6 +73,50 @@ def pay_from_hand(state: State, seat: int, card: str, action: Action, events: li
     """Discard the played card from the hand, face up: the table sees it (and its target)."""
     discard_from_hand(state, seat, card)
     event: Event = {"kind": "play", "seat": seat, "cards": [card]}
+    if action.get("target") is not None:
+        event["other"] = action["target"]
+    events.append(event)
+
+
+def ready(state: State, card: str) -> bool:
+    """Whether a card in play may be used now: a green card from the turn after it was played (DC-009)."""
+    mark = state.get("marks", {}).get(card)
+    return mark is None or int(mark.get("ready", 0)) <= int(state["turn_no"])
+
+
+def check_use(state: State, seat: int, action: Action, answering: bool = False) -> CardType:
+    """Check a card used from play: in front of the seat, usable, ready, then like a played card."""
+    card = action["card"]
+    if card not in player(state, seat)["table"]:
+        raise RuleError(Reason.CARD_NOT_IN_PLAY, "That card is not in play in front of you", card=card)
+    use = TYPE_OF[card].use
+    if use is None:
+        raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{TYPE_OF[card].name} is not used from play", card=card)
+    if not ready(state, card):
+        raise RuleError(Reason.CARD_NOT_READY, f"{use.name} can be used from the turn after it was played",
+                        card=card)
+    if use.missed and not answering:
+        raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{use.name} is used only to cancel a shot at you", card=card)
+    check_target(state, seat, use, action)
+    handler = EFFECTS[use.effect]
+    check_effect(state, seat, use.name, handler, card, action)
+    handler.check(state, seat, card, action)
+    return use
+
+
+def use_from_play(state: State, seat: int, action: Action, events: list[Event]) -> None:
+    """Pay for a checked card in play (discard it from play), then resolve its use."""
+    card = action["card"]
+    use = TYPE_OF[card].use
+    assert use is not None  # checked
+    pay_from_play(state, seat, card, action, events)
+    EFFECTS[use.effect].resolve(state, seat, card, action, events)
+
+
+def pay_from_play(state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+    """Discard a card from play to use it (green cards); the ``use`` event shows it and its target."""
+    discard_from_table(state, seat, card)
+    event: Event = {"kind": "use", "seat": seat, "cards": [card]}
     if action.get("target") is not None:
         event["other"] = action["target"]
     events.append(event)

@@ -12,8 +12,8 @@ handlers by name. Registering a name twice raises.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
@@ -44,6 +44,15 @@ class Effect:
 
 
 EFFECTS: Registry[Effect] = Registry("effect")
+
+
+def effect_args(card: str, action: Action) -> Mapping[str, Any]:
+    """The row arguments of the effect being resolved: the card's, or its ``use``'s when used from play."""
+    from service.games.bang.tables import TYPE_OF
+    t = TYPE_OF[card]
+    if action.get("type") == "use" and t.use is not None:
+        return t.use.args
+    return t.args
 
 
 def effect(name: str) -> Callable[[E], E]:

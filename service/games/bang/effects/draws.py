@@ -12,7 +12,7 @@ from __future__ import annotations
 from service.engine.errors import MalformedAction, RuleError
 from service.engine.rng import Rng
 from service.engine.ruleset import Action, Event, State
-from service.games.bang.effects import Effect, effect
+from service.games.bang.effects import Effect, effect, effect_args
 from service.games.bang.pending import RequestKind, request
 from service.games.bang.reasons import Reason
 from service.games.bang.state import (
@@ -25,7 +25,7 @@ from service.games.bang.state import (
     pop_deck,
     push,
 )
-from service.games.bang.tables import CARDS, TYPE_OF
+from service.games.bang.tables import CARDS
 
 HAND = "hand"
 
@@ -35,7 +35,7 @@ class DrawCards(Effect):
     """Stagecoach (2) and Wells Fargo (3): the count is the row's ``args.count``."""
 
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        draw(state, seat, int(TYPE_OF[card].args["count"]), events)
+        draw(state, seat, int(effect_args(card, action)["count"]), events)
 
 
 @effect("general_store")
@@ -105,7 +105,7 @@ class _TakeOrDiscard(Effect):
             return
         if not isinstance(pick, str) or pick not in CARDS:
             raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand' or a card id in play", field="pick")
-        if pick not in victim["table"]:
+        if pick not in victim["table"] or pick == card:  # a card used from play is gone before it takes
             raise RuleError(Reason.CARD_NOT_IN_PLAY, f"Seat {target} has no such card in play", card=pick)
 
     def picks(self, state: State, seat: int, target: int) -> list[str]:

@@ -277,6 +277,10 @@ class _BangEventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangEve
     """The discard pile became the deck."""
     BANG_EVENT_KIND_END_TURN: _BangEventKind.ValueType  # 23
     """Phase 2 ended."""
+    BANG_EVENT_KIND_USE: _BangEventKind.ValueType  # 24
+    """A card in play was used (discarded from play to use its effect): `cards` holds it, `other_seat`
+    the target when it has one. Public (cards in play are face up).
+    """
 
 class BangEventKind(_BangEventKind, metaclass=_BangEventKindEnumTypeWrapper):
     """What happened."""
@@ -329,6 +333,10 @@ BANG_EVENT_KIND_RESHUFFLE: BangEventKind.ValueType  # 22
 """The discard pile became the deck."""
 BANG_EVENT_KIND_END_TURN: BangEventKind.ValueType  # 23
 """Phase 2 ended."""
+BANG_EVENT_KIND_USE: BangEventKind.ValueType  # 24
+"""A card in play was used (discarded from play to use its effect): `cards` holds it, `other_seat`
+the target when it has one. Public (cards in play are face up).
+"""
 Global___BangEventKind: _TypeAlias = BangEventKind  # noqa: Y015
 
 @_typing.final
@@ -458,6 +466,7 @@ class BangAction(_message.Message):
     DISCARD_FIELD_NUMBER: _builtins.int
     ABILITY_FIELD_NUMBER: _builtins.int
     END_TURN_FIELD_NUMBER: _builtins.int
+    USE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def play(self) -> Global___BangPlayCard:
         """Play a card in phase 2."""
@@ -490,6 +499,12 @@ class BangAction(_message.Message):
     def end_turn(self) -> Global___BangEndTurn:
         """End phase 2."""
 
+    @_builtins.property
+    def use(self) -> Global___BangUseCard:
+        """Use a card in play (a green card, discarded from play to use it; orange cards later):
+        in your phase 2, or to answer a request when the card's effect answers it (a Missed!).
+        """
+
     def __init__(
         self,
         *,
@@ -501,16 +516,51 @@ class BangAction(_message.Message):
         discard: Global___BangDiscard | None = ...,
         ability: Global___BangUseAbility | None = ...,
         end_turn: Global___BangEndTurn | None = ...,
+        use: Global___BangUseCard | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond", "use", b"use"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond", "use", b"use"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn", "use"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___BangAction: _TypeAlias = BangAction  # noqa: Y015
+
+@_typing.final
+class BangUseCard(_message.Message):
+    """Use a card you have in play."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    TARGET_SEAT_FIELD_NUMBER: _builtins.int
+    PICK_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """Card id of a card in front of you."""
+    target_seat: _builtins.int
+    """Target seat, when the card's effect takes a target."""
+    pick: _builtins.str
+    """For effects that take a card of the target: "hand" (a random card of the hand) or the id of a
+    card the target has in play.
+    """
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+        target_seat: _builtins.int | None = ...,
+        pick: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "target_seat", b"target_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "card", b"card", "pick", b"pick", "target_seat", b"target_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__target_seat: _TypeAlias = _typing.Literal["target_seat"]  # noqa: Y015
+    _WhichOneofArgType__target_seat: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__target_seat) -> _WhichOneofReturnType__target_seat | None: ...
+
+Global___BangUseCard: _TypeAlias = BangUseCard  # noqa: Y015
 
 @_typing.final
 class BangPlayCard(_message.Message):

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/bang.proto.
  */
 export const file_tabletop_v1_bang: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSLaAQoLQmFuZ09wdGlvbnMSLgoKZXhwYW5zaW9ucxgBIAMoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24SGgoSc2hlcmlmZl9leHRyYV9jYXJkGAIgASgIEjcKD2tlcHRfY2hhcmFjdGVycxgDIAMoCzIeLnRhYmxldG9wLnYxLkJhbmdLZXB0Q2hhcmFjdGVyEhoKEnJldGlyZWRfY2hhcmFjdGVycxgEIAMoCRIZCgxzaGVyaWZmX3NlYXQYBSABKAVIAIgBAUIPCg1fc2hlcmlmZl9zZWF0IjQKEUJhbmdLZXB0Q2hhcmFjdGVyEgwKBHNlYXQYASABKAUSEQoJY2hhcmFjdGVyGAIgASgJIlcKCEJhbmdDYXJkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoEc3VpdBgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdTdWl0EgwKBHJhbmsYBCABKAkiogMKCkJhbmdBY3Rpb24SKQoEcGxheRgBIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdQbGF5Q2FyZEgAEisKB3Jlc3BvbmQYAiABKAsyGC50YWJsZXRvcC52MS5CYW5nUmVzcG9uZEgAEiwKBmJhcnJlbBgDIAEoCzIaLnRhYmxldG9wLnYxLkJhbmdVc2VCYXJyZWxIABIlCgRwYXNzGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ1Bhc3NIABIpCgZjaG9vc2UYBSABKAsyFy50YWJsZXRvcC52MS5CYW5nQ2hvb3NlSAASKQoEZHJhdxgGIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdEcmF3RnJvbUgAEisKB2Rpc2NhcmQYByABKAsyGC50YWJsZXRvcC52MS5CYW5nRGlzY2FyZEgAEi4KB2FiaWxpdHkYCCABKAsyGy50YWJsZXRvcC52MS5CYW5nVXNlQWJpbGl0eUgAEiwKCGVuZF90dXJuGAkgASgLMhgudGFibGV0b3AudjEuQmFuZ0VuZFR1cm5IAEIGCgRraW5kIlQKDEJhbmdQbGF5Q2FyZBIMCgRjYXJkGAEgASgJEhgKC3RhcmdldF9zZWF0GAIgASgFSACIAQESDAoEcGljaxgDIAEoCUIOCgxfdGFyZ2V0X3NlYXQiGwoLQmFuZ1Jlc3BvbmQSDAoEY2FyZBgBIAEoCSIdCg1CYW5nVXNlQmFycmVsEgwKBGNhcmQYASABKAkiCgoIQmFuZ1Bhc3MiGgoKQmFuZ0Nob29zZRIMCgRjYXJkGAEgASgJImUKDEJhbmdEcmF3RnJvbRIrCgZzb3VyY2UYASABKA4yGy50YWJsZXRvcC52MS5CYW5nRHJhd1NvdXJjZRIYCgt0YXJnZXRfc2VhdBgCIAEoBUgAiAEBQg4KDF90YXJnZXRfc2VhdCIbCgtCYW5nRGlzY2FyZBIMCgRjYXJkGAEgASgJIh8KDkJhbmdVc2VBYmlsaXR5Eg0KBWNhcmRzGAEgAygJIg0KC0JhbmdFbmRUdXJuItACCgtCYW5nUmVxdWVzdBIqCgRraW5kGAEgASgOMhwudGFibGV0b3AudjEuQmFuZ1JlcXVlc3RLaW5kEgwKBHNlYXQYAiABKAUSGAoLc291cmNlX3NlYXQYAyABKAVIAIgBARIqCgtzb3VyY2VfY2FyZBgEIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEiQKBWNhcmRzGAUgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSFQoNbWlzc2VkX25lZWRlZBgGIAEoBRIVCg1taXNzZWRfcGxheWVkGAcgASgFEhQKDGJhcnJlbHNfdXNlZBgIIAMoCRIaCg1vcHBvbmVudF9zZWF0GAkgASgFSAGIAQESGQoRaGlkZGVuX2NhcmRfY291bnQYCiABKAVCDgoMX3NvdXJjZV9zZWF0QhAKDl9vcHBvbmVudF9zZWF0ItABCgpCYW5nUGxheWVyEgwKBHNlYXQYASABKAUSEQoJY2hhcmFjdGVyGAIgASgJEiMKBHJvbGUYAyABKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZRIMCgRsaWZlGAQgASgFEhAKCG1heF9saWZlGAUgASgFEhIKCmhhbmRfY291bnQYBiABKAUSJgoHaW5fcGxheRgHIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEg0KBWFsaXZlGAggASgIEhEKCXJvbGVfZ29hbBgJIAEoCSKLAwoIQmFuZ1ZpZXcSGAoLdmlld2VyX3NlYXQYASABKAVIAIgBARIRCgl0dXJuX3NlYXQYAiABKAUSJQoFcGhhc2UYAyABKA4yFi50YWJsZXRvcC52MS5CYW5nUGhhc2USEwoLdHVybl9udW1iZXIYBCABKAUSKAoHcGxheWVycxgFIAMoCzIXLnRhYmxldG9wLnYxLkJhbmdQbGF5ZXISIwoEaGFuZBgGIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEhIKCmRlY2tfY291bnQYByABKAUSFQoNZGlzY2FyZF9jb3VudBgIIAEoBRIqCgtkaXNjYXJkX3RvcBgJIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEikKB3BlbmRpbmcYCiADKAsyGC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdBIPCgd3aW5uZXJzGAsgAygFEhQKDGJhbmdzX3BsYXllZBgMIAEoBRIOCgZ0b19hY3QYDSADKAVCDgoMX3ZpZXdlcl9zZWF0IrkCCglCYW5nRXZlbnQSKAoEa2luZBgBIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFdmVudEtpbmQSDAoEc2VhdBgCIAEoBRIXCgpvdGhlcl9zZWF0GAMgASgFSACIAQESJAoFY2FyZHMYBCADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBINCgVjb3VudBgFIAEoBRIOCgZhbW91bnQYBiABKAUSDAoEbGlmZRgHIAEoBRIOCgZyZWFzb24YCCABKAkSIwoEcm9sZRgJIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEg0KBXNlYXRzGAogAygFEg8KB3N1Y2Nlc3MYCyABKAgSJAoFcm9sZXMYDCADKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZUINCgtfb3RoZXJfc2VhdCp2Cg1CYW5nRXhwYW5zaW9uEh4KGkJBTkdfRVhQQU5TSU9OX1VOU1BFQ0lGSUVEEAASHQoZQkFOR19FWFBBTlNJT05fRE9ER0VfQ0lUWRABEiYKIkJBTkdfRVhQQU5TSU9OX0FSTUVEX0FORF9EQU5HRVJPVVMQAip+CghCYW5nU3VpdBIZChVCQU5HX1NVSVRfVU5TUEVDSUZJRUQQABIUChBCQU5HX1NVSVRfSEVBUlRTEAESFgoSQkFOR19TVUlUX0RJQU1PTkRTEAISEwoPQkFOR19TVUlUX0NMVUJTEAMSFAoQQkFOR19TVUlUX1NQQURFUxAEKoABCghCYW5nUm9sZRIZChVCQU5HX1JPTEVfVU5TUEVDSUZJRUQQABIVChFCQU5HX1JPTEVfU0hFUklGRhABEhQKEEJBTkdfUk9MRV9ERVBVVFkQAhIUChBCQU5HX1JPTEVfT1VUTEFXEAMSFgoSQkFOR19ST0xFX1JFTkVHQURFEAQqkgEKCUJhbmdQaGFzZRIaChZCQU5HX1BIQVNFX1VOU1BFQ0lGSUVEEAASEwoPQkFOR19QSEFTRV9EUkFXEAESEwoPQkFOR19QSEFTRV9QTEFZEAISFgoSQkFOR19QSEFTRV9ESVNDQVJEEAMSEgoOQkFOR19QSEFTRV9FTkQQBBITCg9CQU5HX1BIQVNFX09WRVIQBSqIAQoOQmFuZ0RyYXdTb3VyY2USIAocQkFOR19EUkFXX1NPVVJDRV9VTlNQRUNJRklFRBAAEhkKFUJBTkdfRFJBV19TT1VSQ0VfREVDSxABEhwKGEJBTkdfRFJBV19TT1VSQ0VfRElTQ0FSRBACEhsKF0JBTkdfRFJBV19TT1VSQ0VfUExBWUVSEAMqvwIKD0JhbmdSZXF1ZXN0S2luZBIhCh1CQU5HX1JFUVVFU1RfS0lORF9VTlNQRUNJRklFRBAAEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0JBTkcQARIdChlCQU5HX1JFUVVFU1RfS0lORF9JTkRJQU5TEAISGgoWQkFOR19SRVFVRVNUX0tJTkRfRFVFTBADEhsKF0JBTkdfUkVRVUVTVF9LSU5EX0RZSU5HEAQSGwoXQkFOR19SRVFVRVNUX0tJTkRfU1RPUkUQBRIdChlCQU5HX1JFUVVFU1RfS0lORF9ESVNDQVJEEAYSGgoWQkFOR19SRVFVRVNUX0tJTkRfRFJBVxAHEiEKHUJBTkdfUkVRVUVTVF9LSU5EX0tJVF9DQVJMU09OEAgSGgoWQkFOR19SRVFVRVNUX0tJTkRfUElDSxAJKrkFCg1CYW5nRXZlbnRLaW5kEh8KG0JBTkdfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEiAKHEJBTkdfRVZFTlRfS0lORF9UVVJOX1NUQVJURUQQARIYChRCQU5HX0VWRU5UX0tJTkRfRFJBVxACEhkKFUJBTkdfRVZFTlRfS0lORF9DSEVDSxADEhgKFEJBTkdfRVZFTlRfS0lORF9QTEFZEAQSGwoXQkFOR19FVkVOVF9LSU5EX1JFU1BPTkQQBRIYChRCQU5HX0VWRU5UX0tJTkRfUEFTUxAGEhsKF0JBTkdfRVZFTlRfS0lORF9ESVNDQVJEEAcSGAoUQkFOR19FVkVOVF9LSU5EX1RBS0UQCBIaChZCQU5HX0VWRU5UX0tJTkRfREFNQUdFEAkSGAoUQkFOR19FVkVOVF9LSU5EX0hFQUwQChIZChVCQU5HX0VWRU5UX0tJTkRfRVFVSVAQCxIYChRCQU5HX0VWRU5UX0tJTkRfTU9WRRAMEhsKF0JBTkdfRVZFTlRfS0lORF9FWFBMT0RFEA0SGAoUQkFOR19FVkVOVF9LSU5EX0pBSUwQDhIaChZCQU5HX0VWRU5UX0tJTkRfQkFSUkVMEA8SGgoWQkFOR19FVkVOVF9LSU5EX1JFVkVBTBAQEhgKFEJBTkdfRVZFTlRfS0lORF9MT09LEBESHAoYQkFOR19FVkVOVF9LSU5EX1BVVF9CQUNLEBISGgoWQkFOR19FVkVOVF9LSU5EX0NIT09TRRATEh4KGkJBTkdfRVZFTlRfS0lORF9FTElNSU5BVEVEEBQSHQoZQkFOR19FVkVOVF9LSU5EX0dBTUVfT1ZFUhAVEh0KGUJBTkdfRVZFTlRfS0lORF9SRVNIVUZGTEUQFhIcChhCQU5HX0VWRU5UX0tJTkRfRU5EX1RVUk4QF0KPAQoPZGV2LnRhYmxldG9wLnYxQglCYW5nUHJvdG9QAVoudGFibGV0b3AuZGV2L2NsaWVudHMvZ28vdGFibGV0b3AvdjE7dGFibGV0b3B2MaICBFRUVjGqAgtUYWJsZXRvcC5WMboCDFRhYmxldG9wX1YxX8oCC1RhYmxldG9wXFYx6gIMVGFibGV0b3A6OlYxYgZwcm90bzM");
+  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSLaAQoLQmFuZ09wdGlvbnMSLgoKZXhwYW5zaW9ucxgBIAMoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24SGgoSc2hlcmlmZl9leHRyYV9jYXJkGAIgASgIEjcKD2tlcHRfY2hhcmFjdGVycxgDIAMoCzIeLnRhYmxldG9wLnYxLkJhbmdLZXB0Q2hhcmFjdGVyEhoKEnJldGlyZWRfY2hhcmFjdGVycxgEIAMoCRIZCgxzaGVyaWZmX3NlYXQYBSABKAVIAIgBAUIPCg1fc2hlcmlmZl9zZWF0IjQKEUJhbmdLZXB0Q2hhcmFjdGVyEgwKBHNlYXQYASABKAUSEQoJY2hhcmFjdGVyGAIgASgJIlcKCEJhbmdDYXJkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoEc3VpdBgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdTdWl0EgwKBHJhbmsYBCABKAkiywMKCkJhbmdBY3Rpb24SKQoEcGxheRgBIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdQbGF5Q2FyZEgAEisKB3Jlc3BvbmQYAiABKAsyGC50YWJsZXRvcC52MS5CYW5nUmVzcG9uZEgAEiwKBmJhcnJlbBgDIAEoCzIaLnRhYmxldG9wLnYxLkJhbmdVc2VCYXJyZWxIABIlCgRwYXNzGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ1Bhc3NIABIpCgZjaG9vc2UYBSABKAsyFy50YWJsZXRvcC52MS5CYW5nQ2hvb3NlSAASKQoEZHJhdxgGIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdEcmF3RnJvbUgAEisKB2Rpc2NhcmQYByABKAsyGC50YWJsZXRvcC52MS5CYW5nRGlzY2FyZEgAEi4KB2FiaWxpdHkYCCABKAsyGy50YWJsZXRvcC52MS5CYW5nVXNlQWJpbGl0eUgAEiwKCGVuZF90dXJuGAkgASgLMhgudGFibGV0b3AudjEuQmFuZ0VuZFR1cm5IABInCgN1c2UYCiABKAsyGC50YWJsZXRvcC52MS5CYW5nVXNlQ2FyZEgAQgYKBGtpbmQiUwoLQmFuZ1VzZUNhcmQSDAoEY2FyZBgBIAEoCRIYCgt0YXJnZXRfc2VhdBgCIAEoBUgAiAEBEgwKBHBpY2sYAyABKAlCDgoMX3RhcmdldF9zZWF0IlQKDEJhbmdQbGF5Q2FyZBIMCgRjYXJkGAEgASgJEhgKC3RhcmdldF9zZWF0GAIgASgFSACIAQESDAoEcGljaxgDIAEoCUIOCgxfdGFyZ2V0X3NlYXQiGwoLQmFuZ1Jlc3BvbmQSDAoEY2FyZBgBIAEoCSIdCg1CYW5nVXNlQmFycmVsEgwKBGNhcmQYASABKAkiCgoIQmFuZ1Bhc3MiGgoKQmFuZ0Nob29zZRIMCgRjYXJkGAEgASgJImUKDEJhbmdEcmF3RnJvbRIrCgZzb3VyY2UYASABKA4yGy50YWJsZXRvcC52MS5CYW5nRHJhd1NvdXJjZRIYCgt0YXJnZXRfc2VhdBgCIAEoBUgAiAEBQg4KDF90YXJnZXRfc2VhdCIbCgtCYW5nRGlzY2FyZBIMCgRjYXJkGAEgASgJIh8KDkJhbmdVc2VBYmlsaXR5Eg0KBWNhcmRzGAEgAygJIg0KC0JhbmdFbmRUdXJuItACCgtCYW5nUmVxdWVzdBIqCgRraW5kGAEgASgOMhwudGFibGV0b3AudjEuQmFuZ1JlcXVlc3RLaW5kEgwKBHNlYXQYAiABKAUSGAoLc291cmNlX3NlYXQYAyABKAVIAIgBARIqCgtzb3VyY2VfY2FyZBgEIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEiQKBWNhcmRzGAUgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSFQoNbWlzc2VkX25lZWRlZBgGIAEoBRIVCg1taXNzZWRfcGxheWVkGAcgASgFEhQKDGJhcnJlbHNfdXNlZBgIIAMoCRIaCg1vcHBvbmVudF9zZWF0GAkgASgFSAGIAQESGQoRaGlkZGVuX2NhcmRfY291bnQYCiABKAVCDgoMX3NvdXJjZV9zZWF0QhAKDl9vcHBvbmVudF9zZWF0ItABCgpCYW5nUGxheWVyEgwKBHNlYXQYASABKAUSEQoJY2hhcmFjdGVyGAIgASgJEiMKBHJvbGUYAyABKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZRIMCgRsaWZlGAQgASgFEhAKCG1heF9saWZlGAUgASgFEhIKCmhhbmRfY291bnQYBiABKAUSJgoHaW5fcGxheRgHIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEg0KBWFsaXZlGAggASgIEhEKCXJvbGVfZ29hbBgJIAEoCSKLAwoIQmFuZ1ZpZXcSGAoLdmlld2VyX3NlYXQYASABKAVIAIgBARIRCgl0dXJuX3NlYXQYAiABKAUSJQoFcGhhc2UYAyABKA4yFi50YWJsZXRvcC52MS5CYW5nUGhhc2USEwoLdHVybl9udW1iZXIYBCABKAUSKAoHcGxheWVycxgFIAMoCzIXLnRhYmxldG9wLnYxLkJhbmdQbGF5ZXISIwoEaGFuZBgGIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEhIKCmRlY2tfY291bnQYByABKAUSFQoNZGlzY2FyZF9jb3VudBgIIAEoBRIqCgtkaXNjYXJkX3RvcBgJIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEikKB3BlbmRpbmcYCiADKAsyGC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdBIPCgd3aW5uZXJzGAsgAygFEhQKDGJhbmdzX3BsYXllZBgMIAEoBRIOCgZ0b19hY3QYDSADKAVCDgoMX3ZpZXdlcl9zZWF0IrkCCglCYW5nRXZlbnQSKAoEa2luZBgBIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFdmVudEtpbmQSDAoEc2VhdBgCIAEoBRIXCgpvdGhlcl9zZWF0GAMgASgFSACIAQESJAoFY2FyZHMYBCADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBINCgVjb3VudBgFIAEoBRIOCgZhbW91bnQYBiABKAUSDAoEbGlmZRgHIAEoBRIOCgZyZWFzb24YCCABKAkSIwoEcm9sZRgJIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEg0KBXNlYXRzGAogAygFEg8KB3N1Y2Nlc3MYCyABKAgSJAoFcm9sZXMYDCADKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZUINCgtfb3RoZXJfc2VhdCp2Cg1CYW5nRXhwYW5zaW9uEh4KGkJBTkdfRVhQQU5TSU9OX1VOU1BFQ0lGSUVEEAASHQoZQkFOR19FWFBBTlNJT05fRE9ER0VfQ0lUWRABEiYKIkJBTkdfRVhQQU5TSU9OX0FSTUVEX0FORF9EQU5HRVJPVVMQAip+CghCYW5nU3VpdBIZChVCQU5HX1NVSVRfVU5TUEVDSUZJRUQQABIUChBCQU5HX1NVSVRfSEVBUlRTEAESFgoSQkFOR19TVUlUX0RJQU1PTkRTEAISEwoPQkFOR19TVUlUX0NMVUJTEAMSFAoQQkFOR19TVUlUX1NQQURFUxAEKoABCghCYW5nUm9sZRIZChVCQU5HX1JPTEVfVU5TUEVDSUZJRUQQABIVChFCQU5HX1JPTEVfU0hFUklGRhABEhQKEEJBTkdfUk9MRV9ERVBVVFkQAhIUChBCQU5HX1JPTEVfT1VUTEFXEAMSFgoSQkFOR19ST0xFX1JFTkVHQURFEAQqkgEKCUJhbmdQaGFzZRIaChZCQU5HX1BIQVNFX1VOU1BFQ0lGSUVEEAASEwoPQkFOR19QSEFTRV9EUkFXEAESEwoPQkFOR19QSEFTRV9QTEFZEAISFgoSQkFOR19QSEFTRV9ESVNDQVJEEAMSEgoOQkFOR19QSEFTRV9FTkQQBBITCg9CQU5HX1BIQVNFX09WRVIQBSqIAQoOQmFuZ0RyYXdTb3VyY2USIAocQkFOR19EUkFXX1NPVVJDRV9VTlNQRUNJRklFRBAAEhkKFUJBTkdfRFJBV19TT1VSQ0VfREVDSxABEhwKGEJBTkdfRFJBV19TT1VSQ0VfRElTQ0FSRBACEhsKF0JBTkdfRFJBV19TT1VSQ0VfUExBWUVSEAMqvwIKD0JhbmdSZXF1ZXN0S2luZBIhCh1CQU5HX1JFUVVFU1RfS0lORF9VTlNQRUNJRklFRBAAEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0JBTkcQARIdChlCQU5HX1JFUVVFU1RfS0lORF9JTkRJQU5TEAISGgoWQkFOR19SRVFVRVNUX0tJTkRfRFVFTBADEhsKF0JBTkdfUkVRVUVTVF9LSU5EX0RZSU5HEAQSGwoXQkFOR19SRVFVRVNUX0tJTkRfU1RPUkUQBRIdChlCQU5HX1JFUVVFU1RfS0lORF9ESVNDQVJEEAYSGgoWQkFOR19SRVFVRVNUX0tJTkRfRFJBVxAHEiEKHUJBTkdfUkVRVUVTVF9LSU5EX0tJVF9DQVJMU09OEAgSGgoWQkFOR19SRVFVRVNUX0tJTkRfUElDSxAJKtIFCg1CYW5nRXZlbnRLaW5kEh8KG0JBTkdfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEiAKHEJBTkdfRVZFTlRfS0lORF9UVVJOX1NUQVJURUQQARIYChRCQU5HX0VWRU5UX0tJTkRfRFJBVxACEhkKFUJBTkdfRVZFTlRfS0lORF9DSEVDSxADEhgKFEJBTkdfRVZFTlRfS0lORF9QTEFZEAQSGwoXQkFOR19FVkVOVF9LSU5EX1JFU1BPTkQQBRIYChRCQU5HX0VWRU5UX0tJTkRfUEFTUxAGEhsKF0JBTkdfRVZFTlRfS0lORF9ESVNDQVJEEAcSGAoUQkFOR19FVkVOVF9LSU5EX1RBS0UQCBIaChZCQU5HX0VWRU5UX0tJTkRfREFNQUdFEAkSGAoUQkFOR19FVkVOVF9LSU5EX0hFQUwQChIZChVCQU5HX0VWRU5UX0tJTkRfRVFVSVAQCxIYChRCQU5HX0VWRU5UX0tJTkRfTU9WRRAMEhsKF0JBTkdfRVZFTlRfS0lORF9FWFBMT0RFEA0SGAoUQkFOR19FVkVOVF9LSU5EX0pBSUwQDhIaChZCQU5HX0VWRU5UX0tJTkRfQkFSUkVMEA8SGgoWQkFOR19FVkVOVF9LSU5EX1JFVkVBTBAQEhgKFEJBTkdfRVZFTlRfS0lORF9MT09LEBESHAoYQkFOR19FVkVOVF9LSU5EX1BVVF9CQUNLEBISGgoWQkFOR19FVkVOVF9LSU5EX0NIT09TRRATEh4KGkJBTkdfRVZFTlRfS0lORF9FTElNSU5BVEVEEBQSHQoZQkFOR19FVkVOVF9LSU5EX0dBTUVfT1ZFUhAVEh0KGUJBTkdfRVZFTlRfS0lORF9SRVNIVUZGTEUQFhIcChhCQU5HX0VWRU5UX0tJTkRfRU5EX1RVUk4QFxIXChNCQU5HX0VWRU5UX0tJTkRfVVNFEBhCjwEKD2Rldi50YWJsZXRvcC52MUIJQmFuZ1Byb3RvUAFaLnRhYmxldG9wLmRldi9jbGllbnRzL2dvL3RhYmxldG9wL3YxO3RhYmxldG9wdjGiAgRUVFYxqgILVGFibGV0b3AuVjG6AgxUYWJsZXRvcF9WMV/KAgtUYWJsZXRvcFxWMeoCDFRhYmxldG9wOjpWMWIGcHJvdG8z");
 
 /**
  * Options of a BANG! game.
@@ -219,6 +219,15 @@ export type BangAction = Message<"tabletop.v1.BangAction"> & {
      */
     value: BangEndTurn;
     case: "endTurn";
+  } | {
+    /**
+     * Use a card in play (a green card, discarded from play to use it; orange cards later):
+     * in your phase 2, or to answer a request when the card's effect answers it (a Missed!).
+     *
+     * @generated from field: tabletop.v1.BangUseCard use = 10;
+     */
+    value: BangUseCard;
+    case: "use";
   } | { case: undefined; value?: undefined };
 };
 
@@ -228,6 +237,42 @@ export type BangAction = Message<"tabletop.v1.BangAction"> & {
  */
 export const BangActionSchema: GenMessage<BangAction> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_bang, 3);
+
+/**
+ * Use a card you have in play.
+ *
+ * @generated from message tabletop.v1.BangUseCard
+ */
+export type BangUseCard = Message<"tabletop.v1.BangUseCard"> & {
+  /**
+   * Card id of a card in front of you.
+   *
+   * @generated from field: string card = 1;
+   */
+  card: string;
+
+  /**
+   * Target seat, when the card's effect takes a target.
+   *
+   * @generated from field: optional int32 target_seat = 2;
+   */
+  targetSeat?: number | undefined;
+
+  /**
+   * For effects that take a card of the target: "hand" (a random card of the hand) or the id of a
+   * card the target has in play.
+   *
+   * @generated from field: string pick = 3;
+   */
+  pick: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BangUseCard.
+ * Use `create(BangUseCardSchema)` to create a new message.
+ */
+export const BangUseCardSchema: GenMessage<BangUseCard> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 4);
 
 /**
  * Play a card from hand.
@@ -262,7 +307,7 @@ export type BangPlayCard = Message<"tabletop.v1.BangPlayCard"> & {
  * Use `create(BangPlayCardSchema)` to create a new message.
  */
 export const BangPlayCardSchema: GenMessage<BangPlayCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 4);
+  messageDesc(file_tabletop_v1_bang, 5);
 
 /**
  * Answer with a card from hand (Missed!, Beer, BANG!).
@@ -283,7 +328,7 @@ export type BangRespond = Message<"tabletop.v1.BangRespond"> & {
  * Use `create(BangRespondSchema)` to create a new message.
  */
 export const BangRespondSchema: GenMessage<BangRespond> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 5);
+  messageDesc(file_tabletop_v1_bang, 6);
 
 /**
  * Draw! for a Barrel.
@@ -304,7 +349,7 @@ export type BangUseBarrel = Message<"tabletop.v1.BangUseBarrel"> & {
  * Use `create(BangUseBarrelSchema)` to create a new message.
  */
 export const BangUseBarrelSchema: GenMessage<BangUseBarrel> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 6);
+  messageDesc(file_tabletop_v1_bang, 7);
 
 /**
  * Decline: take the hit.
@@ -319,7 +364,7 @@ export type BangPass = Message<"tabletop.v1.BangPass"> & {
  * Use `create(BangPassSchema)` to create a new message.
  */
 export const BangPassSchema: GenMessage<BangPass> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 7);
+  messageDesc(file_tabletop_v1_bang, 8);
 
 /**
  * Pick an offered card.
@@ -340,7 +385,7 @@ export type BangChoose = Message<"tabletop.v1.BangChoose"> & {
  * Use `create(BangChooseSchema)` to create a new message.
  */
 export const BangChooseSchema: GenMessage<BangChoose> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 8);
+  messageDesc(file_tabletop_v1_bang, 9);
 
 /**
  * A phase 1 choice.
@@ -368,7 +413,7 @@ export type BangDrawFrom = Message<"tabletop.v1.BangDrawFrom"> & {
  * Use `create(BangDrawFromSchema)` to create a new message.
  */
 export const BangDrawFromSchema: GenMessage<BangDrawFrom> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 9);
+  messageDesc(file_tabletop_v1_bang, 10);
 
 /**
  * Discard one card in phase 3.
@@ -389,7 +434,7 @@ export type BangDiscard = Message<"tabletop.v1.BangDiscard"> & {
  * Use `create(BangDiscardSchema)` to create a new message.
  */
 export const BangDiscardSchema: GenMessage<BangDiscard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 10);
+  messageDesc(file_tabletop_v1_bang, 11);
 
 /**
  * Use an activated ability.
@@ -410,7 +455,7 @@ export type BangUseAbility = Message<"tabletop.v1.BangUseAbility"> & {
  * Use `create(BangUseAbilitySchema)` to create a new message.
  */
 export const BangUseAbilitySchema: GenMessage<BangUseAbility> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 11);
+  messageDesc(file_tabletop_v1_bang, 12);
 
 /**
  * End phase 2.
@@ -425,7 +470,7 @@ export type BangEndTurn = Message<"tabletop.v1.BangEndTurn"> & {
  * Use `create(BangEndTurnSchema)` to create a new message.
  */
 export const BangEndTurnSchema: GenMessage<BangEndTurn> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 12);
+  messageDesc(file_tabletop_v1_bang, 13);
 
 /**
  * A decision the game waits for.
@@ -509,7 +554,7 @@ export type BangRequest = Message<"tabletop.v1.BangRequest"> & {
  * Use `create(BangRequestSchema)` to create a new message.
  */
 export const BangRequestSchema: GenMessage<BangRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 13);
+  messageDesc(file_tabletop_v1_bang, 14);
 
 /**
  * A player at the table, as the viewer may see him.
@@ -586,7 +631,7 @@ export type BangPlayer = Message<"tabletop.v1.BangPlayer"> & {
  * Use `create(BangPlayerSchema)` to create a new message.
  */
 export const BangPlayerSchema: GenMessage<BangPlayer> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 14);
+  messageDesc(file_tabletop_v1_bang, 15);
 
 /**
  * A seat's (or a spectator's) view of a BANG! game.
@@ -691,7 +736,7 @@ export type BangView = Message<"tabletop.v1.BangView"> & {
  * Use `create(BangViewSchema)` to create a new message.
  */
 export const BangViewSchema: GenMessage<BangView> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 15);
+  messageDesc(file_tabletop_v1_bang, 16);
 
 /**
  * A BANG! event.
@@ -789,7 +834,7 @@ export type BangEvent = Message<"tabletop.v1.BangEvent"> & {
  * Use `create(BangEventSchema)` to create a new message.
  */
 export const BangEventSchema: GenMessage<BangEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 16);
+  messageDesc(file_tabletop_v1_bang, 17);
 
 /**
  * An expansion of BANG!.
@@ -1273,6 +1318,14 @@ export enum BangEventKind {
    * @generated from enum value: BANG_EVENT_KIND_END_TURN = 23;
    */
   END_TURN = 23,
+
+  /**
+   * A card in play was used (discarded from play to use its effect): `cards` holds it, `other_seat`
+   * the target when it has one. Public (cards in play are face up).
+   *
+   * @generated from enum value: BANG_EVENT_KIND_USE = 24;
+   */
+  USE = 24,
 }
 
 /**

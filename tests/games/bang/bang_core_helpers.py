@@ -1,0 +1,64 @@
+"""Helpers for the core tests (``test_bang_core_*.py``): card rows the base deck lacks.
+
+The core's extension points (green cards used from play, costs paid as follow-up
+decisions, Missed! effects from play) have no base-game card to exercise them, so
+:func:`extra_cards` adds rows, parsed by the catalog's own ``card_row``, to the lookup
+tables for one test and removes them afterwards. The rules are then driven through the
+public ``legal_actions`` / ``apply`` as usual. The rows copy the shape Dodge City's cards
+will have (``shared/reference/bang/cards.json``), under ``test.`` ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from service.games.bang import codec, tables
+from service.games.bang.catalog import card_row
+
+ROWS: dict[str, dict[str, Any]] = {
+    # Pony Express: green, draw 3 when used.
+    "t_pony": {"key": "t_pony", "name": "Test Pony", "color": "green", "effect": "green",
+               "use": {"effect": "draw_cards", "args": {"count": 3}}},
+    # Buffalo Rifle: green, a BANG! effect at any distance.
+    "t_rifle": {"key": "t_rifle", "name": "Test Rifle", "color": "green", "effect": "green",
+                "use": {"effect": "bang", "target": "other", "range": "any"}},
+    # Bible: green, Missed! symbol: cancels a shot out of turn, then draw 1.
+    "t_bible": {"key": "t_bible", "name": "Test Bible", "color": "green", "effect": "green",
+                "use": {"effect": "draw_cards", "args": {"count": 1}, "missed": True}},
+    # Ten Gallon Hat: green, Missed! symbol, nothing else.
+    "t_hat": {"key": "t_hat", "name": "Test Hat", "color": "green", "effect": "green",
+              "use": {"effect": "none", "missed": True}},
+    # Whisky: brown, discard another card to regain 2 life (here: draw 2, to see it work).
+    "t_whisky": {"key": "t_whisky", "name": "Test Whisky", "color": "brown", "effect": "draw_cards",
+                 "args": {"count": 2}, "cost": {"discard": 1}},
+    # Dodge: brown, a Missed! that also draws a card.
+    "t_dodge": {"key": "t_dodge", "name": "Test Dodge", "color": "brown", "effect": "missed", "missed": True,
+                "response": {"effect": "draw_cards", "args": {"count": 1}}},
+}
+
+
+@contextmanager
+def extra_cards(*keys: str, copies: int = 2) -> Iterator[dict[str, list[str]]]:
+    """Add the named test rows (``copies`` cards each) to the tables; yields key -> card ids."""
+    ids: dict[str, list[str]] = {}
+    try:
+        for key in keys:
+            row = {**ROWS[key], "copies": [{"id": f"test.{key}.{i}", "suit": "clubs", "rank": "2"}
+                                           for i in range(copies)]}
+            ctype, cards = card_row(row)
+            tables.TYPES[key] = ctype
+            ids[key] = []
+            for c in cards:
+                tables.CARDS[c.id], tables.TYPE_OF[c.id], tables.KEY_OF[c.id] = c, ctype, key
+                codec._CARD_PB[c.id] = codec.bang_pb2.BangCard(id=c.id, name=key, suit=codec.SUIT_PB["clubs"],
+                                                              rank="2")
+                ids[key].append(c.id)
+        yield ids
+    finally:
+        for key, cids in ids.items():
+            tables.TYPES.pop(key, None)
+            for cid in cids:
+                for table in (tables.CARDS, tables.TYPE_OF, tables.KEY_OF, codec._CARD_PB):
+                    table.pop(cid, None)  # type: ignore[attr-defined]
