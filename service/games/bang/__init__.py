@@ -9,7 +9,7 @@ the sources differ, ``shared/reference/RULINGS.md`` decides; see ``docs/bang.md`
 from __future__ import annotations
 
 from service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, State
-from service.games.bang import catalog, checks, damage, turn  # noqa: F401  (registers steps and requests)
+from service.games.bang import catalog, checks, costs, damage, turn  # noqa: F401  (registers steps and requests)
 from service.games.bang.actions import apply, legal_actions, to_act
 from service.games.bang.characters import ABILITIES
 from service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)

@@ -63,10 +63,10 @@ def check(state: State, seat: int, action: Action) -> None:
         if seat != req["seat"]:
             raise RuleError(Reason.NOT_YOUR_DECISION, f"Seat {req['seat']} must answer first",
                             waiting_for=req["seat"], request=req["kind"])
-        if kind == "ability":
+        handler = REQUESTS[req["kind"]]
+        if kind == "ability" and handler.abilities:
             ability_of(state, seat).check_activate(state, seat, action)
             return
-        handler = REQUESTS[req["kind"]]
         if kind not in handler.answers:
             raise RuleError(Reason.WRONG_ANSWER, f"Answer the pending {req['kind']} request", request=req["kind"])
         if kind == "respond":
@@ -143,7 +143,8 @@ def legal_actions(state: State, seat: int) -> list[Action]:
     req = top_request(state)
     abilities = ability_of(state, seat).activations(state, seat)
     if req is not None:
-        return REQUESTS[req["kind"]].legal(state, req) + abilities
+        handler = REQUESTS[req["kind"]]
+        return handler.legal(state, req) + (abilities if handler.abilities else [])
     out: list[Action] = []
     p = player(state, seat)
     for card in dict.fromkeys(p["hand"]):

@@ -54,6 +54,9 @@ class CardType:
     # What using the card from play does (green cards; the row's ``use``): a CardType of
     # its own (effect, target, range, args; ``missed``: it answers a BANG! as a Missed!).
     use: CardType | None = None
+    # Extra cost paid after committing to the card and target (the row's ``cost``):
+    # ``{"discard": n}`` more cards from hand, asked as a follow-up request (``costs.py``).
+    cost: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def equipment(self) -> bool:
@@ -125,7 +128,7 @@ def card_row(row: Mapping[str, Any]) -> tuple[CardType, list[Card]]:
         target=row.get("target", "none"), range=row.get("range", "any"),
         weapon_range=int(row.get("weapon_range", 0)), bang_card=bool(row.get("bang_card")),
         missed=bool(row.get("missed")), passive=dict(row.get("passive", {})), args=dict(row.get("args", {})),
-        use=_use_type(key, row))
+        use=_use_type(key, row), cost=dict(row.get("cost", {})))
     return ctype, [Card(c["id"], key, c["suit"], c["rank"]) for c in row["copies"]]
 
 
@@ -170,7 +173,7 @@ def _use_type(key: str, row: Mapping[str, Any]) -> CardType | None:
         return None
     return CardType(key=key, name=row["name"], color="brown", effect=use["effect"],
                     target=use.get("target", "none"), range=use.get("range", "any"),
-                    missed=bool(use.get("missed")), args=dict(use.get("args", {})))
+                    missed=bool(use.get("missed")), args=dict(use.get("args", {})), cost=dict(use.get("cost", {})))
 
 
 def _rows(name: str, section: str) -> list[dict[str, Any]]:

@@ -11,6 +11,9 @@ whatever paid for it. Sources:
   (orange: its cubes), see :func:`use_from_play`;
 - an ability (Doc Holyday's two discards): the ability pays, then calls the effect.
 
+A row's extra ``cost`` (discard more cards) is asked after the card is paid for, as a
+follow-up request (``costs.py``), and the effect resolves once it is paid.
+
 The BANG! card limit (one per turn, BANG-018) belongs to playing a BANG! *card* from the
 hand, so it is checked and counted here, not in the BANG! effect (a BANG! effect from a
 card in play or an ability does not count).
@@ -21,6 +24,7 @@ from __future__ import annotations
 from service.engine.errors import MalformedAction, RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.catalog import CardType
+from service.games.bang.costs import ask_cost, check_payable
 from service.games.bang.effects import EFFECTS, Effect
 from service.games.bang.effects.attacks import may_shoot_again
 from service.games.bang.reasons import Reason
@@ -49,6 +53,8 @@ def check_play(state: State, seat: int, action: Action) -> None:
     if handler.bang_card and not may_shoot_again(state, seat):
         raise RuleError(Reason.BANG_ALREADY_PLAYED, "You have already played a BANG! this turn")
     handler.check(state, seat, card, action)
+    if t.cost:
+        check_payable(state, seat, card, t.cost, in_hand=True)
 
 
 def check_effect(state: State, seat: int, name: str, handler: Effect, card: str, action: Action) -> None:
@@ -66,7 +72,9 @@ def play_from_hand(state: State, seat: int, action: Action, events: list[Event])
         pay_from_hand(state, seat, card, action, events)
     if handler.bang_card:
         state["bangs"] += 1
-    handler.resolve(state, seat, card, action, events)
+    t = play_type(state, seat, card)
+    if not ask_cost(state, seat, action, t.cost):
+        handler.resolve(state, seat, card, action, events)
 
 
 def pay_from_hand(state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
@@ -101,6 +109,8 @@ def check_use(state: State, seat: int, action: Action, answering: bool = False) 
     handler = EFFECTS[use.effect]
     check_effect(state, seat, use.name, handler, card, action)
     handler.check(state, seat, card, action)
+    if use.cost:
+        check_payable(state, seat, card, use.cost, in_hand=False)
     return use
 
 
@@ -110,7 +120,8 @@ def use_from_play(state: State, seat: int, action: Action, events: list[Event]) 
     use = TYPE_OF[card].use
     assert use is not None  # checked
     pay_from_play(state, seat, card, action, events)
-    EFFECTS[use.effect].resolve(state, seat, card, action, events)
+    if not ask_cost(state, seat, action, use.cost):
+        EFFECTS[use.effect].resolve(state, seat, card, action, events)
 
 
 def pay_from_play(state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:

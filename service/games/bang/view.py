@@ -28,7 +28,7 @@ REQUEST_KINDS = {"bang": bang_pb2.BANG_REQUEST_KIND_BANG, "indians": bang_pb2.BA
                  "duel": bang_pb2.BANG_REQUEST_KIND_DUEL, "dying": bang_pb2.BANG_REQUEST_KIND_DYING,
                  "store": bang_pb2.BANG_REQUEST_KIND_STORE, "discard": bang_pb2.BANG_REQUEST_KIND_DISCARD,
                  "draw": bang_pb2.BANG_REQUEST_KIND_DRAW, "kit_carlson": bang_pb2.BANG_REQUEST_KIND_KIT_CARLSON,
-                 "pick": bang_pb2.BANG_REQUEST_KIND_PICK}
+                 "pick": bang_pb2.BANG_REQUEST_KIND_PICK, "cost": bang_pb2.BANG_REQUEST_KIND_COST}
 # Request kinds whose offered cards only the asked seat sees.
 PRIVATE_OFFERS = frozenset({"kit_carlson"})
 
@@ -92,7 +92,7 @@ def _request_pb(req: dict[str, Any], seat: int | None) -> bang_pb2.BangRequest:
     args = req["args"]
     pb = bang_pb2.BangRequest(kind=REQUEST_KINDS.get(req["kind"], bang_pb2.BANG_REQUEST_KIND_UNSPECIFIED), seat=req["seat"],
                               missed_needed=args.get("need", 0), missed_played=args.get("got", 0),
-                              barrels_used=args.get("used", []))
+                              barrels_used=args.get("used", []), cards_to_discard=args.get("discard", 0))
     if req["source"] is not None:
         pb.source_seat = req["source"]
     if args.get("card"):

@@ -197,6 +197,10 @@ class _BangRequestKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangR
     """Kit Carlson: the card to put back."""
     BANG_REQUEST_KIND_PICK: _BangRequestKind.ValueType  # 9
     """Lucky Duke: the draw! card that counts."""
+    BANG_REQUEST_KIND_COST: _BangRequestKind.ValueType  # 10
+    """Pay the extra cost of a card just played or used: discard `cards_to_discard` more cards from hand
+    (Dodge City's "discard another card" symbol). The card and its target are committed already.
+    """
 
 class BangRequestKind(_BangRequestKind, metaclass=_BangRequestKindEnumTypeWrapper):
     """A kind of pending request."""
@@ -221,6 +225,10 @@ BANG_REQUEST_KIND_KIT_CARLSON: BangRequestKind.ValueType  # 8
 """Kit Carlson: the card to put back."""
 BANG_REQUEST_KIND_PICK: BangRequestKind.ValueType  # 9
 """Lucky Duke: the draw! card that counts."""
+BANG_REQUEST_KIND_COST: BangRequestKind.ValueType  # 10
+"""Pay the extra cost of a card just played or used: discard `cards_to_discard` more cards from hand
+(Dodge City's "discard another card" symbol). The card and its target are committed already.
+"""
 Global___BangRequestKind: _TypeAlias = BangRequestKind  # noqa: Y015
 
 class _BangEventKind:
@@ -784,6 +792,7 @@ class BangRequest(_message.Message):
     BARRELS_USED_FIELD_NUMBER: _builtins.int
     OPPONENT_SEAT_FIELD_NUMBER: _builtins.int
     HIDDEN_CARD_COUNT_FIELD_NUMBER: _builtins.int
+    CARDS_TO_DISCARD_FIELD_NUMBER: _builtins.int
     kind: Global___BangRequestKind.ValueType
     """What is asked."""
     seat: _builtins.int
@@ -798,6 +807,8 @@ class BangRequest(_message.Message):
     """The other duellist."""
     hidden_card_count: _builtins.int
     """Cards offered but hidden from the viewer."""
+    cards_to_discard: _builtins.int
+    """COST: how many cards from hand are still to be discarded."""
     @_builtins.property
     def source_card(self) -> Global___BangCard:
         """The card that caused it."""
@@ -823,10 +834,11 @@ class BangRequest(_message.Message):
         barrels_used: _abc.Iterable[_builtins.str] | None = ...,
         opponent_seat: _builtins.int | None = ...,
         hidden_card_count: _builtins.int = ...,
+        cards_to_discard: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "opponent_seat", b"opponent_seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "barrels_used", b"barrels_used", "cards", b"cards", "hidden_card_count", b"hidden_card_count", "kind", b"kind", "missed_needed", b"missed_needed", "missed_played", b"missed_played", "opponent_seat", b"opponent_seat", "seat", b"seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "barrels_used", b"barrels_used", "cards", b"cards", "cards_to_discard", b"cards_to_discard", "hidden_card_count", b"hidden_card_count", "kind", b"kind", "missed_needed", b"missed_needed", "missed_played", b"missed_played", "opponent_seat", b"opponent_seat", "seat", b"seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__opponent_seat: _TypeAlias = _typing.Literal["opponent_seat"]  # noqa: Y015
     _WhichOneofArgType__opponent_seat: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat"]  # noqa: Y015
