@@ -57,6 +57,9 @@ class CardType:
     # Extra cost paid after committing to the card and target (the row's ``cost``):
     # ``{"discard": n}`` more cards from hand, asked as a follow-up request (``costs.py``).
     cost: Mapping[str, Any] = field(default_factory=dict)
+    # What else happens when the card answers a request from the hand (the row's
+    # ``response``; Dodge: a Missed! that also draws a card).
+    response: CardType | None = None
 
     @property
     def equipment(self) -> bool:
@@ -128,7 +131,7 @@ def card_row(row: Mapping[str, Any]) -> tuple[CardType, list[Card]]:
         target=row.get("target", "none"), range=row.get("range", "any"),
         weapon_range=int(row.get("weapon_range", 0)), bang_card=bool(row.get("bang_card")),
         missed=bool(row.get("missed")), passive=dict(row.get("passive", {})), args=dict(row.get("args", {})),
-        use=_use_type(key, row), cost=dict(row.get("cost", {})))
+        use=_use_type(key, row), cost=dict(row.get("cost", {})), response=_use_type(key, row, "response"))
     return ctype, [Card(c["id"], key, c["suit"], c["rank"]) for c in row["copies"]]
 
 
@@ -167,8 +170,8 @@ def validate(types: Mapping[str, CardType], cards: Mapping[str, Card], character
 
 # Helpers
 
-def _use_type(key: str, row: Mapping[str, Any]) -> CardType | None:
-    use = row.get("use")
+def _use_type(key: str, row: Mapping[str, Any], part: str = "use") -> CardType | None:
+    use = row.get(part)
     if use is None:
         return None
     return CardType(key=key, name=row["name"], color="brown", effect=use["effect"],

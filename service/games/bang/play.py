@@ -28,7 +28,7 @@ from service.games.bang.costs import ask_cost, check_payable
 from service.games.bang.effects import EFFECTS, Effect
 from service.games.bang.effects.attacks import may_shoot_again
 from service.games.bang.reasons import Reason
-from service.games.bang.state import discard_from_hand, discard_from_table, player, trait
+from service.games.bang.state import discard_from_hand, discard_from_table, player, ready, trait
 from service.games.bang.tables import TYPE_OF, TYPES
 from service.games.bang.targeting import check_target
 
@@ -84,12 +84,6 @@ def pay_from_hand(state: State, seat: int, card: str, action: Action, events: li
     if action.get("target") is not None:
         event["other"] = action["target"]
     events.append(event)
-
-
-def ready(state: State, card: str) -> bool:
-    """Whether a card in play may be used now: a green card from the turn after it was played (DC-009)."""
-    mark = state.get("marks", {}).get(card)
-    return mark is None or int(mark.get("ready", 0)) <= int(state["turn_no"])
 
 
 def check_use(state: State, seat: int, action: Action, answering: bool = False) -> CardType:

@@ -154,6 +154,12 @@ def leave_play(state: State, seat: int, card: str) -> None:
         state["marks"].pop(card, None)
 
 
+def ready(state: State, card: str) -> bool:
+    """Whether a card in play may be used now: a green card from the turn after it was played (DC-009)."""
+    mark = state.get("marks", {}).get(card)
+    return mark is None or int(mark.get("ready", 0)) <= int(state["turn_no"])
+
+
 def clear_table(state: State, seat: int) -> list[str]:
     """Take every card out of play in front of ``seat`` (marks included); returns them."""
     cards: list[str] = state["p"][seat]["table"]

@@ -14,8 +14,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from service.engine.ruleset import Event, State
 from service.games.bang import codec, tables
-from service.games.bang.catalog import card_row
+from service.games.bang.catalog import Character, card_row
+from service.games.bang.characters import ABILITIES, Ability
+from service.games.bang.state import draw
 
 ROWS: dict[str, dict[str, Any]] = {
     # Pony Express: green, draw 3 when used.
@@ -62,3 +65,32 @@ def extra_cards(*keys: str, copies: int = 2) -> Iterator[dict[str, list[str]]]:
             for cid in cids:
                 for table in (tables.CARDS, tables.TYPE_OF, tables.KEY_OF, codec._CARD_PB):
                     table.pop(cid, None)  # type: ignore[attr-defined]
+
+
+class _DrawOnRespond(Ability):
+    """Molly Stark's shape: a card after answering from the hand."""
+
+    def on_respond(self, state: State, seat: int, card: str, events: list[Event]) -> None:
+        draw(state, seat, 1, events, reason="test_molly")
+
+
+if "test_molly" not in ABILITIES:
+    ABILITIES.add("test_molly", _DrawOnRespond())
+
+CHARACTER_ROWS = {
+    # Elena Fuente's shape: any card from the hand as a Missed!.
+    "t_elena": Character("t_elena", "Test Elena", 3, "calamity_janet", "", {"any_card_missed": True}),
+    "t_molly": Character("t_molly", "Test Molly", 4, "test_molly", ""),
+}
+
+
+@contextmanager
+def extra_characters(*keys: str) -> Iterator[None]:
+    """Add the named test characters to the character table for one test."""
+    try:
+        for key in keys:
+            tables.CHARACTERS[key] = CHARACTER_ROWS[key]
+        yield
+    finally:
+        for key in keys:
+            tables.CHARACTERS.pop(key, None)

@@ -12,10 +12,10 @@ import copy
 import pytest
 from bang_core_helpers import extra_cards
 from bang_helpers import act, give, kinds, pending_kind, play, table
+from tabletop.v1 import bang_pb2
 
 from service.engine.errors import RuleError
 from service.games import bang
-from tabletop.v1 import bang_pb2
 
 
 def test_a_card_with_a_cost_is_listed_once_then_its_cost_is_asked() -> None:
@@ -64,7 +64,7 @@ def test_no_ability_while_a_cost_is_open() -> None:
         st = table(4, chars=["sid_ketchum", "black_jack", "black_jack", "black_jack"])
         st["p"][0]["life"] = 2
         whisky = give(st, 0, [ids["t_whisky"][0]])[0]
-        a, b, c = give(st, 0, ["bang", "beer", "panic"])
+        a, b, _c = give(st, 0, ["bang", "beer", "panic"])
         assert {"type": "ability", "cards": [a, b]} in bang.legal_actions(st, 0)
         play(st, 0, whisky)
         assert not [x for x in bang.legal_actions(st, 0) if x["type"] == "ability"]

@@ -40,6 +40,9 @@ class Ability:
     def on_empty_hand(self, state: State, seat: int, events: list[Event]) -> None:
         """The player's hand became empty."""
 
+    def on_respond(self, state: State, seat: int, card: str, events: list[Event]) -> None:
+        """The player answered a request with ``card`` from his hand (Molly Stark)."""
+
     def activations(self, state: State, seat: int) -> list[Action]:
         """Legal uses of an activated ability now."""
         return []

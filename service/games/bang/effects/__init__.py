@@ -47,12 +47,12 @@ EFFECTS: Registry[Effect] = Registry("effect")
 
 
 def effect_args(card: str, action: Action) -> Mapping[str, Any]:
-    """The row arguments of the effect being resolved: the card's, or its ``use``'s when used from play."""
+    """The row arguments of the effect being resolved: the card's, its ``use``'s when used from
+    play, its ``response``'s when it answers a request."""
     from service.games.bang.tables import TYPE_OF
     t = TYPE_OF[card]
-    if action.get("type") == "use" and t.use is not None:
-        return t.use.args
-    return t.args
+    part = {"use": t.use, "respond": t.response}.get(action.get("type", ""))
+    return part.args if part is not None else t.args
 
 
 def effect(name: str) -> Callable[[E], E]:
