@@ -33,7 +33,8 @@ EVENT_PB = {"turn": bang_pb2.BANG_EVENT_KIND_TURN_STARTED, "draw": bang_pb2.BANG
             "look": bang_pb2.BANG_EVENT_KIND_LOOK, "put_back": bang_pb2.BANG_EVENT_KIND_PUT_BACK,
             "choose": bang_pb2.BANG_EVENT_KIND_CHOOSE, "eliminated": bang_pb2.BANG_EVENT_KIND_ELIMINATED,
             "game_over": bang_pb2.BANG_EVENT_KIND_GAME_OVER, "reshuffle": bang_pb2.BANG_EVENT_KIND_RESHUFFLE,
-            "end_turn": bang_pb2.BANG_EVENT_KIND_END_TURN, "use": bang_pb2.BANG_EVENT_KIND_USE}
+            "end_turn": bang_pb2.BANG_EVENT_KIND_END_TURN, "use": bang_pb2.BANG_EVENT_KIND_USE,
+            "unaffected": bang_pb2.BANG_EVENT_KIND_UNAFFECTED}
 _CARD_PB: dict[str, bang_pb2.BangCard] = {
     cid: bang_pb2.BangCard(id=cid, name=c.key, suit=SUIT_PB[c.suit], rank=c.rank) for cid, c in CARDS.items()}
 

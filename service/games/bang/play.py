@@ -28,9 +28,9 @@ from service.games.bang.costs import ask_cost, check_payable
 from service.games.bang.effects import EFFECTS, Effect
 from service.games.bang.effects.attacks import may_shoot_again
 from service.games.bang.reasons import Reason
-from service.games.bang.state import discard_from_hand, discard_from_table, player, ready, trait
+from service.games.bang.state import discard_from_hand, discard_from_table, in_effect, player, ready, trait
 from service.games.bang.tables import TYPE_OF, TYPES
-from service.games.bang.targeting import check_target
+from service.games.bang.targeting import check_affects, check_target
 
 
 def play_type(state: State, seat: int, card: str) -> CardType:
@@ -48,6 +48,7 @@ def check_play(state: State, seat: int, action: Action) -> None:
         raise RuleError(Reason.CARD_NOT_IN_HAND, "That card is not in your hand", card=card)
     t = play_type(state, seat, card)
     check_target(state, seat, t, action)
+    check_affects(state, seat, card, action)
     handler = EFFECTS[TYPE_OF[card].effect]
     check_effect(state, seat, t.name, handler, card, action)
     if handler.bang_card and not may_shoot_again(state, seat):
@@ -94,12 +95,15 @@ def check_use(state: State, seat: int, action: Action, answering: bool = False) 
     use = TYPE_OF[card].use
     if use is None:
         raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{TYPE_OF[card].name} is not used from play", card=card)
+    if card not in in_effect(state, seat):
+        raise RuleError(Reason.CARD_SILENCED, "Your cards in play have no effect in this turn", card=card)
     if not ready(state, card):
         raise RuleError(Reason.CARD_NOT_READY, f"{use.name} can be used from the turn after it was played",
                         card=card)
     if use.missed and not answering:
         raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{use.name} is used only to cancel a shot at you", card=card)
     check_target(state, seat, use, action)
+    check_affects(state, seat, card, action)
     handler = EFFECTS[use.effect]
     check_effect(state, seat, use.name, handler, card, action)
     handler.check(state, seat, card, action)

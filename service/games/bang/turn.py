@@ -15,10 +15,10 @@ from service.games.bang.pending import RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
 from service.games.bang.state import (
     Request,
+    card_in_effect,
     discard_from_hand,
     draw,
     hand_limit,
-    in_play,
     next_alive,
     player,
     push,
@@ -65,7 +65,7 @@ class DynamiteCheck(Step):
 
     def run(self, state: State, req: Request, events: list[Event]) -> None:
         seat = req["source"]
-        if player(state, seat)["alive"] and in_play(state, seat, "dynamite"):
+        if player(state, seat)["alive"] and card_in_effect(state, seat, "dynamite"):
             draw_check(state, seat, "dynamite", events)
 
 
@@ -75,7 +75,7 @@ class JailCheck(Step):
 
     def run(self, state: State, req: Request, events: list[Event]) -> None:
         seat = req["source"]
-        if player(state, seat)["alive"] and in_play(state, seat, "jail"):
+        if player(state, seat)["alive"] and card_in_effect(state, seat, "jail"):
             draw_check(state, seat, "jail", events)
 
 

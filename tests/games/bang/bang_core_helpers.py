@@ -74,13 +74,24 @@ class _DrawOnRespond(Ability):
         draw(state, seat, 1, events, reason="test_molly")
 
 
+class _NoDiamondsFromOthers(Ability):
+    """Apache Kid's shape: cards of diamonds played by others have no effect on him."""
+
+    def unaffected_by(self, state: State, seat: int, by: int, card: str) -> bool:
+        return tables.CARDS[card].suit == "diamonds"
+
+
 if "test_molly" not in ABILITIES:
     ABILITIES.add("test_molly", _DrawOnRespond())
+    ABILITIES.add("test_apache", _NoDiamondsFromOthers())
 
 CHARACTER_ROWS = {
     # Elena Fuente's shape: any card from the hand as a Missed!.
     "t_elena": Character("t_elena", "Test Elena", 3, "calamity_janet", "", {"any_card_missed": True}),
     "t_molly": Character("t_molly", "Test Molly", 4, "test_molly", ""),
+    "t_apache": Character("t_apache", "Test Apache", 3, "test_apache", ""),
+    # Belle Star's shape: in her turn the others' cards in play have no effect.
+    "t_belle": Character("t_belle", "Test Belle", 4, "paul_regret", "", {"silence_others": True}),
 }
 
 

@@ -40,6 +40,10 @@ class Ability:
     def on_empty_hand(self, state: State, seat: int, events: list[Event]) -> None:
         """The player's hand became empty."""
 
+    def unaffected_by(self, state: State, seat: int, by: int, card: str) -> bool:
+        """Whether ``card``, played or used by another seat ``by``, has no effect on this one (Apache Kid)."""
+        return False
+
     def on_respond(self, state: State, seat: int, card: str, events: list[Event]) -> None:
         """The player answered a request with ``card`` from his hand (Molly Stark)."""
 

@@ -28,6 +28,7 @@ from service.games.bang.state import (
     Request,
     discard_from_hand,
     discard_from_table,
+    in_effect,
     passive_sum,
     player,
     push,
@@ -36,6 +37,7 @@ from service.games.bang.state import (
     trait,
 )
 from service.games.bang.tables import TYPE_OF
+from service.games.bang.targeting import affected
 
 CHARACTER_BARREL = "character"
 
@@ -50,7 +52,7 @@ def counts_as_missed(state: State, seat: int, card: str) -> bool:
 def missed_in_play(state: State, seat: int) -> list[str]:
     """Ready cards in play whose use is a Missed! effect (Bible, Iron Plate, Sombrero, Ten Gallon Hat)."""
     out = []
-    for c in player(state, seat)["table"]:
+    for c in in_effect(state, seat):
         use = TYPE_OF[c].use
         if use is not None and use.missed and ready(state, c):
             out.append(c)
@@ -80,7 +82,7 @@ def may_shoot_again(state: State, seat: int) -> bool:
 
 def barrel_sources(state: State, seat: int) -> list[str]:
     """Barrels a target may still draw for: each card in play and Jourdonnais, once each."""
-    sources = [c for c in player(state, seat)["table"] if TYPE_OF[c].passive.get("barrel")]
+    sources = [c for c in in_effect(state, seat) if TYPE_OF[c].passive.get("barrel")]
     if trait(state, seat, "barrel"):
         sources.append(CHARACTER_BARREL)
     return sources
@@ -123,7 +125,7 @@ class Gatling(Effect):
     """Gatling: a BANG! effect on every other player; not a BANG! card (BANG-022, 062)."""
 
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        for target in reversed(seats_from(state, seat, include_self=False)):
+        for target in reversed(affected(state, seat, card, seats_from(state, seat, include_self=False), events)):
             shoot(state, seat, target, card, 1)
 
 
@@ -132,7 +134,7 @@ class Indians(Effect):
     """Indians!: every other player discards a BANG! or loses 1 life (BANG-063, 064)."""
 
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        for target in reversed(seats_from(state, seat, include_self=False)):
+        for target in reversed(affected(state, seat, card, seats_from(state, seat, include_self=False), events)):
             push(state, "indians", target, seat, card=card)
 
 
@@ -212,6 +214,8 @@ def check_missed_in_play(state: State, seat: int, action: Action) -> None:
     card = action["card"]
     if card not in player(state, seat)["table"]:
         raise RuleError(Reason.CARD_NOT_IN_PLAY, "That card is not in play in front of you", card=card)
+    if card not in in_effect(state, seat):
+        raise RuleError(Reason.CARD_SILENCED, "Your cards in play have no effect in this turn", card=card)
     use = TYPE_OF[card].use
     if use is None or not use.missed:
         raise RuleError(Reason.WRONG_ANSWER, "Only a Missed! effect cancels a BANG!", card=card)

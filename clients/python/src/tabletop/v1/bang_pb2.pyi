@@ -289,6 +289,10 @@ class _BangEventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangEve
     """A card in play was used (discarded from play to use its effect): `cards` holds it, `other_seat`
     the target when it has one. Public (cards in play are face up).
     """
+    BANG_EVENT_KIND_UNAFFECTED: _BangEventKind.ValueType  # 25
+    """A card for every other player passed over `seat`, whom it does not affect (Apache Kid and the
+    diamonds of other players): `other_seat` played it, `cards` holds it. Public.
+    """
 
 class BangEventKind(_BangEventKind, metaclass=_BangEventKindEnumTypeWrapper):
     """What happened."""
@@ -344,6 +348,10 @@ BANG_EVENT_KIND_END_TURN: BangEventKind.ValueType  # 23
 BANG_EVENT_KIND_USE: BangEventKind.ValueType  # 24
 """A card in play was used (discarded from play to use its effect): `cards` holds it, `other_seat`
 the target when it has one. Public (cards in play are face up).
+"""
+BANG_EVENT_KIND_UNAFFECTED: BangEventKind.ValueType  # 25
+"""A card for every other player passed over `seat`, whom it does not affect (Apache Kid and the
+diamonds of other players): `other_seat` played it, `cards` holds it. Public.
 """
 Global___BangEventKind: _TypeAlias = BangEventKind  # noqa: Y015
 
