@@ -14,11 +14,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from service.engine.ruleset import Event, State
+from service.engine.errors import RuleError
+from service.engine.ruleset import Action, Event, State
 from service.games.bang import codec, tables
 from service.games.bang.catalog import Character, card_row
 from service.games.bang.characters import ABILITIES, Ability
-from service.games.bang.state import draw
+from service.games.bang.pending import STEPS, Step, step
+from service.games.bang.reasons import Reason
+from service.games.bang.state import Request, discard_from_hand, draw, player, trait
+from service.games.bang.turn import START_STEPS, check_uses_left, count_use, uses
 
 ROWS: dict[str, dict[str, Any]] = {
     # Pony Express: green, draw 3 when used.
@@ -81,9 +85,52 @@ class _NoDiamondsFromOthers(Ability):
         return tables.CARDS[card].suit == "diamonds"
 
 
+class _SwapOneCard(Ability):
+    """Doc Holyday / José Delgado / Chuck Wengam's shape: an ability limited per turn by the
+    character's ``uses_per_turn`` trait (none: unlimited). Discard a card, draw one."""
+
+    def activations(self, state: State, seat: int) -> list[Action]:
+        if state["turn"] != seat or state["pending"]:
+            return []
+        limit = trait(state, seat, "uses_per_turn")
+        if limit is not None and uses(state, seat, "test_swap") >= limit:
+            return []
+        return [{"type": "ability", "cards": [c]} for c in player(state, seat)["hand"]]
+
+    def check_activate(self, state: State, seat: int, action: Action) -> None:
+        if len(action["cards"]) != 1 or action["cards"][0] not in player(state, seat)["hand"]:
+            raise RuleError(Reason.CARD_NOT_IN_HAND, "one card from your hand")
+        check_uses_left(state, seat, "test_swap", trait(state, seat, "uses_per_turn"))
+
+    def activate(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
+        count_use(state, seat, "test_swap")
+        discard_from_hand(state, seat, action["cards"][0])
+        draw(state, seat, 1, events, reason="test_swap")
+
+
+class _RecordStart(Step):
+    """A start-of-turn step that records the event kinds before it (to check the order)."""
+
+    def run(self, state: State, req: Request, events: list[Event]) -> None:
+        state.setdefault("test_seen", []).append([e["kind"] for e in events])
+
+
 if "test_molly" not in ABILITIES:
     ABILITIES.add("test_molly", _DrawOnRespond())
     ABILITIES.add("test_apache", _NoDiamondsFromOthers())
+    ABILITIES.add("test_swap", _SwapOneCard())
+if "t_record" not in STEPS:
+    step("t_record")(_RecordStart)
+
+
+@contextmanager
+def start_step_before(before: str) -> Iterator[None]:
+    """Run the recording step ``t_record`` at the start of every turn, just before ``before``."""
+    START_STEPS.insert(START_STEPS.index(before), "t_record")
+    try:
+        yield
+    finally:
+        START_STEPS.remove("t_record")
 
 CHARACTER_ROWS = {
     # Elena Fuente's shape: any card from the hand as a Missed!.
@@ -92,6 +139,8 @@ CHARACTER_ROWS = {
     "t_apache": Character("t_apache", "Test Apache", 3, "test_apache", ""),
     # Belle Star's shape: in her turn the others' cards in play have no effect.
     "t_belle": Character("t_belle", "Test Belle", 4, "paul_regret", "", {"silence_others": True}),
+    "t_doc": Character("t_doc", "Test Doc", 4, "test_swap", "", {"uses_per_turn": 1}),
+    "t_chuck": Character("t_chuck", "Test Chuck", 4, "test_swap", ""),
 }
 
 
