@@ -123,6 +123,34 @@ def load() -> tuple[dict[str, CardType], dict[str, Card], dict[str, Character], 
     return types, cards, characters, roles, counts, win_rules
 
 
+@dataclass(frozen=True)
+class KillRule:
+    """A reward or penalty when ``killer`` eliminates ``victim`` (roles; ``any`` matches every role)."""
+
+    victim: str
+    killer: str
+    then: str  # "draw" (``count`` cards) or "discard_all" (the killer's hand and cards in play)
+    count: int = 0
+
+
+KILL_EFFECTS = ("draw", "discard_all")
+
+
+def load_kill_rules() -> dict[str, tuple[KillRule, ...]]:
+    """Rewards and penalties per game mode (the win rule's name), from ``roles.json``."""
+    raw = json.loads((DATA / "roles.json").read_text(encoding="utf-8"))
+    out: dict[str, tuple[KillRule, ...]] = {}
+    for mode, rows in raw.get("kill_rules", {}).items():
+        rules = []
+        for row in rows:
+            rule = KillRule(str(row["victim"]), str(row["killer"]), str(row["then"]), int(row.get("count", 0)))
+            if rule.then not in KILL_EFFECTS or {rule.victim, rule.killer} - set(raw["roles"]) - {"any"}:
+                raise DataError(f"roles.json: kill rule of {mode!r}: bad row {row!r}")
+            rules.append(rule)
+        out[mode] = tuple(rules)
+    return out
+
+
 def card_row(row: Mapping[str, Any]) -> tuple[CardType, list[Card]]:
     """One card row: its type and its physical copies."""
     key = str(row["key"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.games.bang.catalog import Card, CardType, Character, Role, load
+from service.games.bang.catalog import Card, CardType, Character, KillRule, Role, load, load_kill_rules
 
 TYPES: dict[str, CardType]
 CARDS: dict[str, Card]
@@ -11,6 +11,8 @@ ROLES: dict[str, Role]
 ROLE_POOLS: dict[int, tuple[str, ...]]
 WIN_RULE_OF: dict[int, str]
 TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, WIN_RULE_OF = load()
+# Rewards and penalties per game mode (the win rule's name).
+KILL_RULES: dict[str, tuple[KillRule, ...]] = load_kill_rules()
 
 # Card id -> its type, so rule code never goes through the key twice.
 TYPE_OF: dict[str, CardType] = {cid: TYPES[c.key] for cid, c in CARDS.items()}

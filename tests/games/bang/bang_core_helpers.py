@@ -139,6 +139,8 @@ CHARACTER_ROWS = {
     "t_apache": Character("t_apache", "Test Apache", 3, "test_apache", ""),
     # Belle Star's shape: in her turn the others' cards in play have no effect.
     "t_belle": Character("t_belle", "Test Belle", 4, "paul_regret", "", {"silence_others": True}),
+    "t_sean": Character("t_sean", "Test Sean", 3, "paul_regret", "", {"hand_limit": 10}),
+    "t_tequila": Character("t_tequila", "Test Tequila", 4, "paul_regret", "", {"beer_heal": 2}),
     "t_doc": Character("t_doc", "Test Doc", 4, "test_swap", "", {"uses_per_turn": 1}),
     "t_chuck": Character("t_chuck", "Test Chuck", 4, "test_swap", ""),
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
-from service.games.bang.damage import BEER_HEAL, heal
+from service.games.bang.damage import beer_heal, heal
 from service.games.bang.effects import Effect, effect
 from service.games.bang.reasons import Reason
 from service.games.bang.state import alive_seats, player, seats_from
@@ -23,7 +23,7 @@ class Beer(Effect):
         # With two players left the card may still be played, it just heals nothing
         # (S2: "jestliže v takovém případě zahrajete kartu Pivo, žádný život si
         # nevyléčíte"; BANG-048). Suzy Lafayette may want her hand empty, for one.
-        heal(state, seat, 0 if len(alive_seats(state)) <= 2 else BEER_HEAL, events, reason="beer")
+        heal(state, seat, 0 if len(alive_seats(state)) <= 2 else beer_heal(state, seat), events, reason="beer")
 
 
 @effect("saloon")
