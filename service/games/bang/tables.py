@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from service.games.bang.catalog import Card, CardType, Character, KillRule, Role, load, load_kill_rules
+from service.games.bang.catalog import (
+    Card,
+    CardType,
+    Character,
+    KillRule,
+    Role,
+    characters_for,
+    deck_for,
+    load,
+    load_kill_rules,
+)
 
 TYPES: dict[str, CardType]
 CARDS: dict[str, Card]
@@ -18,5 +28,15 @@ KILL_RULES: dict[str, tuple[KillRule, ...]] = load_kill_rules()
 TYPE_OF: dict[str, CardType] = {cid: TYPES[c.key] for cid, c in CARDS.items()}
 # Card id -> name key, and the base deck in a fixed order (setup shuffles it).
 KEY_OF: dict[str, str] = {cid: c.key for cid, c in CARDS.items()}
-DECK: tuple[str, ...] = tuple(CARDS)
-BASE_CHARACTERS: tuple[str, ...] = tuple(CHARACTERS)
+DECK: tuple[str, ...] = deck_for(CARDS, ())
+BASE_CHARACTERS: tuple[str, ...] = characters_for(CHARACTERS, ())
+# The deck and the character pool per chosen expansions (a sorted tuple of names), built once.
+_DECKS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+
+
+def deck_and_characters(expansions: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The card ids and the character keys in play with ``expansions`` (base included)."""
+    key = tuple(sorted(expansions))
+    if key not in _DECKS:
+        _DECKS[key] = (deck_for(CARDS, key), characters_for(CHARACTERS, key))
+    return _DECKS[key]
