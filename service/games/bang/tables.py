@@ -30,13 +30,11 @@ TYPE_OF: dict[str, CardType] = {cid: TYPES[c.key] for cid, c in CARDS.items()}
 KEY_OF: dict[str, str] = {cid: c.key for cid, c in CARDS.items()}
 DECK: tuple[str, ...] = deck_for(CARDS, ())
 BASE_CHARACTERS: tuple[str, ...] = characters_for(CHARACTERS, ())
-# The deck and the character pool per chosen expansions (a sorted tuple of names), built once.
-_DECKS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def deck_and_characters(expansions: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The card ids and the character keys in play with ``expansions`` (base included)."""
-    key = tuple(sorted(expansions))
-    if key not in _DECKS:
-        _DECKS[key] = (deck_for(CARDS, key), characters_for(CHARACTERS, key))
-    return _DECKS[key]
+    """The card ids and the character keys in play with ``expansions`` (base included).
+
+    Built on every call (once per setup, ~100 rows): no cache that could outlive the tables.
+    """
+    return deck_for(CARDS, expansions), characters_for(CHARACTERS, expansions)
