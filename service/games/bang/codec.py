@@ -35,6 +35,8 @@ EVENT_PB = {"turn": bang_pb2.BANG_EVENT_KIND_TURN_STARTED, "draw": bang_pb2.BANG
             "game_over": bang_pb2.BANG_EVENT_KIND_GAME_OVER, "reshuffle": bang_pb2.BANG_EVENT_KIND_RESHUFFLE,
             "end_turn": bang_pb2.BANG_EVENT_KIND_END_TURN, "use": bang_pb2.BANG_EVENT_KIND_USE,
             "unaffected": bang_pb2.BANG_EVENT_KIND_UNAFFECTED}
+# Action types that encode as a bare message or a message with one card.
+_SIMPLE_ACTIONS = frozenset({"pass", "end_turn", "respond", "choose", "discard"})
 _CARD_PB: dict[str, bang_pb2.BangCard] = {
     cid: bang_pb2.BangCard(id=cid, name=c.key, suit=SUIT_PB[c.suit], rank=c.rank) for cid, c in CARDS.items()}
 
@@ -133,8 +135,10 @@ def decode_action(pb: bang_pb2.BangAction) -> Action:
 
 
 def encode_action(action: Action) -> bang_pb2.BangAction:
-    """The message of an action dict."""
+    """The message of an action dict; an unknown action type raises ``ValueError`` (never a discard)."""
     kind = action["type"]
+    if kind not in _SIMPLE_ACTIONS and kind not in ("play", "use", "draw", "ability", "barrel"):
+        raise ValueError(f"BANG! action type {kind!r} has no BangAction field")
     if kind == "play":
         play = bang_pb2.BangPlayCard(card=action["card"], pick=action.get("pick", ""))
         if action.get("target") is not None:
@@ -155,22 +159,18 @@ def encode_action(action: Action) -> bang_pb2.BangAction:
     if kind == "barrel":
         return bang_pb2.BangAction(barrel=bang_pb2.BangUseBarrel(card=action.get("card", "")))
     out = bang_pb2.BangAction()
-    if kind == "pass":
-        getattr(out, "pass").SetInParent()
-    elif kind == "end_turn":
-        out.end_turn.SetInParent()
-    elif kind == "respond":
-        out.respond.card = action["card"]
-    elif kind == "choose":
-        out.choose.card = action["card"]
-    else:
-        out.discard.card = action["card"]
+    if kind in ("pass", "end_turn"):
+        getattr(out, kind).SetInParent()
+    else:  # respond, choose, discard: a card
+        getattr(out, kind).card = action["card"]
     return out
 
 
 def encode_event(event: Event) -> bang_pb2.BangEvent:
-    """The message of a (projected) event."""
-    pb = bang_pb2.BangEvent(kind=EVENT_PB.get(event["kind"], bang_pb2.BANG_EVENT_KIND_UNSPECIFIED), seat=event.get("seat") or 0,
+    """The message of a (projected) event; an unknown event kind raises ``ValueError`` (never UNSPECIFIED)."""
+    if event["kind"] not in EVENT_PB:
+        raise ValueError(f"BANG! event kind {event['kind']!r} has no BangEventKind in codec.EVENT_PB")
+    pb = bang_pb2.BangEvent(kind=EVENT_PB[event["kind"]], seat=event.get("seat") or 0,
                             cards=[_CARD_PB[c] for c in event.get("cards", [])],
                             count=event.get("count", len(event.get("cards", []))),
                             amount=event.get("amount", 0), life=event.get("life", 0),
