@@ -24,9 +24,10 @@ from service.games.bang.codec import (
 from service.games.bang.damage import WIN_RULES
 from service.games.bang.effects import EFFECTS, attacks, draws, equipment, green, healing  # noqa: F401  (registers)
 from service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
-from service.games.bang.setup import RULES_VERSION, start
 from service.games.bang.setup import setup as _deal
+from service.games.bang.setup import start
 from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, ROLES, TYPES, WIN_RULE_OF
+from service.games.bang.versions import RULES_VERSION
 from service.games.bang.view import project, view
 
 catalog.validate(TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, EFFECTS, ABILITIES, WIN_RULE_OF, WIN_RULES)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from service.engine.errors import EngineReason, MalformedAction, RuleError
 from service.engine.ruleset import Action, Event, State
+from service.games.bang import versions
 from service.games.bang.characters import ability_of
 from service.games.bang.effects import EFFECTS
 from service.games.bang.pending import REQUESTS, STEPS
@@ -53,8 +54,19 @@ def to_act(state: State) -> list[int]:
     return [req["seat"]] if req is not None else [state["turn"]]
 
 
+def check_rules_version(state: State) -> None:
+    """Refuse a game created with rules this code does not play (a rolling upgrade's other replicas)."""
+    version = state.get("v")
+    if version not in versions.SUPPORTED_RULES_VERSIONS:
+        raise RuleError(Reason.RULES_VERSION_UNSUPPORTED,
+                        f"This game follows rules {version!r}; this server plays "
+                        f"{', '.join(sorted(versions.SUPPORTED_RULES_VERSIONS))}. Retry later (a replica of the release that plays it), or create a new game",
+                        rules_version=str(version))
+
+
 def check(state: State, seat: int, action: Action) -> None:
     """Raise RuleError (or MalformedAction) unless ``seat`` may take ``action`` now."""
+    check_rules_version(state)
     if state["phase"] == "over":
         raise RuleError(EngineReason.GAME_FINISHED, "The game is over")
     kind = _check_shape(state, action)
@@ -137,7 +149,8 @@ def advance(state: State, events: list[Event]) -> None:
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
-    """Every action ``seat`` may take now."""
+    """Every action ``seat`` may take now (a game of unsupported rules raises, as ``apply`` does)."""
+    check_rules_version(state)
     if seat not in to_act(state):
         return []
     req = top_request(state)

@@ -22,8 +22,8 @@ from service.engine.rng import Rng, seed_state
 from service.engine.ruleset import Event, Options, State
 from service.games.bang.reasons import Reason
 from service.games.bang.tables import CHARACTERS, ROLE_POOLS, deck_and_characters
+from service.games.bang.versions import RULES_VERSION
 
-RULES_VERSION = "bang-base-1"
 DEFAULT_OPTIONS: dict[str, Any] = {"expansions": [], "sheriff_extra_card": False}
 # Rematch options, absent unless set (stored games and their replays stay unchanged).
 REMATCH_OPTIONS = ("kept_characters", "retired_characters", "sheriff_seat")
