@@ -9,6 +9,8 @@ An action is ``{"type": ..., ...}``:
 - ``barrel`` [``card``]: draw! for a Barrel in play (no card: Jourdonnais' own);
 - ``pass``: take the hit / lose the Duel / give up in the dying window;
 - ``choose`` ``card``: General Store pick, Kit Carlson's card to put back, Lucky Duke's card;
+  ``choose`` ``pick``: which card of a victim (``hand`` or a card in play), for a request
+  whose ``choose_field`` is ``pick`` (a card for several victims, Brawl);
 - ``draw`` ``source`` [``target``]: a phase 1 choice (Jesse Jones, Pedro Ramirez);
 - ``discard`` ``card``: phase 3, one card at a time down to your life;
 - ``ability`` ``cards``: Sid Ketchum discards two cards for one life;
@@ -36,7 +38,7 @@ from service.games.bang.turn import end_turn, next_turn
 # The fields each action type takes ("type" besides); any other field is malformed.
 FIELDS: dict[str, frozenset[str]] = {
     "play": frozenset({"card", "target", "pick"}), "respond": frozenset({"card"}), "barrel": frozenset({"card"}),
-    "pass": frozenset(), "choose": frozenset({"card"}), "draw": frozenset({"source", "target"}),
+    "pass": frozenset(), "choose": frozenset({"card", "pick"}), "draw": frozenset({"source", "target"}),
     "discard": frozenset({"card"}), "ability": frozenset({"cards"}), "end_turn": frozenset(),
     "use": frozenset({"card", "target", "pick"})}
 ACTION_TYPES = frozenset(FIELDS)
@@ -81,6 +83,8 @@ def check(state: State, seat: int, action: Action) -> None:
             return
         if kind not in handler.answers:
             raise RuleError(Reason.WRONG_ANSWER, f"Answer the pending {req['kind']} request", request=req["kind"])
+        if kind == "choose":
+            _check_choose_field(handler.choose_field, action)
         if kind == "respond":
             _check_in_hand(state, seat, action["card"])
         handler.check(state, req, action)
@@ -216,7 +220,10 @@ def _check_shape(state: State, action: Action) -> str:
     if extra:
         raise MalformedAction(Reason.UNEXPECTED_FIELD, f"{kind} takes no {', '.join(sorted(extra))}",
                               field=min(extra))
-    if kind in CARD_FIELDS and not _is_card(action.get("card")):
+    if kind == "choose" and "pick" in action and "card" not in action:
+        if not isinstance(action["pick"], str) or (action["pick"] != "hand" and not _is_card(action["pick"])):
+            raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand' or a card id in play", field="pick")
+    elif kind in CARD_FIELDS and not _is_card(action.get("card")):
         raise MalformedAction(Reason.UNKNOWN_CARD, f"Unknown card id {action.get('card')!r}", field="card")
     if kind == "ability":
         cards = action.get("cards")
@@ -240,6 +247,17 @@ def _check_draw_shape(state: State, action: Action) -> None:
         raise MalformedAction(Reason.MISSING_TARGET, "Name the player to draw from", field="target")
     if target is not None and (not isinstance(target, int) or not 0 <= target < len(state["p"])):
         raise MalformedAction(Reason.BAD_TARGET, f"No seat {target!r}", field="target")
+
+
+def _check_choose_field(wanted: str, action: Action) -> None:
+    """A ``choose`` names the field its request asks for (``card`` or ``pick``), never the other."""
+    if wanted not in action:
+        raise MalformedAction(Reason.UNKNOWN_CARD if wanted == "card" else Reason.MISSING_TARGET,
+                              f"Answer this request with choose.{wanted}", field=wanted)
+    other = "pick" if wanted == "card" else "card"
+    if other in action:
+        raise MalformedAction(Reason.UNEXPECTED_FIELD, f"This request takes choose.{wanted}, not {other}",
+                              field=other)
 
 
 def _is_card(value: object) -> bool:

@@ -131,6 +131,8 @@ def decode_action(pb: bang_pb2.BangAction) -> Action:
         return {"type": "barrel", "card": pb.barrel.card} if pb.barrel.card else {"type": "barrel"}
     if kind in ("pass", "end_turn"):
         return {"type": kind}
+    if kind == "choose" and pb.choose.pick and not pb.choose.card:
+        return {"type": "choose", "pick": pb.choose.pick}
     return {"type": kind, "card": getattr(pb, kind).card}
 
 
@@ -161,6 +163,8 @@ def encode_action(action: Action) -> bang_pb2.BangAction:
     out = bang_pb2.BangAction()
     if kind in ("pass", "end_turn"):
         getattr(out, kind).SetInParent()
+    elif kind == "choose" and "pick" in action:
+        out.choose.pick = action["pick"]
     else:  # respond, choose, discard: a card
         getattr(out, kind).card = action["card"]
     return out

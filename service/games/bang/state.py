@@ -77,9 +77,10 @@ def in_effect(state: State, seat: int) -> list[str]:
     Physical presence (a second card of one name, cards leaving play) reads the table itself.
     """
     table: list[str] = state["p"][seat]["table"]
-    turn = state["turn"]
-    if table and seat != turn and trait(state, turn, "silence_others"):
-        return []
+    if table and seat != state["turn"]:
+        q = state["p"][state["turn"]]  # trait(), inlined: distance asks here for every seat
+        if CHARACTERS[q.get("as") or q["char"]].traits.get("silence_others"):
+            return []
     return table
 
 

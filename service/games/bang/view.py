@@ -40,7 +40,8 @@ REQUEST_KINDS = {"bang": bang_pb2.BANG_REQUEST_KIND_BANG, "indians": bang_pb2.BA
                  "duel": bang_pb2.BANG_REQUEST_KIND_DUEL, "dying": bang_pb2.BANG_REQUEST_KIND_DYING,
                  "store": bang_pb2.BANG_REQUEST_KIND_STORE, "discard": bang_pb2.BANG_REQUEST_KIND_DISCARD,
                  "draw": bang_pb2.BANG_REQUEST_KIND_DRAW, "kit_carlson": bang_pb2.BANG_REQUEST_KIND_KIT_CARLSON,
-                 "pick": bang_pb2.BANG_REQUEST_KIND_PICK, "cost": bang_pb2.BANG_REQUEST_KIND_COST}
+                 "pick": bang_pb2.BANG_REQUEST_KIND_PICK, "cost": bang_pb2.BANG_REQUEST_KIND_COST,
+                 "victim_card": bang_pb2.BANG_REQUEST_KIND_VICTIM_CARD}
 # Request kinds whose offered cards only the asked seat sees.
 PRIVATE_OFFERS = frozenset({"kit_carlson"})
 
@@ -120,6 +121,8 @@ def _request_pb(req: dict[str, Any], seat: int | None) -> bang_pb2.BangRequest:
         pb.source_card.CopyFrom(card_pb(args["card"]))
     if "opp" in args:
         pb.opponent_seat = args["opp"]
+    if "victim" in args:
+        pb.opponent_seat = args["victim"]
     offered = args.get("cards", []) or args.get("flipped", [])
     if req["kind"] in PRIVATE_OFFERS and seat != req["seat"]:
         pb.hidden_card_count = len(offered)

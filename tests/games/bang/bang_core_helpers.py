@@ -40,6 +40,9 @@ ROWS: dict[str, dict[str, Any]] = {
     # Whisky: brown, discard another card to regain 2 life (here: draw 2, to see it work).
     "t_whisky": {"key": "t_whisky", "name": "Test Whisky", "color": "brown", "effect": "draw_cards",
                  "args": {"count": 2}, "cost": {"discard": 1}},
+    # Brawl: brown, discard another card; every other player discards a card of your choice.
+    "t_brawl": {"key": "t_brawl", "name": "Test Brawl", "color": "brown", "effect": "brawl",
+                "cost": {"discard": 1}},
     # Dodge: brown, a Missed! that also draws a card.
     "t_dodge": {"key": "t_dodge", "name": "Test Dodge", "color": "brown", "effect": "missed", "missed": True,
                 "response": {"effect": "draw_cards", "args": {"count": 1}}},

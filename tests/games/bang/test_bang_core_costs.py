@@ -11,10 +11,10 @@ import copy
 
 import pytest
 from bang_core_helpers import extra_cards
-from bang_helpers import act, give, kinds, pending_kind, play, table
+from bang_helpers import act, equip, give, kinds, pending_kind, play, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import RuleError
+from service.engine.errors import MalformedAction, RuleError
 from service.games import bang
 
 
@@ -71,3 +71,38 @@ def test_no_ability_while_a_cost_is_open() -> None:
         with pytest.raises(RuleError) as err:
             bang.apply(st, 0, {"type": "ability", "cards": [a, b]})
         assert err.value.reason == "WRONG_ANSWER"
+
+
+def test_a_card_for_several_victims_asks_one_choice_per_victim() -> None:
+    with extra_cards("t_brawl") as ids:
+        st = table(4)
+        brawl = give(st, 0, [ids["t_brawl"][0]])[0]
+        give(st, 0, ["bang"])
+        kept = give(st, 1, ["beer"])[0]
+        barrel = equip(st, 1, ["barrel"])[0]
+        lone = give(st, 2, ["missed"])[0]
+        assert [a for a in bang.legal_actions(st, 0) if a.get("card") == brawl] == [{"type": "play", "card": brawl}]
+        events = play(st, 0, brawl)  # the cost (the only other card) is paid without asking
+        assert kinds(events) == ["play", "discard"] and pending_kind(st) == "victim_card"
+        assert bang.legal_actions(st, 0) == [{"type": "choose", "pick": "hand"}, {"type": "choose", "pick": barrel}]
+        assert bang.view(st, 3).pending[-1].kind == bang_pb2.BANG_REQUEST_KIND_VICTIM_CARD  # top last
+        assert bang.view(st, 3).pending[-1].opponent_seat == 1
+        with pytest.raises(MalformedAction) as bad:
+            bang.apply(st, 0, {"type": "choose", "card": barrel})
+        assert bad.value.field == "pick"
+        events = act(st, 0, {"type": "choose", "pick": barrel})
+        # Seat 1 loses the Barrel; seat 2's only card goes without asking; seat 3 has nothing.
+        assert events == [{"kind": "discard", "seat": 1, "cards": [barrel], "reason": "t_brawl"},
+                          {"kind": "discard", "seat": 2, "cards": [lone], "reason": "t_brawl"}]
+        assert st["p"][1]["hand"] == [kept] and st["pending"] == []
+
+
+def test_choose_names_the_field_its_request_asks_for() -> None:
+    st = table(4)
+    play(st, 0, give(st, 0, ["general_store"])[0])
+    assert pending_kind(st) == "store"
+    with pytest.raises(MalformedAction) as bad:
+        bang.apply(st, 0, {"type": "choose", "pick": "hand"})
+    assert bad.value.field == "card"
+    for action in ({"type": "choose", "pick": "hand"}, {"type": "choose", "pick": "base.barrel.Ks"}):
+        assert bang.decode_action(bang.encode_action(action)) == action

@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
+from service.games.bang.tables import CHARACTERS
 
 A = TypeVar("A", bound=type["Ability"])
 
@@ -74,6 +75,5 @@ def ability(name: str) -> Callable[[A], A]:
 
 def ability_of(state: State, seat: int) -> Ability:
     """The ability handler of the seat's acting character (see ``state.acting_character``)."""
-    from service.games.bang.state import acting_character
-    from service.games.bang.tables import CHARACTERS
-    return ABILITIES[CHARACTERS[acting_character(state, seat)].ability]
+    p = state["p"][seat]
+    return ABILITIES[CHARACTERS[p.get("as") or p["char"]].ability]

@@ -201,6 +201,10 @@ class _BangRequestKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangR
     """Pay the extra cost of a card just played or used: discard `cards_to_discard` more cards from hand
     (Dodge City's "discard another card" symbol). The card and its target are committed already.
     """
+    BANG_REQUEST_KIND_VICTIM_CARD: _BangRequestKind.ValueType  # 11
+    """Choose which card of the player `opponent_seat` a card just played takes or discards (Dodge City's
+    Brawl: one request per victim): answer `choose` with `pick`.
+    """
 
 class BangRequestKind(_BangRequestKind, metaclass=_BangRequestKindEnumTypeWrapper):
     """A kind of pending request."""
@@ -228,6 +232,10 @@ BANG_REQUEST_KIND_PICK: BangRequestKind.ValueType  # 9
 BANG_REQUEST_KIND_COST: BangRequestKind.ValueType  # 10
 """Pay the extra cost of a card just played or used: discard `cards_to_discard` more cards from hand
 (Dodge City's "discard another card" symbol). The card and its target are committed already.
+"""
+BANG_REQUEST_KIND_VICTIM_CARD: BangRequestKind.ValueType  # 11
+"""Choose which card of the player `opponent_seat` a card just played takes or discards (Dodge City's
+Brawl: one request per victim): answer `choose` with `pick`.
 """
 Global___BangRequestKind: _TypeAlias = BangRequestKind  # noqa: Y015
 
@@ -678,16 +686,22 @@ class BangChoose(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CARD_FIELD_NUMBER: _builtins.int
+    PICK_FIELD_NUMBER: _builtins.int
     card: _builtins.str
     """Card id."""
+    pick: _builtins.str
+    """Instead of `card`, answering a VICTIM_CARD request: "hand" (a random card of the victim's hand) or
+    the id of a card the victim has in play.
+    """
     def __init__(
         self,
         *,
         card: _builtins.str = ...,
+        pick: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "pick", b"pick"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
