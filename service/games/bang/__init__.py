@@ -9,7 +9,7 @@ the sources differ, ``shared/reference/RULINGS.md`` decides; see ``docs/bang.md`
 from __future__ import annotations
 
 from service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, State
-from service.games.bang import catalog, checks, damage, turn  # noqa: F401  (registers steps and requests)
+from service.games.bang import catalog, checks, costs, damage, turn  # noqa: F401  (registers steps and requests)
 from service.games.bang.actions import apply, legal_actions, to_act
 from service.games.bang.characters import ABILITIES
 from service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)
@@ -22,11 +22,12 @@ from service.games.bang.codec import (
     rematch_options,
 )
 from service.games.bang.damage import WIN_RULES
-from service.games.bang.effects import EFFECTS, attacks, draws, equipment, healing  # noqa: F401  (registers effects)
+from service.games.bang.effects import EFFECTS, attacks, draws, equipment, green, healing  # noqa: F401  (registers)
 from service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
-from service.games.bang.setup import RULES_VERSION, start
 from service.games.bang.setup import setup as _deal
+from service.games.bang.setup import start
 from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, ROLES, TYPES, WIN_RULE_OF
+from service.games.bang.versions import RULES_VERSION
 from service.games.bang.view import project, view
 
 catalog.validate(TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, EFFECTS, ABILITIES, WIN_RULE_OF, WIN_RULES)

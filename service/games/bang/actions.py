@@ -3,10 +3,14 @@
 An action is ``{"type": ..., ...}``:
 
 - ``play`` ``card`` [``target``] [``pick``]: play a card in your phase 2;
+- ``use`` ``card`` [``target``] [``pick``]: use a card you have in play (green cards), in
+  your phase 2 or, for a Missed! effect, to answer a shot;
 - ``respond`` ``card``: answer the pending request with a card from your hand;
 - ``barrel`` [``card``]: draw! for a Barrel in play (no card: Jourdonnais' own);
 - ``pass``: take the hit / lose the Duel / give up in the dying window;
 - ``choose`` ``card``: General Store pick, Kit Carlson's card to put back, Lucky Duke's card;
+  ``choose`` ``pick``: which card of a victim (``hand`` or a card in play), for a request
+  whose ``choose_field`` is ``pick`` (a card for several victims, Brawl);
 - ``draw`` ``source`` [``target``]: a phase 1 choice (Jesse Jones, Pedro Ramirez);
 - ``discard`` ``card``: phase 3, one card at a time down to your life;
 - ``ability`` ``cards``: Sid Ketchum discards two cards for one life;
@@ -20,24 +24,26 @@ from __future__ import annotations
 
 from service.engine.errors import EngineReason, MalformedAction, RuleError
 from service.engine.ruleset import Action, Event, State
-from service.games.bang.catalog import CardType
+from service.games.bang import versions
 from service.games.bang.characters import ability_of
 from service.games.bang.effects import EFFECTS
 from service.games.bang.pending import REQUESTS, STEPS
+from service.games.bang.play import check_play, check_use, play_from_hand, play_type, use_from_play
 from service.games.bang.reasons import Reason
-from service.games.bang.state import player, top_request, trait
-from service.games.bang.tables import CARDS, TYPE_OF, TYPES
-from service.games.bang.targeting import candidate_targets, check_target
+from service.games.bang.state import player, top_request
+from service.games.bang.tables import CARDS, TYPE_OF
+from service.games.bang.targeting import candidate_targets
 from service.games.bang.turn import end_turn, next_turn
 
 # The fields each action type takes ("type" besides); any other field is malformed.
 FIELDS: dict[str, frozenset[str]] = {
     "play": frozenset({"card", "target", "pick"}), "respond": frozenset({"card"}), "barrel": frozenset({"card"}),
-    "pass": frozenset(), "choose": frozenset({"card"}), "draw": frozenset({"source", "target"}),
-    "discard": frozenset({"card"}), "ability": frozenset({"cards"}), "end_turn": frozenset()}
+    "pass": frozenset(), "choose": frozenset({"card", "pick"}), "draw": frozenset({"source", "target"}),
+    "discard": frozenset({"card"}), "ability": frozenset({"cards"}), "end_turn": frozenset(),
+    "use": frozenset({"card", "target", "pick"})}
 ACTION_TYPES = frozenset(FIELDS)
-CARD_FIELDS = {"play": True, "respond": True, "choose": True, "discard": True}
-FREE_PLAY = frozenset({"play", "ability", "end_turn"})
+CARD_FIELDS = {"play": True, "respond": True, "choose": True, "discard": True, "use": True}
+FREE_PLAY = frozenset({"play", "use", "ability", "end_turn"})
 # Most engine steps one action may trigger; a longer chain is a bug, never a loop (tested).
 MAX_CHAIN = 500
 
@@ -50,16 +56,19 @@ def to_act(state: State) -> list[int]:
     return [req["seat"]] if req is not None else [state["turn"]]
 
 
-def play_type(state: State, seat: int, card: str) -> CardType:
-    """How a card plays: Calamity Janet's Missed! plays as a BANG! (BANG-088)."""
-    t = TYPE_OF[card]
-    if t.effect == "missed" and trait(state, seat, "bang_missed_swap"):
-        return TYPES["bang"]
-    return t
+def check_rules_version(state: State) -> None:
+    """Refuse a game created with rules this code does not play (a rolling upgrade's other replicas)."""
+    version = state.get("v")
+    if version not in versions.SUPPORTED_RULES_VERSIONS:
+        raise RuleError(Reason.RULES_VERSION_UNSUPPORTED,
+                        f"This game follows rules {version!r}; this server plays "
+                        f"{', '.join(sorted(versions.SUPPORTED_RULES_VERSIONS))}. Retry later (a replica of the release that plays it), or create a new game",
+                        rules_version=str(version))
 
 
 def check(state: State, seat: int, action: Action) -> None:
     """Raise RuleError (or MalformedAction) unless ``seat`` may take ``action`` now."""
+    check_rules_version(state)
     if state["phase"] == "over":
         raise RuleError(EngineReason.GAME_FINISHED, "The game is over")
     kind = _check_shape(state, action)
@@ -68,12 +77,14 @@ def check(state: State, seat: int, action: Action) -> None:
         if seat != req["seat"]:
             raise RuleError(Reason.NOT_YOUR_DECISION, f"Seat {req['seat']} must answer first",
                             waiting_for=req["seat"], request=req["kind"])
-        if kind == "ability":
+        handler = REQUESTS[req["kind"]]
+        if kind == "ability" and handler.abilities:
             ability_of(state, seat).check_activate(state, seat, action)
             return
-        handler = REQUESTS[req["kind"]]
         if kind not in handler.answers:
             raise RuleError(Reason.WRONG_ANSWER, f"Answer the pending {req['kind']} request", request=req["kind"])
+        if kind == "choose":
+            _check_choose_field(handler.choose_field, action)
         if kind == "respond":
             _check_in_hand(state, seat, action["card"])
         handler.check(state, req, action)
@@ -84,21 +95,10 @@ def check(state: State, seat: int, action: Action) -> None:
         raise RuleError(Reason.WRONG_ANSWER, "Nothing is asked of you: play a card or end your turn")
     if kind == "play":
         check_play(state, seat, action)
+    elif kind == "use":
+        check_use(state, seat, action)
     elif kind == "ability":
         ability_of(state, seat).check_activate(state, seat, action)
-
-
-def check_play(state: State, seat: int, action: Action) -> None:
-    """Check a card played in phase 2: in hand, targeting, then the card's own rules."""
-    card = action["card"]
-    _check_in_hand(state, seat, card)
-    t = play_type(state, seat, card)
-    check_target(state, seat, t, action)
-    handler = EFFECTS[TYPE_OF[card].effect]
-    if "pick" in action and not handler.takes_pick:
-        # A field the card cannot use is refused, never ignored (it would be kept in the log).
-        raise MalformedAction(Reason.UNEXPECTED_TARGET, f"{t.name} takes no card of a player", field="pick")
-    handler.check(state, seat, card, action)
 
 
 def apply(state: State, seat: int, action: Action) -> list[Event]:
@@ -112,7 +112,9 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
     elif req is not None:
         REQUESTS[req["kind"]].resolve(state, req, action, events)
     elif kind == "play":
-        EFFECTS[TYPE_OF[action["card"]].effect].play(state, seat, action["card"], action, events)
+        play_from_hand(state, seat, action, events)
+    elif kind == "use":
+        use_from_play(state, seat, action, events)
     else:
         events.append({"kind": "end_turn", "seat": seat})
         end_turn(state, seat, events)
@@ -151,16 +153,22 @@ def advance(state: State, events: list[Event]) -> None:
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
-    """Every action ``seat`` may take now."""
+    """Every action ``seat`` may take now (a game of unsupported rules raises, as ``apply`` does)."""
+    check_rules_version(state)
     if seat not in to_act(state):
         return []
     req = top_request(state)
     abilities = ability_of(state, seat).activations(state, seat)
     if req is not None:
-        return REQUESTS[req["kind"]].legal(state, req) + abilities
+        handler = REQUESTS[req["kind"]]
+        return handler.legal(state, req) + (abilities if handler.abilities else [])
     out: list[Action] = []
-    for card in dict.fromkeys(player(state, seat)["hand"]):
+    p = player(state, seat)
+    for card in dict.fromkeys(p["hand"]):
         out += _card_plays(state, seat, card)
+    for card in p["table"]:
+        if TYPE_OF[card].use is not None:
+            out += _card_uses(state, seat, card)
     return out + abilities + [{"type": "end_turn"}]
 
 
@@ -184,6 +192,26 @@ def _card_plays(state: State, seat: int, card: str) -> list[Action]:
     return out
 
 
+def _card_uses(state: State, seat: int, card: str) -> list[Action]:
+    use = TYPE_OF[card].use
+    if use is None or use.missed:
+        return []
+    handler = EFFECTS[use.effect]
+    out: list[Action] = []
+    for target in candidate_targets(state, seat, use):
+        base: Action = {"type": "use", "card": card}
+        if target is not None:
+            base["target"] = target
+        picks = handler.picks(state, seat, target) if target is not None else []
+        for action in ([{**base, "pick": p} for p in picks if p != card] if picks else [base]):
+            try:
+                check_use(state, seat, action)
+            except RuleError:
+                continue
+            out.append(action)
+    return out
+
+
 def _check_shape(state: State, action: Action) -> str:
     kind = action.get("type") if isinstance(action, dict) else None
     if not isinstance(kind, str) or kind not in ACTION_TYPES:
@@ -192,7 +220,10 @@ def _check_shape(state: State, action: Action) -> str:
     if extra:
         raise MalformedAction(Reason.UNEXPECTED_FIELD, f"{kind} takes no {', '.join(sorted(extra))}",
                               field=min(extra))
-    if kind in CARD_FIELDS and not _is_card(action.get("card")):
+    if kind == "choose" and "pick" in action and "card" not in action:
+        if not isinstance(action["pick"], str) or (action["pick"] != "hand" and not _is_card(action["pick"])):
+            raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand' or a card id in play", field="pick")
+    elif kind in CARD_FIELDS and not _is_card(action.get("card")):
         raise MalformedAction(Reason.UNKNOWN_CARD, f"Unknown card id {action.get('card')!r}", field="card")
     if kind == "ability":
         cards = action.get("cards")
@@ -203,7 +234,7 @@ def _check_shape(state: State, action: Action) -> str:
     if kind == "barrel" and "card" in action and not _is_card(action["card"]):
         raise MalformedAction(Reason.UNKNOWN_CARD, "card must be a Barrel in play, or omitted for Jourdonnais",
                               field="card")
-    if kind == "play" and "pick" in action and not isinstance(action["pick"], str):
+    if kind in ("play", "use") and "pick" in action and not isinstance(action["pick"], str):
         raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand' or a card id in play", field="pick")
     return kind
 
@@ -216,6 +247,17 @@ def _check_draw_shape(state: State, action: Action) -> None:
         raise MalformedAction(Reason.MISSING_TARGET, "Name the player to draw from", field="target")
     if target is not None and (not isinstance(target, int) or not 0 <= target < len(state["p"])):
         raise MalformedAction(Reason.BAD_TARGET, f"No seat {target!r}", field="target")
+
+
+def _check_choose_field(wanted: str, action: Action) -> None:
+    """A ``choose`` names the field its request asks for (``card`` or ``pick``), never the other."""
+    if wanted not in action:
+        raise MalformedAction(Reason.UNKNOWN_CARD if wanted == "card" else Reason.MISSING_TARGET,
+                              f"Answer this request with choose.{wanted}", field=wanted)
+    other = "pick" if wanted == "card" else "card"
+    if other in action:
+        raise MalformedAction(Reason.UNEXPECTED_FIELD, f"This request takes choose.{wanted}, not {other}",
+                              field=other)
 
 
 def _is_card(value: object) -> bool:

@@ -3,8 +3,14 @@
 Rows are copied from ``shared/reference/bang`` (DESIGN 6) and become frozen dataclasses
 at import. ``validate`` checks them (duplicate keys, unknown handler names, the totals
 of the base deck: 80 cards, 4 suits x 13 ranks in use, per-name counts) and every error
-names the offending row. An expansion adds rows to these files (with its own
-``expansion`` tag) and handler modules; nothing here changes.
+names the offending row.
+
+Strict and expansion-aware (issue 10): every row belongs to an expansion (its
+``expansion`` key, else the file's), ``cards*.json`` and ``characters*.json`` are all
+read (an expansion may bring its own file), the totals are checked per expansion
+(``EXPANSION_COUNTS``: rows of an expansion without totals are refused), unknown row
+keys and unknown passive or trait names are refused, and ``deck_for`` /
+``characters_for`` build the deck and the character pool of the chosen expansions.
 """
 
 from __future__ import annotations
@@ -27,7 +33,21 @@ BASE_COUNTS = {
     "barrel": 2, "mustang": 2, "dynamite": 1, "scope": 1, "schofield": 3, "volcanic": 2,
     "remington": 1, "rev_carabine": 1, "winchester": 1,
 }
-COLORS = ("brown", "blue")
+EXPANSIONS = ("base", "dodge_city", "armed_and_dangerous")
+# Printed totals per expansion (name -> copies); an expansion's rows are refused until its totals are here.
+EXPANSION_COUNTS: dict[str, dict[str, int]] = {"base": BASE_COUNTS}
+COLORS = ("brown", "blue", "green")
+CARD_KEYS = frozenset({"key", "name", "color", "effect", "target", "range", "weapon_range", "bang_card", "missed",
+                       "passive", "args", "copies", "use", "cost", "response", "expansion", "ruling", "text"})
+COPY_KEYS = frozenset({"id", "suit", "rank"})
+PART_KEYS = frozenset({"effect", "target", "range", "args", "missed", "cost"})  # a ``use`` or ``response``
+CHARACTER_KEYS = frozenset({"key", "name", "life", "ability", "text", "traits", "expansion", "ruling"})
+# Passive effects of cards in play, and traits of characters, that some rule reads.
+PASSIVES = frozenset({"distance_in", "distance_out", "barrel", "unlimited_bang"})
+TRAITS = frozenset({"distance_in", "distance_out", "barrel", "unlimited_bang", "missed_needed", "draw_checks",
+                    "bang_missed_swap", "any_card_missed", "silence_others", "hand_limit", "beer_heal",
+                    "uses_per_turn"})
+COSTS = frozenset({"discard"})
 TARGETS = ("none", "other", "any")
 RANGES = ("any", "reach", "distance_1")
 
@@ -51,6 +71,16 @@ class CardType:
     missed: bool = False
     passive: Mapping[str, Any] = field(default_factory=dict)
     args: Mapping[str, Any] = field(default_factory=dict)
+    # What using the card from play does (green cards; the row's ``use``): a CardType of
+    # its own (effect, target, range, args; ``missed``: it answers a BANG! as a Missed!).
+    use: CardType | None = None
+    expansion: str = "base"
+    # Extra cost paid after committing to the card and target (the row's ``cost``):
+    # ``{"discard": n}`` more cards from hand, asked as a follow-up request (``costs.py``).
+    cost: Mapping[str, Any] = field(default_factory=dict)
+    # What else happens when the card answers a request from the hand (the row's
+    # ``response``; Dodge: a Missed! that also draws a card).
+    response: CardType | None = None
 
     @property
     def equipment(self) -> bool:
@@ -66,6 +96,7 @@ class Card:
     key: str
     suit: str
     rank: str
+    expansion: str = "base"
 
 
 @dataclass(frozen=True)
@@ -78,6 +109,7 @@ class Character:
     ability: str
     text: str
     traits: Mapping[str, Any] = field(default_factory=dict)
+    expansion: str = "base"
 
 
 @dataclass(frozen=True)
@@ -95,27 +127,73 @@ def load() -> tuple[dict[str, CardType], dict[str, Card], dict[str, Character], 
     """Read the three data files into tables keyed by id."""
     types: dict[str, CardType] = {}
     cards: dict[str, Card] = {}
-    for row in _rows("cards.json", "cards"):
-        key = _key(row, "cards.json", types)
-        types[key] = CardType(
-            key=key, name=row["name"], color=row["color"], effect=row["effect"],
-            target=row.get("target", "none"), range=row.get("range", "any"),
-            weapon_range=int(row.get("weapon_range", 0)), bang_card=bool(row.get("bang_card")),
-            missed=bool(row.get("missed")), passive=dict(row.get("passive", {})), args=dict(row.get("args", {})))
-        for copy in row["copies"]:
-            if copy["id"] in cards:
-                raise DataError(f"cards.json: card {key!r}: duplicate copy id {copy['id']!r}")
-            cards[copy["id"]] = Card(copy["id"], key, copy["suit"], copy["rank"])
+    for name, row in _all_rows("cards", "cards"):
+        key = _key(row, name, types)
+        _check_keys(row, CARD_KEYS, f"{name}: card {key!r}")
+        types[key], copies = card_row(row)
+        for copy in copies:
+            if copy.id in cards:
+                raise DataError(f"{name}: card {key!r}: duplicate copy id {copy.id!r}")
+            cards[copy.id] = copy
     characters: dict[str, Character] = {}
-    for row in _rows("characters.json", "characters"):
-        key = _key(row, "characters.json", characters)
+    for name, row in _all_rows("characters", "characters"):
+        key = _key(row, name, characters)
+        _check_keys(row, CHARACTER_KEYS, f"{name}: character {key!r}")
         characters[key] = Character(key, row["name"], int(row["life"]), row["ability"], row.get("text", ""),
-                                    dict(row.get("traits", {})))
+                                    dict(row.get("traits", {})), str(row["expansion"]))
     raw = json.loads((DATA / "roles.json").read_text(encoding="utf-8"))
     roles = {k: Role(k, v["name"], v["goal"], bool(v["revealed"])) for k, v in raw["roles"].items()}
     counts = {int(n): tuple(v["roles"]) for n, v in raw["player_counts"].items()}
     win_rules = {int(n): str(v["win_rule"]) for n, v in raw["player_counts"].items()}
     return types, cards, characters, roles, counts, win_rules
+
+
+@dataclass(frozen=True)
+class KillRule:
+    """A reward or penalty when ``killer`` eliminates ``victim`` (roles; ``any`` matches every role)."""
+
+    victim: str
+    killer: str
+    then: str  # "draw" (``count`` cards) or "discard_all" (the killer's hand and cards in play)
+    count: int = 0
+
+
+KILL_EFFECTS = ("draw", "discard_all")
+
+
+def load_kill_rules() -> dict[str, tuple[KillRule, ...]]:
+    """Rewards and penalties per game mode (the win rule's name), from ``roles.json``."""
+    raw = json.loads((DATA / "roles.json").read_text(encoding="utf-8"))
+    out: dict[str, tuple[KillRule, ...]] = {}
+    for mode, rows in raw.get("kill_rules", {}).items():
+        rules = []
+        for row in rows:
+            rule = KillRule(str(row["victim"]), str(row["killer"]), str(row["then"]), int(row.get("count", 0)))
+            if rule.then not in KILL_EFFECTS or {rule.victim, rule.killer} - set(raw["roles"]) - {"any"}:
+                raise DataError(f"roles.json: kill rule of {mode!r}: bad row {row!r}")
+            rules.append(rule)
+        out[mode] = tuple(rules)
+    return out
+
+
+def card_row(row: Mapping[str, Any]) -> tuple[CardType, list[Card]]:
+    """One card row: its type and its physical copies."""
+    key = str(row["key"])
+    where = f"cards.json: card {key!r}"
+    for c in row["copies"]:
+        _check_keys(c, COPY_KEYS, f"{where}: copy {c.get('id')!r}")
+    for part in ("use", "response"):
+        if row.get(part) is not None:
+            _check_keys(row[part], PART_KEYS, f"{where}: {part}")
+    expansion = str(row.get("expansion", "base"))
+    ctype = CardType(
+        key=key, name=row["name"], color=row["color"], effect=row["effect"],
+        target=row.get("target", "none"), range=row.get("range", "any"),
+        weapon_range=int(row.get("weapon_range", 0)), bang_card=bool(row.get("bang_card")),
+        missed=bool(row.get("missed")), passive=dict(row.get("passive", {})), args=dict(row.get("args", {})),
+        use=_use_type(key, row), cost=dict(row.get("cost", {})), response=_use_type(key, row, "response"),
+        expansion=expansion)
+    return ctype, [Card(c["id"], key, c["suit"], c["rank"], expansion) for c in row["copies"]]
 
 
 def validate(types: Mapping[str, CardType], cards: Mapping[str, Card], characters: Mapping[str, Character],
@@ -133,25 +211,100 @@ def validate(types: Mapping[str, CardType], cards: Mapping[str, Card], character
             raise DataError(f"{where}: unknown effect handler {t.effect!r}")
         if t.color not in COLORS or t.target not in TARGETS or t.range not in RANGES:
             raise DataError(f"{where}: bad color/target/range {t.color!r}/{t.target!r}/{t.range!r}")
+        _check_card_parts(t, where, effect_names)
     for c in cards.values():
         if c.suit not in SUITS or c.rank not in RANKS:
             raise DataError(f"cards.json: copy {c.id!r}: bad sign {c.rank}{c.suit}")
-    got = Counter(c.key for c in cards.values())
-    if dict(got) != BASE_COUNTS or len(cards) != 80:
-        raise DataError(f"cards.json: base deck totals differ: {dict(got)} ({len(cards)} cards, want 80)")
-    if {c.suit for c in cards.values()} != set(SUITS) or {c.rank for c in cards.values()} != set(RANKS):
+    _check_totals(cards)
+    base = [c for c in cards.values() if c.expansion == "base"]
+    if {c.suit for c in base} != set(SUITS) or {c.rank for c in base} != set(RANKS):
         raise DataError("cards.json: the deck does not use every suit and rank")
     for ch in characters.values():
         if ch.ability not in ability_names:
             raise DataError(f"characters.json: character {ch.key!r}: unknown ability handler {ch.ability!r}")
         if not 1 <= ch.life <= 5:
             raise DataError(f"characters.json: character {ch.key!r}: life {ch.life} out of 1..5")
+        unknown = set(ch.traits) - TRAITS
+        if unknown or ch.expansion not in EXPANSIONS:
+            raise DataError(f"characters.json: character {ch.key!r}: unknown trait(s) {sorted(unknown)} "
+                            f"or expansion {ch.expansion!r}")
     for n, pool in counts.items():
         if len(pool) != n or pool.count("sheriff") != 1 or any(r not in roles for r in pool):
             raise DataError(f"roles.json: player count {n}: bad role pool {pool}")
 
 
+def deck_for(cards: Mapping[str, Card], expansions: Iterable[str]) -> tuple[str, ...]:
+    """The card ids of the base deck and the chosen expansions, in the rows' order (setup shuffles them)."""
+    chosen = {"base", *expansions}
+    return tuple(cid for cid, c in cards.items() if c.expansion in chosen)
+
+
+def characters_for(characters: Mapping[str, Character], expansions: Iterable[str]) -> tuple[str, ...]:
+    """The character pool of the base game and the chosen expansions, in the rows' order."""
+    chosen = {"base", *expansions}
+    return tuple(k for k, ch in characters.items() if ch.expansion in chosen)
+
+
 # Helpers
+
+def _all_rows(stem: str, section: str) -> list[tuple[str, dict[str, Any]]]:
+    """Rows of ``<stem>.json`` and then of every ``<stem>_*.json`` (an expansion's own file), each
+    with its ``expansion`` filled in from the file's when the row has none."""
+    out = []
+    for path in [DATA / f"{stem}.json", *sorted(DATA.glob(f"{stem}_*.json"))]:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        default = raw.get("expansion", "base")
+        for row in _rows(path.name, section):
+            out.append((path.name, {**row, "expansion": row.get("expansion", default)}
+                        if isinstance(row, dict) else row))
+    return out
+
+
+def _check_keys(row: Mapping[str, Any], allowed: frozenset[str], where: str) -> None:
+    unknown = set(row) - allowed
+    if unknown:
+        raise DataError(f"{where}: unknown key(s) {sorted(unknown)}")
+
+
+def _check_card_parts(t: CardType, where: str, effect_names: set[str]) -> None:
+    unknown = set(t.passive) - PASSIVES
+    if unknown:
+        raise DataError(f"{where}: unknown passive(s) {sorted(unknown)}")
+    if t.expansion not in EXPANSIONS:
+        raise DataError(f"{where}: unknown expansion {t.expansion!r}")
+    for part, spec in (("use", t.use), ("response", t.response)):
+        if spec is None:
+            continue
+        if spec.effect not in effect_names or spec.target not in TARGETS or spec.range not in RANGES:
+            raise DataError(f"{where}: {part}: bad effect/target/range {spec.effect!r}/{spec.target!r}/{spec.range!r}")
+    for cost in (t.cost, *(s.cost for s in (t.use,) if s is not None)):
+        if set(cost) - COSTS:
+            raise DataError(f"{where}: unknown cost(s) {sorted(set(cost) - COSTS)}")
+
+
+def _check_totals(cards: Mapping[str, Card]) -> None:
+    by_expansion: dict[str, Counter[str]] = {}
+    for c in cards.values():
+        by_expansion.setdefault(c.expansion, Counter())[c.key] += 1
+    base = by_expansion.get("base", Counter())
+    if dict(base) != BASE_COUNTS or sum(base.values()) != 80:
+        raise DataError(f"cards.json: base deck totals differ: {dict(base)} ({sum(base.values())} cards, want 80)")
+    for expansion, got in by_expansion.items():
+        want = EXPANSION_COUNTS.get(expansion)
+        if want is None:
+            raise DataError(f"cards.json: expansion {expansion!r} has no printed totals to check its rows against")
+        if dict(got) != want:
+            raise DataError(f"cards.json: {expansion} totals differ: {dict(got)}, want {want}")
+
+
+def _use_type(key: str, row: Mapping[str, Any], part: str = "use") -> CardType | None:
+    use = row.get(part)
+    if use is None:
+        return None
+    return CardType(key=key, name=row["name"], color="brown", effect=use["effect"],
+                    target=use.get("target", "none"), range=use.get("range", "any"),
+                    missed=bool(use.get("missed")), args=dict(use.get("args", {})), cost=dict(use.get("cost", {})))
+
 
 def _rows(name: str, section: str) -> list[dict[str, Any]]:
     raw = json.loads((DATA / name).read_text(encoding="utf-8"))

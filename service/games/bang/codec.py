@@ -33,7 +33,10 @@ EVENT_PB = {"turn": bang_pb2.BANG_EVENT_KIND_TURN_STARTED, "draw": bang_pb2.BANG
             "look": bang_pb2.BANG_EVENT_KIND_LOOK, "put_back": bang_pb2.BANG_EVENT_KIND_PUT_BACK,
             "choose": bang_pb2.BANG_EVENT_KIND_CHOOSE, "eliminated": bang_pb2.BANG_EVENT_KIND_ELIMINATED,
             "game_over": bang_pb2.BANG_EVENT_KIND_GAME_OVER, "reshuffle": bang_pb2.BANG_EVENT_KIND_RESHUFFLE,
-            "end_turn": bang_pb2.BANG_EVENT_KIND_END_TURN}
+            "end_turn": bang_pb2.BANG_EVENT_KIND_END_TURN, "use": bang_pb2.BANG_EVENT_KIND_USE,
+            "unaffected": bang_pb2.BANG_EVENT_KIND_UNAFFECTED}
+# Action types that encode as a bare message or a message with one card.
+_SIMPLE_ACTIONS = frozenset({"pass", "end_turn", "respond", "choose", "discard"})
 _CARD_PB: dict[str, bang_pb2.BangCard] = {
     cid: bang_pb2.BangCard(id=cid, name=c.key, suit=SUIT_PB[c.suit], rank=c.rank) for cid, c in CARDS.items()}
 
@@ -107,12 +110,13 @@ def decode_action(pb: bang_pb2.BangAction) -> Action:
     kind = pb.WhichOneof("kind")
     if kind is None:
         raise MalformedAction(Reason.UNKNOWN_ACTION, "Set one action in the BangAction oneof", field="action.bang")
-    if kind == "play":
-        out: dict[str, Any] = {"type": "play", "card": pb.play.card}
-        if pb.play.HasField("target_seat"):
-            out["target"] = pb.play.target_seat
-        if pb.play.pick:
-            out["pick"] = pb.play.pick
+    if kind in ("play", "use"):
+        msg = getattr(pb, kind)
+        out: dict[str, Any] = {"type": kind, "card": msg.card}
+        if msg.HasField("target_seat"):
+            out["target"] = msg.target_seat
+        if msg.pick:
+            out["pick"] = msg.pick
         return out
     if kind == "draw":
         if pb.draw.source not in SOURCE_NAME:
@@ -127,17 +131,26 @@ def decode_action(pb: bang_pb2.BangAction) -> Action:
         return {"type": "barrel", "card": pb.barrel.card} if pb.barrel.card else {"type": "barrel"}
     if kind in ("pass", "end_turn"):
         return {"type": kind}
+    if kind == "choose" and pb.choose.pick and not pb.choose.card:
+        return {"type": "choose", "pick": pb.choose.pick}
     return {"type": kind, "card": getattr(pb, kind).card}
 
 
 def encode_action(action: Action) -> bang_pb2.BangAction:
-    """The message of an action dict."""
+    """The message of an action dict; an unknown action type raises ``ValueError`` (never a discard)."""
     kind = action["type"]
+    if kind not in _SIMPLE_ACTIONS and kind not in ("play", "use", "draw", "ability", "barrel"):
+        raise ValueError(f"BANG! action type {kind!r} has no BangAction field")
     if kind == "play":
         play = bang_pb2.BangPlayCard(card=action["card"], pick=action.get("pick", ""))
         if action.get("target") is not None:
             play.target_seat = action["target"]
         return bang_pb2.BangAction(play=play)
+    if kind == "use":
+        use = bang_pb2.BangUseCard(card=action["card"], pick=action.get("pick", ""))
+        if action.get("target") is not None:
+            use.target_seat = action["target"]
+        return bang_pb2.BangAction(use=use)
     if kind == "draw":
         draw = bang_pb2.BangDrawFrom(source=SOURCE_PB[action["source"]])
         if action.get("target") is not None:
@@ -148,22 +161,20 @@ def encode_action(action: Action) -> bang_pb2.BangAction:
     if kind == "barrel":
         return bang_pb2.BangAction(barrel=bang_pb2.BangUseBarrel(card=action.get("card", "")))
     out = bang_pb2.BangAction()
-    if kind == "pass":
-        getattr(out, "pass").SetInParent()
-    elif kind == "end_turn":
-        out.end_turn.SetInParent()
-    elif kind == "respond":
-        out.respond.card = action["card"]
-    elif kind == "choose":
-        out.choose.card = action["card"]
-    else:
-        out.discard.card = action["card"]
+    if kind in ("pass", "end_turn"):
+        getattr(out, kind).SetInParent()
+    elif kind == "choose" and "pick" in action:
+        out.choose.pick = action["pick"]
+    else:  # respond, choose, discard: a card
+        getattr(out, kind).card = action["card"]
     return out
 
 
 def encode_event(event: Event) -> bang_pb2.BangEvent:
-    """The message of a (projected) event."""
-    pb = bang_pb2.BangEvent(kind=EVENT_PB.get(event["kind"], bang_pb2.BANG_EVENT_KIND_UNSPECIFIED), seat=event.get("seat") or 0,
+    """The message of a (projected) event; an unknown event kind raises ``ValueError`` (never UNSPECIFIED)."""
+    if event["kind"] not in EVENT_PB:
+        raise ValueError(f"BANG! event kind {event['kind']!r} has no BangEventKind in codec.EVENT_PB")
+    pb = bang_pb2.BangEvent(kind=EVENT_PB[event["kind"]], seat=event.get("seat") or 0,
                             cards=[_CARD_PB[c] for c in event.get("cards", [])],
                             count=event.get("count", len(event.get("cards", []))),
                             amount=event.get("amount", 0), life=event.get("life", 0),

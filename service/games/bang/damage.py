@@ -18,8 +18,8 @@ from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import ability_of
 from service.games.bang.pending import RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, alive_seats, clear_table, draw, player, push, seats_from
-from service.games.bang.tables import TYPE_OF, WIN_RULE_OF
+from service.games.bang.state import Request, alive_seats, clear_table, draw, player, push, seats_from, trait
+from service.games.bang.tables import KILL_RULES, TYPE_OF, WIN_RULE_OF
 
 BEER_HEAL = 1
 
@@ -67,7 +67,7 @@ def beers_can_save(state: State, seat: int, need: int) -> bool:
     p = player(state, seat)
     beers = sum(1 for c in p["hand"] if TYPE_OF[c].effect == "beer")
     extra = (len(p["hand"]) - beers) // 2 if ability_of(state, seat).activations(state, seat) else 0
-    return beers > 0 and beers * BEER_HEAL + extra >= need
+    return beers > 0 and beers * beer_heal(state, seat) + extra >= need
 
 
 def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) -> None:
@@ -79,10 +79,7 @@ def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) 
     for other in seats_from(state, seat, include_self=False):
         ability_of(state, other).on_other_eliminated(state, other, seat, events)
     if killer is not None and killer != seat and player(state, killer)["alive"]:
-        if p["role"] == "outlaw":
-            draw(state, killer, 3, events, reason="reward")  # BANG-027
-        elif p["role"] == "deputy" and player(state, killer)["role"] == "sheriff":
-            _discard_everything(state, killer, events, reason="penalty")  # BANG-026
+        settle_kill(state, seat, killer, events)
     _discard_everything(state, seat, events, reason="eliminated")
     winners = WIN_RULES[WIN_RULE_OF[len(state["p"])]](state, seat, killer)
     if winners is not None:
@@ -90,6 +87,23 @@ def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) 
         state["phase"] = "over"
         state["pending"].clear()
         events.append({"kind": "game_over", "seats": winners, "roles": [q["role"] for q in state["p"]]})
+
+
+def settle_kill(state: State, dead: int, killer: int, events: list[Event]) -> None:
+    """The first reward or penalty of the game mode that matches (BANG-026, 027; data in roles.json)."""
+    victim, by = player(state, dead)["role"], player(state, killer)["role"]
+    for rule in KILL_RULES[WIN_RULE_OF[len(state["p"])]]:
+        if rule.victim in ("any", victim) and rule.killer in ("any", by):
+            if rule.then == "draw":
+                draw(state, killer, rule.count, events, reason="reward")
+            else:
+                _discard_everything(state, killer, events, reason="penalty")
+            return
+
+
+def beer_heal(state: State, seat: int) -> int:
+    """Life one Beer gives ``seat``: 1, or the character's ``beer_heal`` trait (Tequila Joe: 2)."""
+    return int(trait(state, seat, "beer_heal") or BEER_HEAL)
 
 
 WinRule = Callable[[State, int, "int | None"], "list[int] | None"]
@@ -156,7 +170,7 @@ class Dying(RequestKind):
         p["hand"].remove(action["card"])
         state["discard"].append(action["card"])
         events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "beer"})
-        revive(state, req, BEER_HEAL, events, reason="beer")
+        revive(state, req, beer_heal(state, seat), events, reason="beer")
 
     def settled(self, state: State, req: Request) -> bool:
         return bool(req["args"]["need"] <= 0)

@@ -23,6 +23,10 @@ class RequestKind:
     """A decision a seat owes: its legal answers and how each resolves."""
 
     answers: frozenset[str] = frozenset()
+    # Whether activated abilities (Sid Ketchum) may be used while this request is open.
+    abilities: bool = True
+    # The field a ``choose`` answer names: ``card`` (an offered card) or ``pick`` (a victim's card).
+    choose_field: str = "card"
 
     def legal(self, state: State, req: Request) -> list[Action]:
         """Every legal answer (abilities such as Sid Ketchum's are added by the caller)."""

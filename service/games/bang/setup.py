@@ -21,9 +21,9 @@ from service.engine.errors import EngineReason, MalformedAction
 from service.engine.rng import Rng, seed_state
 from service.engine.ruleset import Event, Options, State
 from service.games.bang.reasons import Reason
-from service.games.bang.tables import BASE_CHARACTERS, CHARACTERS, DECK, ROLE_POOLS
+from service.games.bang.tables import CHARACTERS, ROLE_POOLS, deck_and_characters
+from service.games.bang.versions import RULES_VERSION
 
-RULES_VERSION = "bang-base-1"
 DEFAULT_OPTIONS: dict[str, Any] = {"expansions": [], "sheriff_extra_card": False}
 # Rematch options, absent unless set (stored games and their replays stay unchanged).
 REMATCH_OPTIONS = ("kept_characters", "retired_characters", "sheriff_seat")
@@ -54,7 +54,8 @@ def setup(options: Options, seat_count: int, seed: int) -> State:
         raise MalformedAction(EngineReason.INVALID_SEAT_COUNT, "BANG! base takes 4 to 7 players",
                               field="seats")
     _check_seats(opts, seat_count)
-    state: State = {"v": RULES_VERSION, "opts": opts, "rng": seed_state(seed), "deck": list(DECK),
+    deck, _ = deck_and_characters(opts["expansions"])
+    state: State = {"v": RULES_VERSION, "opts": opts, "rng": seed_state(seed), "deck": list(deck),
                     "discard": [], "p": [], "turn": 0, "phase": "draw", "turn_no": 0, "bangs": 0,
                     "pending": [], "winners": []}
     rng = Rng(state)
@@ -90,7 +91,7 @@ def deal_characters(rng: Rng, seat_count: int, opts: dict[str, Any]) -> list[str
     kept = {k["seat"]: k["character"] for k in opts.get("kept_characters", [])}
     taken = set(kept.values()) | set(opts.get("retired_characters", []))
     # Without rematch options this is the plain shuffle of all characters, dealt in seat order.
-    free = [c for c in BASE_CHARACTERS if c not in taken]
+    free = [c for c in deck_and_characters(opts["expansions"])[1] if c not in taken]
     rng.shuffle(free)
     drawn = iter(free)
     return [kept[seat] if seat in kept else next(drawn) for seat in range(seat_count)]
@@ -158,7 +159,8 @@ def _check_seats(opts: dict[str, Any], seat_count: int) -> None:
         raise MalformedAction(EngineReason.INVALID_OPTION, f"Seat {opts['sheriff_seat']} is not in a "
                               f"{seat_count}-player game", field="options.bang.sheriff_seat")
     drawing = seat_count - len(opts.get("kept_characters", []))
-    free = len(BASE_CHARACTERS) - len(opts.get("kept_characters", [])) - len(opts.get("retired_characters", []))
+    pool = deck_and_characters(opts["expansions"])[1]
+    free = len(pool) - len(opts.get("kept_characters", [])) - len(opts.get("retired_characters", []))
     if free < drawing:
         raise MalformedAction(EngineReason.INVALID_OPTION, f"{drawing} seats draw a character but only {free} are "
                               "neither kept nor retired", field="options.bang.retired_characters")

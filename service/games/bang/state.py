@@ -68,8 +68,32 @@ def trait(state: State, seat: int, name: str) -> Any:
     return CHARACTERS[acting_character(state, seat)].traits.get(name)
 
 
+def in_effect(state: State, seat: int) -> list[str]:
+    """The cards in play in front of ``seat`` that act now: the one accessor (DESIGN 17).
+
+    Distance, weapon reach, Barrels, Missed! cards in play, Jail and Dynamite all ask here,
+    so a rule that silences cards is one rule: in the turn of a character with the trait
+    ``silence_others`` (Belle Star), the cards in play of every other player have no effect.
+    Physical presence (a second card of one name, cards leaving play) reads the table itself.
+    """
+    table: list[str] = state["p"][seat]["table"]
+    if table and seat != state["turn"]:
+        q = state["p"][state["turn"]]  # trait(), inlined: distance asks here for every seat
+        if CHARACTERS[q.get("as") or q["char"]].traits.get("silence_others"):
+            return []
+    return table
+
+
+def card_in_effect(state: State, seat: int, key: str) -> str | None:
+    """The id of the card named ``key`` in front of ``seat`` that acts now, if any."""
+    for cid in in_effect(state, seat):
+        if KEY_OF[cid] == key:
+            return str(cid)
+    return None
+
+
 def in_play(state: State, seat: int, key: str) -> str | None:
-    """The id of the card named ``key`` in front of ``seat``, if any."""
+    """The id of the card named ``key`` in front of ``seat``, if any (present, acting or not)."""
     for cid in state["p"][seat]["table"]:
         if KEY_OF[cid] == key:
             return str(cid)
@@ -79,22 +103,24 @@ def in_play(state: State, seat: int, key: str) -> str | None:
 def passive_sum(state: State, seat: int, name: str) -> int:
     """Sum of a numeric passive over the seat's cards in play and character."""
     total = int(trait(state, seat, name) or 0)
-    for cid in state["p"][seat]["table"]:
+    for cid in in_effect(state, seat):
         total += int(TYPE_OF[cid].passive.get(name, 0))
     return total
 
 
 def weapon(state: State, seat: int) -> str | None:
-    """The weapon card in front of ``seat`` (None: the Colt .45)."""
-    for cid in state["p"][seat]["table"]:
+    """The weapon card in front of ``seat`` that acts now (None: the Colt .45)."""
+    for cid in in_effect(state, seat):
         if TYPE_OF[cid].weapon_range:
             return str(cid)
     return None
 
 
 def hand_limit(state: State, seat: int) -> int:
-    """Cards a player may keep at the end of his turn: his current life (BANG-023)."""
-    return max(0, int(state["p"][seat]["life"]))
+    """Cards a player may keep at the end of his turn: his current life (BANG-023), or the
+    character's ``hand_limit`` trait (Sean Mallory: 10)."""
+    fixed = trait(state, seat, "hand_limit")
+    return int(fixed) if fixed is not None else max(0, int(state["p"][seat]["life"]))
 
 
 def pop_deck(state: State, events: list[Event]) -> str | None:
@@ -152,6 +178,12 @@ def leave_play(state: State, seat: int, card: str) -> None:
     state["p"][seat]["table"].remove(card)
     if state.get("marks"):
         state["marks"].pop(card, None)
+
+
+def ready(state: State, card: str) -> bool:
+    """Whether a card in play may be used now: a green card from the turn after it was played (DC-009)."""
+    mark = state.get("marks", {}).get(card)
+    return mark is None or int(mark.get("ready", 0)) <= int(state["turn_no"])
 
 
 def clear_table(state: State, seat: int) -> list[str]:

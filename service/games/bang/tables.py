@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from service.games.bang.catalog import Card, CardType, Character, Role, load
+from service.games.bang.catalog import (
+    Card,
+    CardType,
+    Character,
+    KillRule,
+    Role,
+    characters_for,
+    deck_for,
+    load,
+    load_kill_rules,
+)
 
 TYPES: dict[str, CardType]
 CARDS: dict[str, Card]
@@ -11,10 +21,20 @@ ROLES: dict[str, Role]
 ROLE_POOLS: dict[int, tuple[str, ...]]
 WIN_RULE_OF: dict[int, str]
 TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, WIN_RULE_OF = load()
+# Rewards and penalties per game mode (the win rule's name).
+KILL_RULES: dict[str, tuple[KillRule, ...]] = load_kill_rules()
 
 # Card id -> its type, so rule code never goes through the key twice.
 TYPE_OF: dict[str, CardType] = {cid: TYPES[c.key] for cid, c in CARDS.items()}
 # Card id -> name key, and the base deck in a fixed order (setup shuffles it).
 KEY_OF: dict[str, str] = {cid: c.key for cid, c in CARDS.items()}
-DECK: tuple[str, ...] = tuple(CARDS)
-BASE_CHARACTERS: tuple[str, ...] = tuple(CHARACTERS)
+DECK: tuple[str, ...] = deck_for(CARDS, ())
+BASE_CHARACTERS: tuple[str, ...] = characters_for(CHARACTERS, ())
+
+
+def deck_and_characters(expansions: list[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The card ids and the character keys in play with ``expansions`` (base included).
+
+    Built on every call (once per setup, ~100 rows): no cache that could outlive the tables.
+    """
+    return deck_for(CARDS, expansions), characters_for(CHARACTERS, expansions)

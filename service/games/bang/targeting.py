@@ -3,13 +3,20 @@
 A card row says ``target`` (``none``, ``other``: another living player, ``any``: any
 living player, yourself included) and ``range`` (``any``, ``reach``: within weapon
 range, ``distance_1``: distance modifiers only). Card handlers add their own checks.
+
+Between targeting and the effect stands one predicate, :func:`affects`: whether a card
+played by one seat acts on another (Apache Kid: not the diamonds of other players;
+later Ms. Abigail). A single-target card on a player it cannot affect is refused
+(``TARGET_UNAFFECTED``, never listed: it would be paid for nothing); a card for every
+other player (Gatling, Indians!) passes over him, announced by an ``unaffected`` event.
 """
 
 from __future__ import annotations
 
 from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import Action, State
+from service.engine.ruleset import Action, Event, State
 from service.games.bang.catalog import CardType
+from service.games.bang.characters import ability_of
 from service.games.bang.distance import distance, in_reach
 from service.games.bang.reasons import Reason
 from service.games.bang.state import alive_seats
@@ -36,6 +43,29 @@ def check_target(state: State, seat: int, ctype: CardType, action: Action) -> No
     if ctype.range == "distance_1" and distance(state, seat, target) > 1:
         raise RuleError(Reason.OUT_OF_RANGE, f"{ctype.name} reaches distance 1 only",
                         target=target, distance=distance(state, seat, target))
+
+
+def affects(state: State, by: int, target: int, card: str) -> bool:
+    """Whether ``card`` played (or used) by ``by`` acts on ``target``; one's own cards always do."""
+    return by == target or not ability_of(state, target).unaffected_by(state, target, by, card)
+
+
+def check_affects(state: State, seat: int, card: str, action: Action) -> None:
+    """Refuse a single-target card on a player it does not affect."""
+    target = action.get("target")
+    if target is not None and not affects(state, seat, target, card):
+        raise RuleError(Reason.TARGET_UNAFFECTED, f"Seat {target} is not affected by that card", target=target)
+
+
+def affected(state: State, seat: int, card: str, targets: list[int], events: list[Event]) -> list[int]:
+    """The targets of a card for several players that it affects; the others are announced."""
+    out = []
+    for t in targets:
+        if affects(state, seat, t, card):
+            out.append(t)
+        else:
+            events.append({"kind": "unaffected", "seat": t, "other": seat, "cards": [card]})
+    return out
 
 
 def candidate_targets(state: State, seat: int, ctype: CardType) -> list[int | None]:

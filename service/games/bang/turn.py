@@ -1,8 +1,17 @@
 """The turn: start-of-turn "draw!" checks, phase 1 draw, phase 3 discard, next player.
 
-Start of turn (NOTES c "Start-of-turn order"): Dynamite, then Jail, then phase 1,
-queued as engine steps so that a Lucky Duke choice or a dying window can interrupt
-them. A failed Jail skips phases 1 and 2 but phase 3 still applies (RULINGS BANG-076).
+Start of turn (NOTES c "Start-of-turn order"): the engine steps named in
+``START_STEPS``, in order: Dynamite, then Jail, then phase 1, queued so that a Lucky Duke
+choice or a dying window can interrupt them. An expansion inserts its own with
+:func:`add_start_step` (the Bomb after the Jail; Vera Custer's choice after the checks,
+before phase 1). A failed Jail skips phases 1 and 2 but phase 3 still applies (RULINGS
+BANG-076).
+
+Per-turn counters are data too: ``state["uses"]`` (absent until something is counted,
+dropped when a turn starts) counts uses of any ability or card per seat in this turn;
+a limit is a number in a data row (a character's ``uses_per_turn`` trait: Doc Holyday
+once, José Delgado twice; no limit: Chuck Wengam). The BANG! card limit keeps its own
+counter, ``state["bangs"]``, which the view shows.
 """
 
 from __future__ import annotations
@@ -15,16 +24,43 @@ from service.games.bang.pending import RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
 from service.games.bang.state import (
     Request,
+    card_in_effect,
     discard_from_hand,
     draw,
     hand_limit,
-    in_play,
     next_alive,
     player,
     push,
 )
 
 DRAW_COUNT = 2
+# The start-of-turn steps, in the order they run (each is a registered engine step).
+START_STEPS: list[str] = ["t_dynamite", "t_jail", "t_draw"]
+
+
+def add_start_step(name: str, before: str) -> None:
+    """Insert a registered step into the start of every turn, just before ``before``."""
+    if name in START_STEPS:
+        raise ValueError(f"start step {name!r} added twice")
+    START_STEPS.insert(START_STEPS.index(before), name)
+
+
+def uses(state: State, seat: int, name: str) -> int:
+    """How often ``seat`` used ``name`` (an ability or a card) in this turn."""
+    return int(state.get("uses", {}).get(f"{seat}:{name}", 0))
+
+
+def count_use(state: State, seat: int, name: str) -> None:
+    """Count one use of ``name`` by ``seat`` in this turn."""
+    counters = state.setdefault("uses", {})
+    key = f"{seat}:{name}"
+    counters[key] = counters.get(key, 0) + 1
+
+
+def check_uses_left(state: State, seat: int, name: str, limit: int | None) -> None:
+    """Refuse a use beyond ``limit`` per turn (None: no limit)."""
+    if limit is not None and uses(state, seat, name) >= limit:
+        raise RuleError(Reason.USED_UP_THIS_TURN, f"{name} can be used {limit} time(s) per turn", limit=limit)
 
 
 def start_turn(state: State, seat: int, events: list[Event]) -> None:
@@ -33,10 +69,10 @@ def start_turn(state: State, seat: int, events: list[Event]) -> None:
     state["turn_no"] += 1
     state["phase"] = "draw"
     state["bangs"] = 0
+    state.pop("uses", None)
     events.append({"kind": "turn", "seat": seat, "count": state["turn_no"]})
-    push(state, "t_draw", None, seat)
-    push(state, "t_jail", None, seat)
-    push(state, "t_dynamite", None, seat)
+    for name in reversed(START_STEPS):
+        push(state, name, None, seat)
 
 
 def next_turn(state: State, events: list[Event]) -> None:
@@ -65,7 +101,7 @@ class DynamiteCheck(Step):
 
     def run(self, state: State, req: Request, events: list[Event]) -> None:
         seat = req["source"]
-        if player(state, seat)["alive"] and in_play(state, seat, "dynamite"):
+        if player(state, seat)["alive"] and card_in_effect(state, seat, "dynamite"):
             draw_check(state, seat, "dynamite", events)
 
 
@@ -75,7 +111,7 @@ class JailCheck(Step):
 
     def run(self, state: State, req: Request, events: list[Event]) -> None:
         seat = req["source"]
-        if player(state, seat)["alive"] and in_play(state, seat, "jail"):
+        if player(state, seat)["alive"] and card_in_effect(state, seat, "jail"):
             draw_check(state, seat, "jail", events)
 
 

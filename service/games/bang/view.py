@@ -19,8 +19,20 @@ from service.games.bang.tables import ROLES
 
 # Draw reasons whose cards are shown to everyone.
 PUBLIC_DRAWS = frozenset({"black_jack_shown", "discard_pile"})
+# Who sees the cards of each event kind. Fail closed: an event kind missing here raises
+# in ``project`` (and in the codec), so a new event that carries a hidden card can never
+# be shown to every seat by default. "public": everyone; "drawer": the drawer, or everyone
+# for a public draw reason; "actor": the event's seat only; "take": a card from a hand is
+# seen by the two players involved, a card from play by everyone.
+VISIBILITY = {
+    "turn": "public", "draw": "drawer", "check": "public", "play": "public", "respond": "public",
+    "pass": "public", "discard": "public", "take": "take", "damage": "public", "heal": "public",
+    "equip": "public", "move": "public", "explode": "public", "jail": "public", "barrel": "public",
+    "reveal": "public", "look": "actor", "put_back": "actor", "choose": "public", "eliminated": "public",
+    "game_over": "public", "reshuffle": "public", "end_turn": "public", "use": "public", "unaffected": "public",
+}
 # Event kinds whose cards only the acting seat sees.
-PRIVATE_KINDS = frozenset({"look", "put_back"})
+PRIVATE_KINDS = frozenset(k for k, v in VISIBILITY.items() if v == "actor")
 PHASES = {"draw": bang_pb2.BANG_PHASE_DRAW, "play": bang_pb2.BANG_PHASE_PLAY,
           "discard": bang_pb2.BANG_PHASE_DISCARD, "end": bang_pb2.BANG_PHASE_END,
           "over": bang_pb2.BANG_PHASE_OVER}
@@ -28,7 +40,8 @@ REQUEST_KINDS = {"bang": bang_pb2.BANG_REQUEST_KIND_BANG, "indians": bang_pb2.BA
                  "duel": bang_pb2.BANG_REQUEST_KIND_DUEL, "dying": bang_pb2.BANG_REQUEST_KIND_DYING,
                  "store": bang_pb2.BANG_REQUEST_KIND_STORE, "discard": bang_pb2.BANG_REQUEST_KIND_DISCARD,
                  "draw": bang_pb2.BANG_REQUEST_KIND_DRAW, "kit_carlson": bang_pb2.BANG_REQUEST_KIND_KIT_CARLSON,
-                 "pick": bang_pb2.BANG_REQUEST_KIND_PICK}
+                 "pick": bang_pb2.BANG_REQUEST_KIND_PICK, "cost": bang_pb2.BANG_REQUEST_KIND_COST,
+                 "victim_card": bang_pb2.BANG_REQUEST_KIND_VICTIM_CARD}
 # Request kinds whose offered cards only the asked seat sees.
 PRIVATE_OFFERS = frozenset({"kit_carlson"})
 
@@ -65,8 +78,13 @@ def view(state: State, seat: int | None) -> bang_pb2.BangView:
 
 
 def project(event: Event, seat: int | None) -> Event | None:
-    """The event as ``seat`` may see it: hidden card ids are removed, counts stay."""
+    """The event as ``seat`` may see it: hidden card ids are removed, counts stay.
+
+    An event kind without a visibility rule raises ``ValueError`` (fail closed).
+    """
     cards = event.get("cards")
+    if event["kind"] not in VISIBILITY:
+        raise ValueError(f"BANG! event kind {event['kind']!r} has no visibility rule in view.VISIBILITY")
     if not cards or _may_see(event, seat):
         return event
     hidden: dict[str, Any] = dict(event)
@@ -78,27 +96,33 @@ def project(event: Event, seat: int | None) -> Event | None:
 # Helpers
 
 def _may_see(event: Event, seat: int | None) -> bool:
-    kind = event["kind"]
-    if kind == "draw":
+    rule = VISIBILITY[event["kind"]]
+    if rule == "public":
+        return True
+    if rule == "drawer":
         return bool(seat == event["seat"] or event.get("reason") in PUBLIC_DRAWS)
-    if kind in PRIVATE_KINDS:
+    if rule == "actor":
         return bool(seat == event["seat"])
-    if kind == "take" and event.get("reason") == "hand":
+    if event.get("reason") == "hand":  # "take"
         return seat is not None and seat in (event["seat"], event.get("other"))
     return True
 
 
 def _request_pb(req: dict[str, Any], seat: int | None) -> bang_pb2.BangRequest:
     args = req["args"]
-    pb = bang_pb2.BangRequest(kind=REQUEST_KINDS.get(req["kind"], bang_pb2.BANG_REQUEST_KIND_UNSPECIFIED), seat=req["seat"],
+    if req["kind"] not in REQUEST_KINDS:  # fail closed: never sent as UNSPECIFIED
+        raise ValueError(f"BANG! request kind {req['kind']!r} has no BangRequestKind in view.REQUEST_KINDS")
+    pb = bang_pb2.BangRequest(kind=REQUEST_KINDS[req["kind"]], seat=req["seat"],
                               missed_needed=args.get("need", 0), missed_played=args.get("got", 0),
-                              barrels_used=args.get("used", []))
+                              barrels_used=args.get("used", []), cards_to_discard=args.get("discard", 0))
     if req["source"] is not None:
         pb.source_seat = req["source"]
     if args.get("card"):
         pb.source_card.CopyFrom(card_pb(args["card"]))
     if "opp" in args:
         pb.opponent_seat = args["opp"]
+    if "victim" in args:
+        pb.opponent_seat = args["victim"]
     offered = args.get("cards", []) or args.get("flipped", [])
     if req["kind"] in PRIVATE_OFFERS and seat != req["seat"]:
         pb.hidden_card_count = len(offered)

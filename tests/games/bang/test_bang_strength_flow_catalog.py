@@ -129,7 +129,7 @@ def test_validate_accepts_the_real_rows_and_optional_win_rules() -> None:
 
 
 @pytest.mark.parametrize(("field", "value", "message"), [
-    ("color", "green", "card 'bang': bad color/target/range 'green'/'other'/'reach'"),
+    ("color", "purple", "card 'bang': bad color/target/range 'purple'/'other'/'reach'"),
     ("target", "all", "bad color/target/range 'brown'/'all'/'reach'"),
     ("range", "far", "bad color/target/range 'brown'/'other'/'far'"),
     ("effect", "nothing", "card 'bang': unknown effect handler 'nothing'"),

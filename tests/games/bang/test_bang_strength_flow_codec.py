@@ -59,7 +59,8 @@ def test_encode_event_copies_every_field() -> None:
     assert hidden.count == 2 and not hidden.cards
     counted = bang.encode_event({"kind": "discard", "seat": 0, "cards": ["base.bang.2c", "base.bang.3c"]})
     assert counted.count == 2 and counted.other_seat == 0 and not counted.HasField("other_seat")
-    assert bang.encode_event({"kind": "mystery"}).kind == bang_pb2.BANG_EVENT_KIND_UNSPECIFIED
+    with pytest.raises(ValueError, match="mystery"):  # fail closed (issue 10): never UNSPECIFIED
+        bang.encode_event({"kind": "mystery"})
     assert bang.encode_event({"kind": "take", "seat": 1, "other": 0}).HasField("other_seat")
     for kind, value in {"turn": bang_pb2.BANG_EVENT_KIND_TURN_STARTED, "look": bang_pb2.BANG_EVENT_KIND_LOOK,
                         "game_over": bang_pb2.BANG_EVENT_KIND_GAME_OVER}.items():

@@ -274,9 +274,27 @@ def random_games() -> None:
             checked(st, seat, pick.choice(bang.legal_actions(st, seat)))
 
 
+def green_cards_in_play() -> None:
+    """A green card put in play, and one used from play (the ``use`` event of issue 10's core;
+    test rows from ``bang_core_helpers``, the base deck has no green card)."""
+    from bang_core_helpers import extra_cards, extra_characters
+    with extra_characters("t_apache"):  # and a card that passes over a player (the ``unaffected`` event)
+        st = table(4, chars=["black_jack", "t_apache", "black_jack", "black_jack"])
+        indians = give(st, 0, ["indians:Kd"])[0]
+        give(st, 2, ["beer"])
+        checked(st, 0, {"type": "play", "card": indians})
+    with extra_cards("t_pony", "t_rifle") as ids:
+        st = table(4)
+        pony = give(st, 0, [ids["t_pony"][0]])[0]
+        rifle = equip(st, 0, [ids["t_rifle"][0]])[0]
+        give(st, 1, ["missed", "beer"])
+        checked(st, 0, {"type": "play", "card": pony})
+        checked(st, 0, {"type": "use", "card": rifle, "target": 1})
+
+
 SCENARIOS: list[Callable[[], None]] = [phase_one_of_each_drawing_character, hand_limit_and_reshuffle,
                                        shots_barrels_beer, steal_and_store, dynamite_jail_and_lucky_duke,
-                                       eliminations_sam_and_game_over, random_games]
+                                       eliminations_sam_and_game_over, random_games, green_cards_in_play]
 
 
 @pytest.mark.rule("BANG-005", "BANG-086", "BANG-094")

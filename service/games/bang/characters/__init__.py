@@ -13,6 +13,7 @@ from typing import TypeVar
 
 from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
+from service.games.bang.tables import CHARACTERS
 
 A = TypeVar("A", bound=type["Ability"])
 
@@ -39,6 +40,13 @@ class Ability:
 
     def on_empty_hand(self, state: State, seat: int, events: list[Event]) -> None:
         """The player's hand became empty."""
+
+    def unaffected_by(self, state: State, seat: int, by: int, card: str) -> bool:
+        """Whether ``card``, played or used by another seat ``by``, has no effect on this one (Apache Kid)."""
+        return False
+
+    def on_respond(self, state: State, seat: int, card: str, events: list[Event]) -> None:
+        """The player answered a request with ``card`` from his hand (Molly Stark)."""
 
     def activations(self, state: State, seat: int) -> list[Action]:
         """Legal uses of an activated ability now."""
@@ -67,6 +75,5 @@ def ability(name: str) -> Callable[[A], A]:
 
 def ability_of(state: State, seat: int) -> Ability:
     """The ability handler of the seat's acting character (see ``state.acting_character``)."""
-    from service.games.bang.state import acting_character
-    from service.games.bang.tables import CHARACTERS
-    return ABILITIES[CHARACTERS[acting_character(state, seat)].ability]
+    p = state["p"][seat]
+    return ABILITIES[CHARACTERS[p.get("as") or p["char"]].ability]

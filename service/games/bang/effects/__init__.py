@@ -1,15 +1,19 @@
-"""Card effects: named handlers in a registry (DESIGN 7).
+"""Card effects: named handlers in a registry (DESIGN 7, 16).
 
 A card row names its handler (``"effect": "bang"``); the handler checks what is
 particular to the card (after the generic targeting checks in ``targeting.py``) and
-plays it. One module per card family; an expansion adds a module and rows, and cards
-reuse handlers by name. Registering a name twice raises.
+does it. Paying is not the handler's business (DESIGN 16): ``play.py`` pays first
+(the card from the hand, a green card from play, an ability's discards) and then calls
+``resolve``, so one effect serves every source. Cards that go into play (blue, green)
+are ``placed``: putting them in front of a player is their effect and nothing is paid.
+One module per card family; an expansion adds a module and rows, and cards reuse
+handlers by name. Registering a name twice raises.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
@@ -22,12 +26,16 @@ class Effect:
 
     # Whether the card takes a card of its target (the action's ``pick``): Panic!, Cat Balou.
     takes_pick: bool = False
+    # Whether resolving puts the card itself in play (blue and green cards): nothing is paid.
+    placed: bool = False
+    # Whether playing it from the hand is the turn's BANG! card (one per turn, BANG-018).
+    bang_card: bool = False
 
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         """Raise RuleError for what is particular to this card (targeting is checked already)."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        """Apply the card; the card is still in the player's hand."""
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        """Do the effect. The source is paid already (``card`` names it; a placed card is still in hand)."""
         raise NotImplementedError
 
     def picks(self, state: State, seat: int, target: int) -> list[str]:
@@ -36,6 +44,15 @@ class Effect:
 
 
 EFFECTS: Registry[Effect] = Registry("effect")
+
+
+def effect_args(card: str, action: Action) -> Mapping[str, Any]:
+    """The row arguments of the effect being resolved: the card's, its ``use``'s when used from
+    play, its ``response``'s when it answers a request."""
+    from service.games.bang.tables import TYPE_OF
+    t = TYPE_OF[card]
+    part = {"use": t.use, "respond": t.response}.get(action.get("type", ""))
+    return part.args if part is not None else t.args
 
 
 def effect(name: str) -> Callable[[E], E]:

@@ -6,28 +6,67 @@ Slab the Killer's BANG! cards need two Missed! effects); Indians! asks each othe
 player for a BANG! card; a Duel alternates BANG! discards starting with the challenged
 player. Multi-target cards queue one request per target, clockwise from the left of
 the attacker, and resolve one player at a time.
+
+Every source of a Missed! effect answers a shot (issue 10): a Missed! card (Calamity
+Janet: a BANG!; a character with ``any_card_missed``: any card), a Barrel, a ready green
+card in play whose ``use`` has ``missed`` (the ``use`` answer: discarded from play, then
+its use effect runs). A card answering from the hand runs its row's ``response`` effect
+(Dodge: draw a card) and the answering character's ``on_respond`` hook (Molly Stark).
 """
 
 from __future__ import annotations
 
-from service.engine.errors import RuleError
+from service.engine.errors import MalformedAction, RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import ability_of
 from service.games.bang.checks import draw_check
 from service.games.bang.damage import damage
-from service.games.bang.effects import Effect, effect
+from service.games.bang.effects import EFFECTS, Effect, effect
 from service.games.bang.pending import RequestKind, request
 from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, discard_from_hand, passive_sum, player, push, seats_from, trait
+from service.games.bang.state import (
+    Request,
+    discard_from_hand,
+    discard_from_table,
+    in_effect,
+    passive_sum,
+    player,
+    push,
+    ready,
+    seats_from,
+    trait,
+)
 from service.games.bang.tables import TYPE_OF
+from service.games.bang.targeting import affected
 
 CHARACTER_BARREL = "character"
 
 
 def counts_as_missed(state: State, seat: int, card: str) -> bool:
-    """A card that cancels a BANG! effect: Missed!, or a BANG! for Calamity Janet."""
+    """A card from the hand that cancels a BANG! effect: Missed!, a BANG! for Calamity Janet, any for Elena."""
     t = TYPE_OF[card]
-    return t.missed or (t.bang_card and bool(trait(state, seat, "bang_missed_swap")))
+    return (t.missed or (t.bang_card and bool(trait(state, seat, "bang_missed_swap")))
+            or bool(trait(state, seat, "any_card_missed")))
+
+
+def missed_in_play(state: State, seat: int) -> list[str]:
+    """Ready cards in play whose use is a Missed! effect (Bible, Iron Plate, Sombrero, Ten Gallon Hat)."""
+    out = []
+    for c in in_effect(state, seat):
+        use = TYPE_OF[c].use
+        if use is not None and use.missed and ready(state, c):
+            out.append(c)
+    return out
+
+
+def answer_with_card(state: State, seat: int, card: str, reason: str, events: list[Event]) -> None:
+    """Discard a card from the hand as an answer; its ``response`` effect and ``on_respond`` follow."""
+    discard_from_hand(state, seat, card)
+    events.append({"kind": "respond", "seat": seat, "cards": [card], "reason": reason})
+    extra = TYPE_OF[card].response
+    if extra is not None:
+        EFFECTS[extra.effect].resolve(state, seat, card, {"type": "respond", "card": card}, events)
+    ability_of(state, seat).on_respond(state, seat, card, events)
 
 
 def counts_as_bang(state: State, seat: int, card: str) -> bool:
@@ -43,7 +82,7 @@ def may_shoot_again(state: State, seat: int) -> bool:
 
 def barrel_sources(state: State, seat: int) -> list[str]:
     """Barrels a target may still draw for: each card in play and Jourdonnais, once each."""
-    sources = [c for c in player(state, seat)["table"] if TYPE_OF[c].passive.get("barrel")]
+    sources = [c for c in in_effect(state, seat) if TYPE_OF[c].passive.get("barrel")]
     if trait(state, seat, "barrel"):
         sources.append(CHARACTER_BARREL)
     return sources
@@ -56,17 +95,14 @@ def shoot(state: State, attacker: int, target: int, card: str, need: int) -> Non
 
 @effect("bang")
 class Bang(Effect):
-    """BANG!: one per turn, within reach; the target may cancel it (BANG-042..044)."""
+    """A BANG! effect on the target, who may cancel it (BANG-042..044); the card is one per turn."""
 
-    def check(self, state: State, seat: int, card: str, action: Action) -> None:
-        if not may_shoot_again(state, seat):
-            raise RuleError(Reason.BANG_ALREADY_PLAYED, "You have already played a BANG! this turn")
+    bang_card = True
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        state["bangs"] += 1
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
-        need = int(trait(state, seat, "missed_needed") or 1)  # Slab the Killer: BANG! cards only
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        # Slab the Killer's ability is about his BANG! *cards*: a BANG! effect from another
+        # source (a card in play, an ability) needs one Missed! as usual.
+        need = int(trait(state, seat, "missed_needed") or 1) if action.get("type") == "play" else 1
         shoot(state, seat, action["target"], card, need)
 
 
@@ -74,23 +110,22 @@ class Bang(Effect):
 class Missed(Effect):
     """Missed! is a response; Calamity Janet may play it as a BANG! (BANG-088)."""
 
+    bang_card = True
+
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         if not trait(state, seat, "bang_missed_swap"):
             raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, "Missed! is played only to cancel a shot at you")
-        Bang().check(state, seat, card, action)
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        Bang().play(state, seat, card, action, events)
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        Bang().resolve(state, seat, card, action, events)
 
 
 @effect("gatling")
 class Gatling(Effect):
     """Gatling: a BANG! effect on every other player; not a BANG! card (BANG-022, 062)."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card]})
-        for target in reversed(seats_from(state, seat, include_self=False)):
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        for target in reversed(affected(state, seat, card, seats_from(state, seat, include_self=False), events)):
             shoot(state, seat, target, card, 1)
 
 
@@ -98,10 +133,8 @@ class Gatling(Effect):
 class Indians(Effect):
     """Indians!: every other player discards a BANG! or loses 1 life (BANG-063, 064)."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card]})
-        for target in reversed(seats_from(state, seat, include_self=False)):
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        for target in reversed(affected(state, seat, card, seats_from(state, seat, include_self=False), events)):
             push(state, "indians", target, seat, card=card)
 
 
@@ -109,9 +142,7 @@ class Indians(Effect):
 class Duel(Effect):
     """Duel: the challenged player discards a BANG! first, then the challenger, ... (BANG-057..060)."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         push(state, "duel", action["target"], seat, card=card, opp=seat)
 
 
@@ -119,12 +150,14 @@ class Duel(Effect):
 class BangResponse(RequestKind):
     """Answer a BANG! effect: Missed! effects, Barrel draws, or take the hit."""
 
-    answers = frozenset({"respond", "barrel", "pass"})
+    answers = frozenset({"respond", "barrel", "pass", "use"})
 
     def legal(self, state: State, req: Request) -> list[Action]:
         seat = req["seat"]
         out: list[Action] = [{"type": "pass"}]
         out += [{"type": "respond", "card": c} for c in player(state, seat)["hand"] if counts_as_missed(state, seat, c)]
+        if player(state, seat)["table"]:
+            out += [{"type": "use", "card": c} for c in missed_in_play(state, seat)]
         for b in barrel_sources(state, seat):
             if b not in req["args"]["used"]:
                 # Jourdonnais' own Barrel is the barrel action without a card.
@@ -135,6 +168,8 @@ class BangResponse(RequestKind):
         seat = req["seat"]
         if action["type"] == "respond" and not counts_as_missed(state, seat, action["card"]):
             raise RuleError(Reason.WRONG_ANSWER, "Only a Missed! effect cancels a BANG!", card=action["card"])
+        if action["type"] == "use":
+            check_missed_in_play(state, seat, action)
         if action["type"] == "barrel":
             source = action.get("card") or CHARACTER_BARREL
             if source not in barrel_sources(state, seat):
@@ -149,9 +184,16 @@ class BangResponse(RequestKind):
             events.append({"kind": "pass", "seat": seat, "reason": "bang"})
             damage(state, seat, 1, req["source"], events)
         elif action["type"] == "respond":
-            discard_from_hand(state, seat, action["card"])
-            events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "missed"})
             missed_once(state, req)
+            answer_with_card(state, seat, action["card"], "missed", events)
+        elif action["type"] == "use":
+            card = action["card"]
+            use = TYPE_OF[card].use
+            assert use is not None  # checked
+            discard_from_table(state, seat, card)
+            events.append({"kind": "use", "seat": seat, "cards": [card], "reason": "missed"})
+            missed_once(state, req)
+            EFFECTS[use.effect].resolve(state, seat, card, action, events)
         else:
             args["used"].append(action.get("card") or CHARACTER_BARREL)
             draw_check(state, seat, "barrel", events)
@@ -162,9 +204,27 @@ class BangResponse(RequestKind):
             return None  # asked even without a Missed!: waiting must not reveal his hand
         if any(b not in req["args"]["used"] for b in barrel_sources(state, seat)):
             return None
-        if ability_of(state, seat).activations(state, seat):
+        if missed_in_play(state, seat) or ability_of(state, seat).activations(state, seat):
             return None
         return {"type": "pass"}
+
+
+def check_missed_in_play(state: State, seat: int, action: Action) -> None:
+    """A ``use`` answer: a ready card in play whose use is a Missed! effect."""
+    card = action["card"]
+    if card not in player(state, seat)["table"]:
+        raise RuleError(Reason.CARD_NOT_IN_PLAY, "That card is not in play in front of you", card=card)
+    if card not in in_effect(state, seat):
+        raise RuleError(Reason.CARD_SILENCED, "Your cards in play have no effect in this turn", card=card)
+    use = TYPE_OF[card].use
+    if use is None or not use.missed:
+        raise RuleError(Reason.WRONG_ANSWER, "Only a Missed! effect cancels a BANG!", card=card)
+    if not ready(state, card):
+        raise RuleError(Reason.CARD_NOT_READY, f"{use.name} can be used from the turn after it was played",
+                        card=card)
+    if "target" in action or "pick" in action:
+        raise MalformedAction(Reason.UNEXPECTED_TARGET, f"{use.name} takes no target here",
+                              field="target" if "target" in action else "pick")
 
 
 def missed_once(state: State, req: Request) -> None:
@@ -208,8 +268,7 @@ class IndiansResponse(_DiscardBang):
             events.append({"kind": "pass", "seat": seat, "reason": "indians"})
             damage(state, seat, 1, req["source"], events)
             return
-        discard_from_hand(state, seat, action["card"])
-        events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "indians"})
+        answer_with_card(state, seat, action["card"], "indians", events)
 
 
 @request("duel")
@@ -225,8 +284,7 @@ class DuelResponse(_DiscardBang):
             # so El Gringo takes nothing when he loses his own Duel, BANG-090).
             damage(state, seat, 1, req["source"], events)
             return
-        discard_from_hand(state, seat, action["card"])
-        events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "duel"})
         req["seat"], req["args"]["opp"] = req["args"]["opp"], seat
+        answer_with_card(state, seat, action["card"], "duel", events)
 
 

@@ -1,10 +1,16 @@
-"""Drawing and taking cards: Stagecoach, Wells Fargo, General Store, Panic!, Cat Balou.
+"""Drawing and taking cards: Stagecoach, Wells Fargo, General Store, Panic!, Cat Balou, and
+cards that take or discard a card of several victims (``brawl``, Dodge City's Brawl).
 
 BANG-051/052 (a card of a player: a random card from the hand, or a chosen card in
 play), 054..056, 061 (General Store: one revealed card per living player, taken
 clockwise starting with its player), 065/066 (Panic! at distance 1; on yourself it
 may take back a card you have in play; Cat Balou on yourself may discard one of your
 own cards, hand included, RULINGS BANG-066).
+
+A card for several victims does not multiply its legal actions by every victim's cards
+(issue 10): it is played once, then its player answers one ``victim_card`` request per
+victim, clockwise, with ``choose`` ``pick`` (``hand`` or a card in play); a victim with
+nothing to lose is skipped, one with a single choice is answered without asking.
 """
 
 from __future__ import annotations
@@ -12,21 +18,22 @@ from __future__ import annotations
 from service.engine.errors import MalformedAction, RuleError
 from service.engine.rng import Rng
 from service.engine.ruleset import Action, Event, State
-from service.games.bang.effects import Effect, effect
+from service.games.bang.effects import Effect, effect, effect_args
 from service.games.bang.pending import RequestKind, request
 from service.games.bang.reasons import Reason
 from service.games.bang.state import (
     Request,
     alive_seats,
-    discard_from_hand,
     draw,
     leave_play,
     next_alive,
     player,
     pop_deck,
     push,
+    seats_from,
 )
-from service.games.bang.tables import CARDS, TYPE_OF
+from service.games.bang.tables import CARDS, KEY_OF
+from service.games.bang.targeting import affected
 
 HAND = "hand"
 
@@ -35,19 +42,15 @@ HAND = "hand"
 class DrawCards(Effect):
     """Stagecoach (2) and Wells Fargo (3): the count is the row's ``args.count``."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card]})
-        draw(state, seat, int(TYPE_OF[card].args["count"]), events)
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        draw(state, seat, int(effect_args(card, action)["count"]), events)
 
 
 @effect("general_store")
 class GeneralStore(Effect):
     """Reveal one card per living player; each takes one, clockwise from the player."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         shown = [c for c in (pop_deck(state, events) for _ in alive_seats(state)) if c is not None]
         events.append({"kind": "reveal", "seat": seat, "cards": list(shown), "reason": "general_store"})
         if shown:
@@ -110,7 +113,7 @@ class _TakeOrDiscard(Effect):
             return
         if not isinstance(pick, str) or pick not in CARDS:
             raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand' or a card id in play", field="pick")
-        if pick not in victim["table"]:
+        if pick not in victim["table"] or pick == card:  # a card used from play is gone before it takes
             raise RuleError(Reason.CARD_NOT_IN_PLAY, f"Seat {target} has no such card in play", card=pick)
 
     def picks(self, state: State, seat: int, target: int) -> list[str]:
@@ -132,9 +135,7 @@ class _TakeOrDiscard(Effect):
 class Panic(_TakeOrDiscard):
     """Panic!: take the card into your hand."""
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         taken = self._take_card(state, seat, action, events)
         player(state, seat)["hand"].append(taken)
         zone = "hand" if action["pick"] == HAND else "table"
@@ -147,9 +148,61 @@ class CatBalou(_TakeOrDiscard):
 
     own_hand = True
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        discard_from_hand(state, seat, card)
-        events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         taken = self._take_card(state, seat, action, events)
         state["discard"].append(taken)
         events.append({"kind": "discard", "seat": action["target"], "cards": [taken], "reason": "cat_balou"})
+
+
+@effect("brawl")
+class Brawl(Effect):
+    """Every other player it affects discards a card of its player's choice (hand: at random)."""
+
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        victims = affected(state, seat, card, seats_from(state, seat, include_self=False), events)
+        for victim in reversed(victims):
+            push(state, "victim_card", seat, seat, card=card, victim=victim)
+
+
+@request("victim_card")
+class VictimCard(RequestKind):
+    """Which card of ``args.victim`` the played card discards: ``hand`` (random) or a card in play."""
+
+    answers = frozenset({"choose"})
+    choose_field = "pick"
+
+    def legal(self, state: State, req: Request) -> list[Action]:
+        return [{"type": "choose", "pick": p} for p in _victim_picks(state, req["args"]["victim"])]
+
+    def check(self, state: State, req: Request, action: Action) -> None:
+        victim, pick = req["args"]["victim"], action["pick"]
+        if pick == HAND and not player(state, victim)["hand"]:
+            raise RuleError(Reason.NOTHING_TO_TAKE, f"Seat {victim} has no cards in hand", target=victim)
+        if pick != HAND and pick not in player(state, victim)["table"]:
+            raise RuleError(Reason.CARD_NOT_IN_PLAY, f"Seat {victim} has no such card in play", card=pick)
+
+    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+        state["pending"].pop()
+        victim, pick = req["args"]["victim"], action["pick"]
+        hand = player(state, victim)["hand"]
+        if pick == HAND:
+            lost: str = hand.pop(Rng(state).below(len(hand)))
+        else:
+            leave_play(state, victim, pick)
+            lost = pick
+        state["discard"].append(lost)
+        events.append({"kind": "discard", "seat": victim, "cards": [lost],
+                       "reason": KEY_OF[req["args"]["card"]]})
+
+    def settled(self, state: State, req: Request) -> bool:
+        victim = req["args"]["victim"]
+        return not player(state, victim)["alive"] or not _victim_picks(state, victim)
+
+    def auto(self, state: State, req: Request) -> Action | None:
+        picks = _victim_picks(state, req["args"]["victim"])  # public: a hand count and cards in play
+        return {"type": "choose", "pick": picks[0]} if len(picks) == 1 else None
+
+
+def _victim_picks(state: State, victim: int) -> list[str]:
+    p = player(state, victim)
+    return ([HAND] if p["hand"] else []) + list(p["table"])

@@ -33,10 +33,12 @@ def put_in_play(state: State, seat: int, owner: int, card: str, events: list[Eve
 class Equip(Effect):
     """Equipment in front of its player; a weapon replaces the weapon in play."""
 
+    placed = True
+
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         check_no_duplicate(state, seat, card)
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         old = weapon(state, seat) if TYPE_OF[card].weapon_range else None
         if old is not None:
             leave_play(state, seat, old)
@@ -49,13 +51,15 @@ class Equip(Effect):
 class Jail(Effect):
     """Jail: on any other player except the Sheriff, at any distance."""
 
+    placed = True
+
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         target = action["target"]
         if player(state, target)["role"] == "sheriff":
             raise RuleError(Reason.JAIL_ON_SHERIFF, "The Sheriff cannot be put in Jail")
         check_no_duplicate(state, target, card)
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         put_in_play(state, seat, action["target"], card, events)
 
 
@@ -63,8 +67,10 @@ class Jail(Effect):
 class Dynamite(Effect):
     """Dynamite: in front of its player; checked at the start of his next turn."""
 
+    placed = True
+
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         check_no_duplicate(state, seat, card)
 
-    def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         put_in_play(state, seat, seat, card, events)

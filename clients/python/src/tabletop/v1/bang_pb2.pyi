@@ -197,6 +197,14 @@ class _BangRequestKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangR
     """Kit Carlson: the card to put back."""
     BANG_REQUEST_KIND_PICK: _BangRequestKind.ValueType  # 9
     """Lucky Duke: the draw! card that counts."""
+    BANG_REQUEST_KIND_COST: _BangRequestKind.ValueType  # 10
+    """Pay the extra cost of a card just played or used: discard `cards_to_discard` more cards from hand
+    (Dodge City's "discard another card" symbol). The card and its target are committed already.
+    """
+    BANG_REQUEST_KIND_VICTIM_CARD: _BangRequestKind.ValueType  # 11
+    """Choose which card of the player `opponent_seat` a card just played takes or discards (Dodge City's
+    Brawl: one request per victim): answer `choose` with `pick`.
+    """
 
 class BangRequestKind(_BangRequestKind, metaclass=_BangRequestKindEnumTypeWrapper):
     """A kind of pending request."""
@@ -221,6 +229,14 @@ BANG_REQUEST_KIND_KIT_CARLSON: BangRequestKind.ValueType  # 8
 """Kit Carlson: the card to put back."""
 BANG_REQUEST_KIND_PICK: BangRequestKind.ValueType  # 9
 """Lucky Duke: the draw! card that counts."""
+BANG_REQUEST_KIND_COST: BangRequestKind.ValueType  # 10
+"""Pay the extra cost of a card just played or used: discard `cards_to_discard` more cards from hand
+(Dodge City's "discard another card" symbol). The card and its target are committed already.
+"""
+BANG_REQUEST_KIND_VICTIM_CARD: BangRequestKind.ValueType  # 11
+"""Choose which card of the player `opponent_seat` a card just played takes or discards (Dodge City's
+Brawl: one request per victim): answer `choose` with `pick`.
+"""
 Global___BangRequestKind: _TypeAlias = BangRequestKind  # noqa: Y015
 
 class _BangEventKind:
@@ -277,6 +293,14 @@ class _BangEventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangEve
     """The discard pile became the deck."""
     BANG_EVENT_KIND_END_TURN: _BangEventKind.ValueType  # 23
     """Phase 2 ended."""
+    BANG_EVENT_KIND_USE: _BangEventKind.ValueType  # 24
+    """A card in play was used (discarded from play to use its effect): `cards` holds it, `other_seat`
+    the target when it has one. Public (cards in play are face up).
+    """
+    BANG_EVENT_KIND_UNAFFECTED: _BangEventKind.ValueType  # 25
+    """A card for every other player passed over `seat`, whom it does not affect (Apache Kid and the
+    diamonds of other players): `other_seat` played it, `cards` holds it. Public.
+    """
 
 class BangEventKind(_BangEventKind, metaclass=_BangEventKindEnumTypeWrapper):
     """What happened."""
@@ -329,6 +353,14 @@ BANG_EVENT_KIND_RESHUFFLE: BangEventKind.ValueType  # 22
 """The discard pile became the deck."""
 BANG_EVENT_KIND_END_TURN: BangEventKind.ValueType  # 23
 """Phase 2 ended."""
+BANG_EVENT_KIND_USE: BangEventKind.ValueType  # 24
+"""A card in play was used (discarded from play to use its effect): `cards` holds it, `other_seat`
+the target when it has one. Public (cards in play are face up).
+"""
+BANG_EVENT_KIND_UNAFFECTED: BangEventKind.ValueType  # 25
+"""A card for every other player passed over `seat`, whom it does not affect (Apache Kid and the
+diamonds of other players): `other_seat` played it, `cards` holds it. Public.
+"""
 Global___BangEventKind: _TypeAlias = BangEventKind  # noqa: Y015
 
 @_typing.final
@@ -458,6 +490,7 @@ class BangAction(_message.Message):
     DISCARD_FIELD_NUMBER: _builtins.int
     ABILITY_FIELD_NUMBER: _builtins.int
     END_TURN_FIELD_NUMBER: _builtins.int
+    USE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def play(self) -> Global___BangPlayCard:
         """Play a card in phase 2."""
@@ -490,6 +523,12 @@ class BangAction(_message.Message):
     def end_turn(self) -> Global___BangEndTurn:
         """End phase 2."""
 
+    @_builtins.property
+    def use(self) -> Global___BangUseCard:
+        """Use a card in play (a green card, discarded from play to use it; orange cards later):
+        in your phase 2, or to answer a request when the card's effect answers it (a Missed!).
+        """
+
     def __init__(
         self,
         *,
@@ -501,16 +540,51 @@ class BangAction(_message.Message):
         discard: Global___BangDiscard | None = ...,
         ability: Global___BangUseAbility | None = ...,
         end_turn: Global___BangEndTurn | None = ...,
+        use: Global___BangUseCard | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond", "use", b"use"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond", "use", b"use"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn", "use"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___BangAction: _TypeAlias = BangAction  # noqa: Y015
+
+@_typing.final
+class BangUseCard(_message.Message):
+    """Use a card you have in play."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    TARGET_SEAT_FIELD_NUMBER: _builtins.int
+    PICK_FIELD_NUMBER: _builtins.int
+    card: _builtins.str
+    """Card id of a card in front of you."""
+    target_seat: _builtins.int
+    """Target seat, when the card's effect takes a target."""
+    pick: _builtins.str
+    """For effects that take a card of the target: "hand" (a random card of the hand) or the id of a
+    card the target has in play.
+    """
+    def __init__(
+        self,
+        *,
+        card: _builtins.str = ...,
+        target_seat: _builtins.int | None = ...,
+        pick: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "target_seat", b"target_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "card", b"card", "pick", b"pick", "target_seat", b"target_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__target_seat: _TypeAlias = _typing.Literal["target_seat"]  # noqa: Y015
+    _WhichOneofArgType__target_seat: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__target_seat) -> _WhichOneofReturnType__target_seat | None: ...
+
+Global___BangUseCard: _TypeAlias = BangUseCard  # noqa: Y015
 
 @_typing.final
 class BangPlayCard(_message.Message):
@@ -612,16 +686,22 @@ class BangChoose(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CARD_FIELD_NUMBER: _builtins.int
+    PICK_FIELD_NUMBER: _builtins.int
     card: _builtins.str
     """Card id."""
+    pick: _builtins.str
+    """Instead of `card`, answering a VICTIM_CARD request: "hand" (a random card of the victim's hand) or
+    the id of a card the victim has in play.
+    """
     def __init__(
         self,
         *,
         card: _builtins.str = ...,
+        pick: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "pick", b"pick"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -734,6 +814,7 @@ class BangRequest(_message.Message):
     BARRELS_USED_FIELD_NUMBER: _builtins.int
     OPPONENT_SEAT_FIELD_NUMBER: _builtins.int
     HIDDEN_CARD_COUNT_FIELD_NUMBER: _builtins.int
+    CARDS_TO_DISCARD_FIELD_NUMBER: _builtins.int
     kind: Global___BangRequestKind.ValueType
     """What is asked."""
     seat: _builtins.int
@@ -748,6 +829,8 @@ class BangRequest(_message.Message):
     """The other duellist."""
     hidden_card_count: _builtins.int
     """Cards offered but hidden from the viewer."""
+    cards_to_discard: _builtins.int
+    """COST: how many cards from hand are still to be discarded."""
     @_builtins.property
     def source_card(self) -> Global___BangCard:
         """The card that caused it."""
@@ -773,10 +856,11 @@ class BangRequest(_message.Message):
         barrels_used: _abc.Iterable[_builtins.str] | None = ...,
         opponent_seat: _builtins.int | None = ...,
         hidden_card_count: _builtins.int = ...,
+        cards_to_discard: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "opponent_seat", b"opponent_seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "barrels_used", b"barrels_used", "cards", b"cards", "hidden_card_count", b"hidden_card_count", "kind", b"kind", "missed_needed", b"missed_needed", "missed_played", b"missed_played", "opponent_seat", b"opponent_seat", "seat", b"seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "barrels_used", b"barrels_used", "cards", b"cards", "cards_to_discard", b"cards_to_discard", "hidden_card_count", b"hidden_card_count", "kind", b"kind", "missed_needed", b"missed_needed", "missed_played", b"missed_played", "opponent_seat", b"opponent_seat", "seat", b"seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__opponent_seat: _TypeAlias = _typing.Literal["opponent_seat"]  # noqa: Y015
     _WhichOneofArgType__opponent_seat: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat"]  # noqa: Y015

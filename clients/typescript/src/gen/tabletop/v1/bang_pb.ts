@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/bang.proto.
  */
 export const file_tabletop_v1_bang: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSLaAQoLQmFuZ09wdGlvbnMSLgoKZXhwYW5zaW9ucxgBIAMoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24SGgoSc2hlcmlmZl9leHRyYV9jYXJkGAIgASgIEjcKD2tlcHRfY2hhcmFjdGVycxgDIAMoCzIeLnRhYmxldG9wLnYxLkJhbmdLZXB0Q2hhcmFjdGVyEhoKEnJldGlyZWRfY2hhcmFjdGVycxgEIAMoCRIZCgxzaGVyaWZmX3NlYXQYBSABKAVIAIgBAUIPCg1fc2hlcmlmZl9zZWF0IjQKEUJhbmdLZXB0Q2hhcmFjdGVyEgwKBHNlYXQYASABKAUSEQoJY2hhcmFjdGVyGAIgASgJIlcKCEJhbmdDYXJkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoEc3VpdBgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdTdWl0EgwKBHJhbmsYBCABKAkiogMKCkJhbmdBY3Rpb24SKQoEcGxheRgBIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdQbGF5Q2FyZEgAEisKB3Jlc3BvbmQYAiABKAsyGC50YWJsZXRvcC52MS5CYW5nUmVzcG9uZEgAEiwKBmJhcnJlbBgDIAEoCzIaLnRhYmxldG9wLnYxLkJhbmdVc2VCYXJyZWxIABIlCgRwYXNzGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ1Bhc3NIABIpCgZjaG9vc2UYBSABKAsyFy50YWJsZXRvcC52MS5CYW5nQ2hvb3NlSAASKQoEZHJhdxgGIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdEcmF3RnJvbUgAEisKB2Rpc2NhcmQYByABKAsyGC50YWJsZXRvcC52MS5CYW5nRGlzY2FyZEgAEi4KB2FiaWxpdHkYCCABKAsyGy50YWJsZXRvcC52MS5CYW5nVXNlQWJpbGl0eUgAEiwKCGVuZF90dXJuGAkgASgLMhgudGFibGV0b3AudjEuQmFuZ0VuZFR1cm5IAEIGCgRraW5kIlQKDEJhbmdQbGF5Q2FyZBIMCgRjYXJkGAEgASgJEhgKC3RhcmdldF9zZWF0GAIgASgFSACIAQESDAoEcGljaxgDIAEoCUIOCgxfdGFyZ2V0X3NlYXQiGwoLQmFuZ1Jlc3BvbmQSDAoEY2FyZBgBIAEoCSIdCg1CYW5nVXNlQmFycmVsEgwKBGNhcmQYASABKAkiCgoIQmFuZ1Bhc3MiGgoKQmFuZ0Nob29zZRIMCgRjYXJkGAEgASgJImUKDEJhbmdEcmF3RnJvbRIrCgZzb3VyY2UYASABKA4yGy50YWJsZXRvcC52MS5CYW5nRHJhd1NvdXJjZRIYCgt0YXJnZXRfc2VhdBgCIAEoBUgAiAEBQg4KDF90YXJnZXRfc2VhdCIbCgtCYW5nRGlzY2FyZBIMCgRjYXJkGAEgASgJIh8KDkJhbmdVc2VBYmlsaXR5Eg0KBWNhcmRzGAEgAygJIg0KC0JhbmdFbmRUdXJuItACCgtCYW5nUmVxdWVzdBIqCgRraW5kGAEgASgOMhwudGFibGV0b3AudjEuQmFuZ1JlcXVlc3RLaW5kEgwKBHNlYXQYAiABKAUSGAoLc291cmNlX3NlYXQYAyABKAVIAIgBARIqCgtzb3VyY2VfY2FyZBgEIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEiQKBWNhcmRzGAUgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSFQoNbWlzc2VkX25lZWRlZBgGIAEoBRIVCg1taXNzZWRfcGxheWVkGAcgASgFEhQKDGJhcnJlbHNfdXNlZBgIIAMoCRIaCg1vcHBvbmVudF9zZWF0GAkgASgFSAGIAQESGQoRaGlkZGVuX2NhcmRfY291bnQYCiABKAVCDgoMX3NvdXJjZV9zZWF0QhAKDl9vcHBvbmVudF9zZWF0ItABCgpCYW5nUGxheWVyEgwKBHNlYXQYASABKAUSEQoJY2hhcmFjdGVyGAIgASgJEiMKBHJvbGUYAyABKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZRIMCgRsaWZlGAQgASgFEhAKCG1heF9saWZlGAUgASgFEhIKCmhhbmRfY291bnQYBiABKAUSJgoHaW5fcGxheRgHIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEg0KBWFsaXZlGAggASgIEhEKCXJvbGVfZ29hbBgJIAEoCSKLAwoIQmFuZ1ZpZXcSGAoLdmlld2VyX3NlYXQYASABKAVIAIgBARIRCgl0dXJuX3NlYXQYAiABKAUSJQoFcGhhc2UYAyABKA4yFi50YWJsZXRvcC52MS5CYW5nUGhhc2USEwoLdHVybl9udW1iZXIYBCABKAUSKAoHcGxheWVycxgFIAMoCzIXLnRhYmxldG9wLnYxLkJhbmdQbGF5ZXISIwoEaGFuZBgGIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEhIKCmRlY2tfY291bnQYByABKAUSFQoNZGlzY2FyZF9jb3VudBgIIAEoBRIqCgtkaXNjYXJkX3RvcBgJIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEikKB3BlbmRpbmcYCiADKAsyGC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdBIPCgd3aW5uZXJzGAsgAygFEhQKDGJhbmdzX3BsYXllZBgMIAEoBRIOCgZ0b19hY3QYDSADKAVCDgoMX3ZpZXdlcl9zZWF0IrkCCglCYW5nRXZlbnQSKAoEa2luZBgBIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFdmVudEtpbmQSDAoEc2VhdBgCIAEoBRIXCgpvdGhlcl9zZWF0GAMgASgFSACIAQESJAoFY2FyZHMYBCADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBINCgVjb3VudBgFIAEoBRIOCgZhbW91bnQYBiABKAUSDAoEbGlmZRgHIAEoBRIOCgZyZWFzb24YCCABKAkSIwoEcm9sZRgJIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEg0KBXNlYXRzGAogAygFEg8KB3N1Y2Nlc3MYCyABKAgSJAoFcm9sZXMYDCADKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZUINCgtfb3RoZXJfc2VhdCp2Cg1CYW5nRXhwYW5zaW9uEh4KGkJBTkdfRVhQQU5TSU9OX1VOU1BFQ0lGSUVEEAASHQoZQkFOR19FWFBBTlNJT05fRE9ER0VfQ0lUWRABEiYKIkJBTkdfRVhQQU5TSU9OX0FSTUVEX0FORF9EQU5HRVJPVVMQAip+CghCYW5nU3VpdBIZChVCQU5HX1NVSVRfVU5TUEVDSUZJRUQQABIUChBCQU5HX1NVSVRfSEVBUlRTEAESFgoSQkFOR19TVUlUX0RJQU1PTkRTEAISEwoPQkFOR19TVUlUX0NMVUJTEAMSFAoQQkFOR19TVUlUX1NQQURFUxAEKoABCghCYW5nUm9sZRIZChVCQU5HX1JPTEVfVU5TUEVDSUZJRUQQABIVChFCQU5HX1JPTEVfU0hFUklGRhABEhQKEEJBTkdfUk9MRV9ERVBVVFkQAhIUChBCQU5HX1JPTEVfT1VUTEFXEAMSFgoSQkFOR19ST0xFX1JFTkVHQURFEAQqkgEKCUJhbmdQaGFzZRIaChZCQU5HX1BIQVNFX1VOU1BFQ0lGSUVEEAASEwoPQkFOR19QSEFTRV9EUkFXEAESEwoPQkFOR19QSEFTRV9QTEFZEAISFgoSQkFOR19QSEFTRV9ESVNDQVJEEAMSEgoOQkFOR19QSEFTRV9FTkQQBBITCg9CQU5HX1BIQVNFX09WRVIQBSqIAQoOQmFuZ0RyYXdTb3VyY2USIAocQkFOR19EUkFXX1NPVVJDRV9VTlNQRUNJRklFRBAAEhkKFUJBTkdfRFJBV19TT1VSQ0VfREVDSxABEhwKGEJBTkdfRFJBV19TT1VSQ0VfRElTQ0FSRBACEhsKF0JBTkdfRFJBV19TT1VSQ0VfUExBWUVSEAMqvwIKD0JhbmdSZXF1ZXN0S2luZBIhCh1CQU5HX1JFUVVFU1RfS0lORF9VTlNQRUNJRklFRBAAEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0JBTkcQARIdChlCQU5HX1JFUVVFU1RfS0lORF9JTkRJQU5TEAISGgoWQkFOR19SRVFVRVNUX0tJTkRfRFVFTBADEhsKF0JBTkdfUkVRVUVTVF9LSU5EX0RZSU5HEAQSGwoXQkFOR19SRVFVRVNUX0tJTkRfU1RPUkUQBRIdChlCQU5HX1JFUVVFU1RfS0lORF9ESVNDQVJEEAYSGgoWQkFOR19SRVFVRVNUX0tJTkRfRFJBVxAHEiEKHUJBTkdfUkVRVUVTVF9LSU5EX0tJVF9DQVJMU09OEAgSGgoWQkFOR19SRVFVRVNUX0tJTkRfUElDSxAJKrkFCg1CYW5nRXZlbnRLaW5kEh8KG0JBTkdfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEiAKHEJBTkdfRVZFTlRfS0lORF9UVVJOX1NUQVJURUQQARIYChRCQU5HX0VWRU5UX0tJTkRfRFJBVxACEhkKFUJBTkdfRVZFTlRfS0lORF9DSEVDSxADEhgKFEJBTkdfRVZFTlRfS0lORF9QTEFZEAQSGwoXQkFOR19FVkVOVF9LSU5EX1JFU1BPTkQQBRIYChRCQU5HX0VWRU5UX0tJTkRfUEFTUxAGEhsKF0JBTkdfRVZFTlRfS0lORF9ESVNDQVJEEAcSGAoUQkFOR19FVkVOVF9LSU5EX1RBS0UQCBIaChZCQU5HX0VWRU5UX0tJTkRfREFNQUdFEAkSGAoUQkFOR19FVkVOVF9LSU5EX0hFQUwQChIZChVCQU5HX0VWRU5UX0tJTkRfRVFVSVAQCxIYChRCQU5HX0VWRU5UX0tJTkRfTU9WRRAMEhsKF0JBTkdfRVZFTlRfS0lORF9FWFBMT0RFEA0SGAoUQkFOR19FVkVOVF9LSU5EX0pBSUwQDhIaChZCQU5HX0VWRU5UX0tJTkRfQkFSUkVMEA8SGgoWQkFOR19FVkVOVF9LSU5EX1JFVkVBTBAQEhgKFEJBTkdfRVZFTlRfS0lORF9MT09LEBESHAoYQkFOR19FVkVOVF9LSU5EX1BVVF9CQUNLEBISGgoWQkFOR19FVkVOVF9LSU5EX0NIT09TRRATEh4KGkJBTkdfRVZFTlRfS0lORF9FTElNSU5BVEVEEBQSHQoZQkFOR19FVkVOVF9LSU5EX0dBTUVfT1ZFUhAVEh0KGUJBTkdfRVZFTlRfS0lORF9SRVNIVUZGTEUQFhIcChhCQU5HX0VWRU5UX0tJTkRfRU5EX1RVUk4QF0KPAQoPZGV2LnRhYmxldG9wLnYxQglCYW5nUHJvdG9QAVoudGFibGV0b3AuZGV2L2NsaWVudHMvZ28vdGFibGV0b3AvdjE7dGFibGV0b3B2MaICBFRUVjGqAgtUYWJsZXRvcC5WMboCDFRhYmxldG9wX1YxX8oCC1RhYmxldG9wXFYx6gIMVGFibGV0b3A6OlYxYgZwcm90bzM");
+  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSLaAQoLQmFuZ09wdGlvbnMSLgoKZXhwYW5zaW9ucxgBIAMoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24SGgoSc2hlcmlmZl9leHRyYV9jYXJkGAIgASgIEjcKD2tlcHRfY2hhcmFjdGVycxgDIAMoCzIeLnRhYmxldG9wLnYxLkJhbmdLZXB0Q2hhcmFjdGVyEhoKEnJldGlyZWRfY2hhcmFjdGVycxgEIAMoCRIZCgxzaGVyaWZmX3NlYXQYBSABKAVIAIgBAUIPCg1fc2hlcmlmZl9zZWF0IjQKEUJhbmdLZXB0Q2hhcmFjdGVyEgwKBHNlYXQYASABKAUSEQoJY2hhcmFjdGVyGAIgASgJIlcKCEJhbmdDYXJkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoEc3VpdBgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdTdWl0EgwKBHJhbmsYBCABKAkiywMKCkJhbmdBY3Rpb24SKQoEcGxheRgBIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdQbGF5Q2FyZEgAEisKB3Jlc3BvbmQYAiABKAsyGC50YWJsZXRvcC52MS5CYW5nUmVzcG9uZEgAEiwKBmJhcnJlbBgDIAEoCzIaLnRhYmxldG9wLnYxLkJhbmdVc2VCYXJyZWxIABIlCgRwYXNzGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ1Bhc3NIABIpCgZjaG9vc2UYBSABKAsyFy50YWJsZXRvcC52MS5CYW5nQ2hvb3NlSAASKQoEZHJhdxgGIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdEcmF3RnJvbUgAEisKB2Rpc2NhcmQYByABKAsyGC50YWJsZXRvcC52MS5CYW5nRGlzY2FyZEgAEi4KB2FiaWxpdHkYCCABKAsyGy50YWJsZXRvcC52MS5CYW5nVXNlQWJpbGl0eUgAEiwKCGVuZF90dXJuGAkgASgLMhgudGFibGV0b3AudjEuQmFuZ0VuZFR1cm5IABInCgN1c2UYCiABKAsyGC50YWJsZXRvcC52MS5CYW5nVXNlQ2FyZEgAQgYKBGtpbmQiUwoLQmFuZ1VzZUNhcmQSDAoEY2FyZBgBIAEoCRIYCgt0YXJnZXRfc2VhdBgCIAEoBUgAiAEBEgwKBHBpY2sYAyABKAlCDgoMX3RhcmdldF9zZWF0IlQKDEJhbmdQbGF5Q2FyZBIMCgRjYXJkGAEgASgJEhgKC3RhcmdldF9zZWF0GAIgASgFSACIAQESDAoEcGljaxgDIAEoCUIOCgxfdGFyZ2V0X3NlYXQiGwoLQmFuZ1Jlc3BvbmQSDAoEY2FyZBgBIAEoCSIdCg1CYW5nVXNlQmFycmVsEgwKBGNhcmQYASABKAkiCgoIQmFuZ1Bhc3MiKAoKQmFuZ0Nob29zZRIMCgRjYXJkGAEgASgJEgwKBHBpY2sYAiABKAkiZQoMQmFuZ0RyYXdGcm9tEisKBnNvdXJjZRgBIAEoDjIbLnRhYmxldG9wLnYxLkJhbmdEcmF3U291cmNlEhgKC3RhcmdldF9zZWF0GAIgASgFSACIAQFCDgoMX3RhcmdldF9zZWF0IhsKC0JhbmdEaXNjYXJkEgwKBGNhcmQYASABKAkiHwoOQmFuZ1VzZUFiaWxpdHkSDQoFY2FyZHMYASADKAkiDQoLQmFuZ0VuZFR1cm4i6gIKC0JhbmdSZXF1ZXN0EioKBGtpbmQYASABKA4yHC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdEtpbmQSDAoEc2VhdBgCIAEoBRIYCgtzb3VyY2Vfc2VhdBgDIAEoBUgAiAEBEioKC3NvdXJjZV9jYXJkGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSJAoFY2FyZHMYBSADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBIVCg1taXNzZWRfbmVlZGVkGAYgASgFEhUKDW1pc3NlZF9wbGF5ZWQYByABKAUSFAoMYmFycmVsc191c2VkGAggAygJEhoKDW9wcG9uZW50X3NlYXQYCSABKAVIAYgBARIZChFoaWRkZW5fY2FyZF9jb3VudBgKIAEoBRIYChBjYXJkc190b19kaXNjYXJkGAsgASgFQg4KDF9zb3VyY2Vfc2VhdEIQCg5fb3Bwb25lbnRfc2VhdCLQAQoKQmFuZ1BsYXllchIMCgRzZWF0GAEgASgFEhEKCWNoYXJhY3RlchgCIAEoCRIjCgRyb2xlGAMgASgOMhUudGFibGV0b3AudjEuQmFuZ1JvbGUSDAoEbGlmZRgEIAEoBRIQCghtYXhfbGlmZRgFIAEoBRISCgpoYW5kX2NvdW50GAYgASgFEiYKB2luX3BsYXkYByADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBINCgVhbGl2ZRgIIAEoCBIRCglyb2xlX2dvYWwYCSABKAkiiwMKCEJhbmdWaWV3EhgKC3ZpZXdlcl9zZWF0GAEgASgFSACIAQESEQoJdHVybl9zZWF0GAIgASgFEiUKBXBoYXNlGAMgASgOMhYudGFibGV0b3AudjEuQmFuZ1BoYXNlEhMKC3R1cm5fbnVtYmVyGAQgASgFEigKB3BsYXllcnMYBSADKAsyFy50YWJsZXRvcC52MS5CYW5nUGxheWVyEiMKBGhhbmQYBiADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBISCgpkZWNrX2NvdW50GAcgASgFEhUKDWRpc2NhcmRfY291bnQYCCABKAUSKgoLZGlzY2FyZF90b3AYCSABKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBIpCgdwZW5kaW5nGAogAygLMhgudGFibGV0b3AudjEuQmFuZ1JlcXVlc3QSDwoHd2lubmVycxgLIAMoBRIUCgxiYW5nc19wbGF5ZWQYDCABKAUSDgoGdG9fYWN0GA0gAygFQg4KDF92aWV3ZXJfc2VhdCK5AgoJQmFuZ0V2ZW50EigKBGtpbmQYASABKA4yGi50YWJsZXRvcC52MS5CYW5nRXZlbnRLaW5kEgwKBHNlYXQYAiABKAUSFwoKb3RoZXJfc2VhdBgDIAEoBUgAiAEBEiQKBWNhcmRzGAQgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSDQoFY291bnQYBSABKAUSDgoGYW1vdW50GAYgASgFEgwKBGxpZmUYByABKAUSDgoGcmVhc29uGAggASgJEiMKBHJvbGUYCSABKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZRINCgVzZWF0cxgKIAMoBRIPCgdzdWNjZXNzGAsgASgIEiQKBXJvbGVzGAwgAygOMhUudGFibGV0b3AudjEuQmFuZ1JvbGVCDQoLX290aGVyX3NlYXQqdgoNQmFuZ0V4cGFuc2lvbhIeChpCQU5HX0VYUEFOU0lPTl9VTlNQRUNJRklFRBAAEh0KGUJBTkdfRVhQQU5TSU9OX0RPREdFX0NJVFkQARImCiJCQU5HX0VYUEFOU0lPTl9BUk1FRF9BTkRfREFOR0VST1VTEAIqfgoIQmFuZ1N1aXQSGQoVQkFOR19TVUlUX1VOU1BFQ0lGSUVEEAASFAoQQkFOR19TVUlUX0hFQVJUUxABEhYKEkJBTkdfU1VJVF9ESUFNT05EUxACEhMKD0JBTkdfU1VJVF9DTFVCUxADEhQKEEJBTkdfU1VJVF9TUEFERVMQBCqAAQoIQmFuZ1JvbGUSGQoVQkFOR19ST0xFX1VOU1BFQ0lGSUVEEAASFQoRQkFOR19ST0xFX1NIRVJJRkYQARIUChBCQU5HX1JPTEVfREVQVVRZEAISFAoQQkFOR19ST0xFX09VVExBVxADEhYKEkJBTkdfUk9MRV9SRU5FR0FERRAEKpIBCglCYW5nUGhhc2USGgoWQkFOR19QSEFTRV9VTlNQRUNJRklFRBAAEhMKD0JBTkdfUEhBU0VfRFJBVxABEhMKD0JBTkdfUEhBU0VfUExBWRACEhYKEkJBTkdfUEhBU0VfRElTQ0FSRBADEhIKDkJBTkdfUEhBU0VfRU5EEAQSEwoPQkFOR19QSEFTRV9PVkVSEAUqiAEKDkJhbmdEcmF3U291cmNlEiAKHEJBTkdfRFJBV19TT1VSQ0VfVU5TUEVDSUZJRUQQABIZChVCQU5HX0RSQVdfU09VUkNFX0RFQ0sQARIcChhCQU5HX0RSQVdfU09VUkNFX0RJU0NBUkQQAhIbChdCQU5HX0RSQVdfU09VUkNFX1BMQVlFUhADKv4CCg9CYW5nUmVxdWVzdEtpbmQSIQodQkFOR19SRVFVRVNUX0tJTkRfVU5TUEVDSUZJRUQQABIaChZCQU5HX1JFUVVFU1RfS0lORF9CQU5HEAESHQoZQkFOR19SRVFVRVNUX0tJTkRfSU5ESUFOUxACEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0RVRUwQAxIbChdCQU5HX1JFUVVFU1RfS0lORF9EWUlORxAEEhsKF0JBTkdfUkVRVUVTVF9LSU5EX1NUT1JFEAUSHQoZQkFOR19SRVFVRVNUX0tJTkRfRElTQ0FSRBAGEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0RSQVcQBxIhCh1CQU5HX1JFUVVFU1RfS0lORF9LSVRfQ0FSTFNPThAIEhoKFkJBTkdfUkVRVUVTVF9LSU5EX1BJQ0sQCRIaChZCQU5HX1JFUVVFU1RfS0lORF9DT1NUEAoSIQodQkFOR19SRVFVRVNUX0tJTkRfVklDVElNX0NBUkQQCyryBQoNQmFuZ0V2ZW50S2luZBIfChtCQU5HX0VWRU5UX0tJTkRfVU5TUEVDSUZJRUQQABIgChxCQU5HX0VWRU5UX0tJTkRfVFVSTl9TVEFSVEVEEAESGAoUQkFOR19FVkVOVF9LSU5EX0RSQVcQAhIZChVCQU5HX0VWRU5UX0tJTkRfQ0hFQ0sQAxIYChRCQU5HX0VWRU5UX0tJTkRfUExBWRAEEhsKF0JBTkdfRVZFTlRfS0lORF9SRVNQT05EEAUSGAoUQkFOR19FVkVOVF9LSU5EX1BBU1MQBhIbChdCQU5HX0VWRU5UX0tJTkRfRElTQ0FSRBAHEhgKFEJBTkdfRVZFTlRfS0lORF9UQUtFEAgSGgoWQkFOR19FVkVOVF9LSU5EX0RBTUFHRRAJEhgKFEJBTkdfRVZFTlRfS0lORF9IRUFMEAoSGQoVQkFOR19FVkVOVF9LSU5EX0VRVUlQEAsSGAoUQkFOR19FVkVOVF9LSU5EX01PVkUQDBIbChdCQU5HX0VWRU5UX0tJTkRfRVhQTE9ERRANEhgKFEJBTkdfRVZFTlRfS0lORF9KQUlMEA4SGgoWQkFOR19FVkVOVF9LSU5EX0JBUlJFTBAPEhoKFkJBTkdfRVZFTlRfS0lORF9SRVZFQUwQEBIYChRCQU5HX0VWRU5UX0tJTkRfTE9PSxAREhwKGEJBTkdfRVZFTlRfS0lORF9QVVRfQkFDSxASEhoKFkJBTkdfRVZFTlRfS0lORF9DSE9PU0UQExIeChpCQU5HX0VWRU5UX0tJTkRfRUxJTUlOQVRFRBAUEh0KGUJBTkdfRVZFTlRfS0lORF9HQU1FX09WRVIQFRIdChlCQU5HX0VWRU5UX0tJTkRfUkVTSFVGRkxFEBYSHAoYQkFOR19FVkVOVF9LSU5EX0VORF9UVVJOEBcSFwoTQkFOR19FVkVOVF9LSU5EX1VTRRAYEh4KGkJBTkdfRVZFTlRfS0lORF9VTkFGRkVDVEVEEBlCjwEKD2Rldi50YWJsZXRvcC52MUIJQmFuZ1Byb3RvUAFaLnRhYmxldG9wLmRldi9jbGllbnRzL2dvL3RhYmxldG9wL3YxO3RhYmxldG9wdjGiAgRUVFYxqgILVGFibGV0b3AuVjG6AgxUYWJsZXRvcF9WMV/KAgtUYWJsZXRvcFxWMeoCDFRhYmxldG9wOjpWMWIGcHJvdG8z");
 
 /**
  * Options of a BANG! game.
@@ -219,6 +219,15 @@ export type BangAction = Message<"tabletop.v1.BangAction"> & {
      */
     value: BangEndTurn;
     case: "endTurn";
+  } | {
+    /**
+     * Use a card in play (a green card, discarded from play to use it; orange cards later):
+     * in your phase 2, or to answer a request when the card's effect answers it (a Missed!).
+     *
+     * @generated from field: tabletop.v1.BangUseCard use = 10;
+     */
+    value: BangUseCard;
+    case: "use";
   } | { case: undefined; value?: undefined };
 };
 
@@ -228,6 +237,42 @@ export type BangAction = Message<"tabletop.v1.BangAction"> & {
  */
 export const BangActionSchema: GenMessage<BangAction> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_bang, 3);
+
+/**
+ * Use a card you have in play.
+ *
+ * @generated from message tabletop.v1.BangUseCard
+ */
+export type BangUseCard = Message<"tabletop.v1.BangUseCard"> & {
+  /**
+   * Card id of a card in front of you.
+   *
+   * @generated from field: string card = 1;
+   */
+  card: string;
+
+  /**
+   * Target seat, when the card's effect takes a target.
+   *
+   * @generated from field: optional int32 target_seat = 2;
+   */
+  targetSeat?: number | undefined;
+
+  /**
+   * For effects that take a card of the target: "hand" (a random card of the hand) or the id of a
+   * card the target has in play.
+   *
+   * @generated from field: string pick = 3;
+   */
+  pick: string;
+};
+
+/**
+ * Describes the message tabletop.v1.BangUseCard.
+ * Use `create(BangUseCardSchema)` to create a new message.
+ */
+export const BangUseCardSchema: GenMessage<BangUseCard> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 4);
 
 /**
  * Play a card from hand.
@@ -262,7 +307,7 @@ export type BangPlayCard = Message<"tabletop.v1.BangPlayCard"> & {
  * Use `create(BangPlayCardSchema)` to create a new message.
  */
 export const BangPlayCardSchema: GenMessage<BangPlayCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 4);
+  messageDesc(file_tabletop_v1_bang, 5);
 
 /**
  * Answer with a card from hand (Missed!, Beer, BANG!).
@@ -283,7 +328,7 @@ export type BangRespond = Message<"tabletop.v1.BangRespond"> & {
  * Use `create(BangRespondSchema)` to create a new message.
  */
 export const BangRespondSchema: GenMessage<BangRespond> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 5);
+  messageDesc(file_tabletop_v1_bang, 6);
 
 /**
  * Draw! for a Barrel.
@@ -304,7 +349,7 @@ export type BangUseBarrel = Message<"tabletop.v1.BangUseBarrel"> & {
  * Use `create(BangUseBarrelSchema)` to create a new message.
  */
 export const BangUseBarrelSchema: GenMessage<BangUseBarrel> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 6);
+  messageDesc(file_tabletop_v1_bang, 7);
 
 /**
  * Decline: take the hit.
@@ -319,7 +364,7 @@ export type BangPass = Message<"tabletop.v1.BangPass"> & {
  * Use `create(BangPassSchema)` to create a new message.
  */
 export const BangPassSchema: GenMessage<BangPass> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 7);
+  messageDesc(file_tabletop_v1_bang, 8);
 
 /**
  * Pick an offered card.
@@ -333,6 +378,14 @@ export type BangChoose = Message<"tabletop.v1.BangChoose"> & {
    * @generated from field: string card = 1;
    */
   card: string;
+
+  /**
+   * Instead of `card`, answering a VICTIM_CARD request: "hand" (a random card of the victim's hand) or
+   * the id of a card the victim has in play.
+   *
+   * @generated from field: string pick = 2;
+   */
+  pick: string;
 };
 
 /**
@@ -340,7 +393,7 @@ export type BangChoose = Message<"tabletop.v1.BangChoose"> & {
  * Use `create(BangChooseSchema)` to create a new message.
  */
 export const BangChooseSchema: GenMessage<BangChoose> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 8);
+  messageDesc(file_tabletop_v1_bang, 9);
 
 /**
  * A phase 1 choice.
@@ -368,7 +421,7 @@ export type BangDrawFrom = Message<"tabletop.v1.BangDrawFrom"> & {
  * Use `create(BangDrawFromSchema)` to create a new message.
  */
 export const BangDrawFromSchema: GenMessage<BangDrawFrom> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 9);
+  messageDesc(file_tabletop_v1_bang, 10);
 
 /**
  * Discard one card in phase 3.
@@ -389,7 +442,7 @@ export type BangDiscard = Message<"tabletop.v1.BangDiscard"> & {
  * Use `create(BangDiscardSchema)` to create a new message.
  */
 export const BangDiscardSchema: GenMessage<BangDiscard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 10);
+  messageDesc(file_tabletop_v1_bang, 11);
 
 /**
  * Use an activated ability.
@@ -410,7 +463,7 @@ export type BangUseAbility = Message<"tabletop.v1.BangUseAbility"> & {
  * Use `create(BangUseAbilitySchema)` to create a new message.
  */
 export const BangUseAbilitySchema: GenMessage<BangUseAbility> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 11);
+  messageDesc(file_tabletop_v1_bang, 12);
 
 /**
  * End phase 2.
@@ -425,7 +478,7 @@ export type BangEndTurn = Message<"tabletop.v1.BangEndTurn"> & {
  * Use `create(BangEndTurnSchema)` to create a new message.
  */
 export const BangEndTurnSchema: GenMessage<BangEndTurn> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 12);
+  messageDesc(file_tabletop_v1_bang, 13);
 
 /**
  * A decision the game waits for.
@@ -502,6 +555,13 @@ export type BangRequest = Message<"tabletop.v1.BangRequest"> & {
    * @generated from field: int32 hidden_card_count = 10;
    */
   hiddenCardCount: number;
+
+  /**
+   * COST: how many cards from hand are still to be discarded.
+   *
+   * @generated from field: int32 cards_to_discard = 11;
+   */
+  cardsToDiscard: number;
 };
 
 /**
@@ -509,7 +569,7 @@ export type BangRequest = Message<"tabletop.v1.BangRequest"> & {
  * Use `create(BangRequestSchema)` to create a new message.
  */
 export const BangRequestSchema: GenMessage<BangRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 13);
+  messageDesc(file_tabletop_v1_bang, 14);
 
 /**
  * A player at the table, as the viewer may see him.
@@ -586,7 +646,7 @@ export type BangPlayer = Message<"tabletop.v1.BangPlayer"> & {
  * Use `create(BangPlayerSchema)` to create a new message.
  */
 export const BangPlayerSchema: GenMessage<BangPlayer> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 14);
+  messageDesc(file_tabletop_v1_bang, 15);
 
 /**
  * A seat's (or a spectator's) view of a BANG! game.
@@ -691,7 +751,7 @@ export type BangView = Message<"tabletop.v1.BangView"> & {
  * Use `create(BangViewSchema)` to create a new message.
  */
 export const BangViewSchema: GenMessage<BangView> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 15);
+  messageDesc(file_tabletop_v1_bang, 16);
 
 /**
  * A BANG! event.
@@ -789,7 +849,7 @@ export type BangEvent = Message<"tabletop.v1.BangEvent"> & {
  * Use `create(BangEventSchema)` to create a new message.
  */
 export const BangEventSchema: GenMessage<BangEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 16);
+  messageDesc(file_tabletop_v1_bang, 17);
 
 /**
  * An expansion of BANG!.
@@ -1092,6 +1152,22 @@ export enum BangRequestKind {
    * @generated from enum value: BANG_REQUEST_KIND_PICK = 9;
    */
   PICK = 9,
+
+  /**
+   * Pay the extra cost of a card just played or used: discard `cards_to_discard` more cards from hand
+   * (Dodge City's "discard another card" symbol). The card and its target are committed already.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_COST = 10;
+   */
+  COST = 10,
+
+  /**
+   * Choose which card of the player `opponent_seat` a card just played takes or discards (Dodge City's
+   * Brawl: one request per victim): answer `choose` with `pick`.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_VICTIM_CARD = 11;
+   */
+  VICTIM_CARD = 11,
 }
 
 /**
@@ -1273,6 +1349,22 @@ export enum BangEventKind {
    * @generated from enum value: BANG_EVENT_KIND_END_TURN = 23;
    */
   END_TURN = 23,
+
+  /**
+   * A card in play was used (discarded from play to use its effect): `cards` holds it, `other_seat`
+   * the target when it has one. Public (cards in play are face up).
+   *
+   * @generated from enum value: BANG_EVENT_KIND_USE = 24;
+   */
+  USE = 24,
+
+  /**
+   * A card for every other player passed over `seat`, whom it does not affect (Apache Kid and the
+   * diamonds of other players): `other_seat` played it, `cards` holds it. Public.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_UNAFFECTED = 25;
+   */
+  UNAFFECTED = 25,
 }
 
 /**

@@ -1,0 +1,53 @@
+"""The core: a game's stored rules version is read, and a version this code cannot play
+is refused with FAILED_PRECONDITION and the stable reason RULES_VERSION_UNSUPPORTED.
+
+During a rolling upgrade old and new replicas serve the same games: a replica must never
+apply rules a game was not created with. Checked through ``apply`` / ``legal_actions``
+and through the real gRPC server (a replica made to play only a newer version).
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import grpc
+import pytest
+from bang_helpers import give, table
+from tabletop.v1 import game_service_pb2 as svc
+
+from service.engine.errors import RuleError
+from service.games import bang
+from service.games.bang import versions
+from tests.helpers import bearer, create_game, error_info
+
+
+def test_a_game_of_another_rules_version_is_refused_and_unchanged() -> None:
+    st = table(4)
+    assert st["v"] == bang.INFO.rules_version == "bang-base-1"
+    beer = give(st, 0, ["beer"])[0]
+    st["v"] = "bang-base-9"
+    before = copy.deepcopy(st)
+    for call in (lambda: bang.apply(st, 0, {"type": "end_turn"}), lambda: bang.legal_actions(st, 0)):
+        with pytest.raises(RuleError) as err:
+            call()
+        assert err.value.reason == "RULES_VERSION_UNSUPPORTED" and st == before
+    assert err.value.details["rules_version"] == "bang-base-9"  # type: ignore[attr-defined]
+    st["v"] = "bang-base-1"
+    assert {"type": "play", "card": beer} not in bang.legal_actions(st, 0)  # full life: plays again
+    assert {"type": "end_turn"} in bang.legal_actions(st, 0)
+
+
+def test_a_replica_that_cannot_play_the_games_version_answers_failed_precondition(
+        stub: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    game, tokens = create_game(stub, "bang", 4, seed=11)
+    seat = bang.to_act(bang.setup({}, 4, 11))[0]
+    legal = stub.ListLegalActions(svc.ListLegalActionsRequest(name=game.name), metadata=bearer(tokens[seat]))
+    monkeypatch.setattr(versions, "SUPPORTED_RULES_VERSIONS", frozenset({"bang-base-2"}))  # a newer replica
+    with pytest.raises(grpc.RpcError) as err:
+        stub.SubmitAction(svc.SubmitActionRequest(name=game.name, action=legal.actions[0]),
+                          metadata=bearer(tokens[seat]))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert error_info(err.value).reason == "RULES_VERSION_UNSUPPORTED"
+    monkeypatch.undo()
+    stub.SubmitAction(svc.SubmitActionRequest(name=game.name, action=legal.actions[0]), metadata=bearer(tokens[seat]))

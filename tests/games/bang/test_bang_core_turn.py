@@ -1,0 +1,61 @@
+"""The core: turn-start steps and per-turn counters are data.
+
+``turn.START_STEPS`` is the ordered list of start-of-turn steps (Dynamite, Jail, phase 1);
+an expansion inserts its own (the Bomb, Vera Custer's choice after the checks). Per-turn
+counters count any ability or card per seat; the limit is a data trait
+(``uses_per_turn``), none meaning unlimited. Test characters from ``bang_core_helpers``.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from bang_core_helpers import extra_characters, start_step_before
+from bang_helpers import act, equip, give, stack_deck, table
+
+from service.engine.errors import RuleError
+from service.games import bang
+from service.games.bang.turn import START_STEPS
+
+
+def test_the_start_of_turn_runs_the_listed_steps_in_order() -> None:
+    assert START_STEPS == ["t_dynamite", "t_jail", "t_draw"]
+    with start_step_before("t_draw"):
+        st = table(4)
+        equip(st, 1, ["dynamite", "jail"])
+        st.pop("test_seen")  # the Sheriff's first turn, in setup
+        stack_deck(st, ["beer:7h", "bang:Ad"])  # Dynamite safe (a heart), Jail not escaped (a diamond)
+        events = act(st, 0, {"type": "end_turn"})
+        kinds = [e["kind"] for e in events]
+        assert kinds.index("check") < kinds.index("jail")
+        # The recorded step ran after both checks, and before the phase 1 draw (the Jail skipped it).
+        seat_1, seat_2 = st["test_seen"]  # seat 1 lost his turn in Jail; seat 2's turn started
+        assert seat_1 == kinds[:kinds.index("jail") + 1]
+        assert seat_2[len(seat_1)] == "turn" and "draw" not in seat_2[len(seat_1):]  # before seat 2's draw
+        assert "draw" in kinds[len(seat_2):]
+
+
+def test_an_ability_is_limited_per_turn_by_its_trait_and_the_counter_resets() -> None:
+    with extra_characters("t_doc"):
+        st = table(4, chars=["t_doc", "black_jack", "black_jack", "black_jack"])
+        a, b = give(st, 0, ["bang", "beer"])
+        act(st, 0, {"type": "ability", "cards": [a]})
+        assert st["uses"] == {"0:test_swap": 1}
+        assert not [x for x in bang.legal_actions(st, 0) if x["type"] == "ability"]
+        before = copy.deepcopy(st)
+        with pytest.raises(RuleError) as err:
+            bang.apply(st, 0, {"type": "ability", "cards": [b]})
+        assert err.value.reason == "USED_UP_THIS_TURN" and st == before
+        act(st, 0, {"type": "end_turn"})
+        assert "uses" not in st  # dropped when the next turn starts
+
+
+def test_without_a_limit_an_ability_is_unlimited() -> None:
+    with extra_characters("t_chuck"):
+        st = table(4, chars=["t_chuck", "black_jack", "black_jack", "black_jack"])
+        give(st, 0, ["bang", "beer", "panic"])
+        for _ in range(3):
+            card = st["p"][0]["hand"][0]
+            act(st, 0, {"type": "ability", "cards": [card]})
+        assert st["uses"] == {"0:test_swap": 3}
