@@ -172,8 +172,9 @@ def test_failover_with_a_lagging_replica(wait: int) -> None:
             found = _until(lambda: _versions(stub, names), 30)
             print(f"WAIT {wait}: acknowledged versions {acknowledged}, found after the failover {found}, "
                   f"{len(pending)} moves refused while the replica lagged")
-            if not wait:  # the contrast: moves acknowledged without WAIT are gone
-                assert pending == [] and all(found[n] == acknowledged[n] - 1 for n in names)
+            if not wait:  # the contrast: moves acknowledged without WAIT are gone (at least the lagging one
+                # of each game; a move acknowledged just before the hold may not have reached the replica either)
+                assert pending == [] and all(found[n] <= acknowledged[n] - 1 for n in names)
                 return
             assert len(pending) == 3 and found == acknowledged
             cluster.add_replica()  # WAIT 1 needs a replica again
