@@ -114,6 +114,7 @@ def test_a_face_up_slot_left_empty_when_no_card_is_left() -> None:
     events = ttr.apply(state, 0, {"kind": "draw_card", "slot": 1})
     assert {"type": "face_up", "cards": ["red", None, "green", "white", "black"], "reset": False} in events
     assert state["face_up"] == [6, -1, 7, 1, 5]
+    assert list(ttr.view(state, None).face_up) == [7, 0, 8, 2, 6]  # the gap: TTR_COLOR_UNSPECIFIED
     assert {"kind": "draw_card", "slot": 1} not in ttr.legal_actions(state, 0)
     with pytest.raises(RuleError) as err:
         ttr.apply(state, 0, {"kind": "draw_card", "slot": 1})
