@@ -47,17 +47,19 @@ def heal(state: State, seat: int, amount: int, events: list[Event], reason: str)
     events.append({"kind": "heal", "seat": seat, "amount": gained, "life": p["life"], "reason": reason})
 
 
-def revive(state: State, req: Request, amount: int, events: list[Event], reason: str) -> None:
-    """Heal inside the dying window: the missing points first, then life from 1."""
+def revive(state: State, req: Request, events: list[Event], reason: str) -> None:
+    """Heal one point inside the dying window: a missing point first, then life 1.
+
+    Both ways out heal exactly one point (a Beer, Sid Ketchum's two cards), so the last
+    missing point brings life to 1; the window is then settled (``need`` 0) and
+    ``advance`` closes it, as it does for every settled request.
+    """
     seat = req["seat"]
     p = player(state, seat)
-    req["args"]["need"] -= amount
-    if req["args"]["need"] <= 0:
-        p["life"] = min(p["max"], 1 - req["args"]["need"])
-        req["args"]["need"] = 0
-    events.append({"kind": "heal", "seat": seat, "amount": amount, "life": p["life"], "reason": reason})
-    if p["life"] >= 1 and state["pending"] and state["pending"][-1] is req:
-        state["pending"].pop()
+    req["args"]["need"] -= BEER_HEAL
+    if req["args"]["need"] == 0:
+        p["life"] = 1
+    events.append({"kind": "heal", "seat": seat, "amount": BEER_HEAL, "life": p["life"], "reason": reason})
 
 
 def beers_can_save(state: State, seat: int, need: int) -> bool:
@@ -156,7 +158,7 @@ class Dying(RequestKind):
         p["hand"].remove(action["card"])
         state["discard"].append(action["card"])
         events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "beer"})
-        revive(state, req, BEER_HEAL, events, reason="beer")
+        revive(state, req, events, reason="beer")
 
     def settled(self, state: State, req: Request) -> bool:
         return bool(req["args"]["need"] <= 0)

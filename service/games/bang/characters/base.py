@@ -211,7 +211,7 @@ class SidKetchum(Ability):
         events.append({"kind": "discard", "seat": seat, "cards": list(action["cards"]), "reason": "sid_ketchum"})
         top = state["pending"][-1] if state["pending"] else None
         if top is not None and top["kind"] == "dying" and top["seat"] == seat:
-            revive(state, top, 1, events, reason="sid_ketchum")
+            revive(state, top, events, reason="sid_ketchum")
         else:
             heal(state, seat, 1, events, reason="sid_ketchum")
 

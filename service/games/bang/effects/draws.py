@@ -117,7 +117,7 @@ class _TakeOrDiscard(Effect):
         victim = player(state, target)
         return ([HAND] if victim["hand"] and (target != seat or self.own_hand) else []) + list(victim["table"])
 
-    def _take_card(self, state: State, seat: int, action: Action, events: list[Event]) -> str:
+    def _take_card(self, state: State, action: Action) -> str:
         target, pick = action["target"], action["pick"]
         victim = player(state, target)
         if pick == HAND:
@@ -135,7 +135,7 @@ class Panic(_TakeOrDiscard):
     def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         discard_from_hand(state, seat, card)
         events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
-        taken = self._take_card(state, seat, action, events)
+        taken = self._take_card(state, action)
         player(state, seat)["hand"].append(taken)
         zone = "hand" if action["pick"] == HAND else "table"
         events.append({"kind": "take", "seat": seat, "other": action["target"], "cards": [taken], "reason": zone})
@@ -150,6 +150,6 @@ class CatBalou(_TakeOrDiscard):
     def play(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         discard_from_hand(state, seat, card)
         events.append({"kind": "play", "seat": seat, "cards": [card], "other": action["target"]})
-        taken = self._take_card(state, seat, action, events)
+        taken = self._take_card(state, action)
         state["discard"].append(taken)
         events.append({"kind": "discard", "seat": action["target"], "cards": [taken], "reason": "cat_balou"})
