@@ -8,9 +8,13 @@ cards left over when fewer players than cards are alive.
 
 from __future__ import annotations
 
-import pytest
-from bang_helpers import act, equip, give, kinds, pending_kind, play, stack_deck, table
+import json
+from typing import Any
 
+import pytest
+from bang_helpers import act, dead, equip, give, kinds, pending_kind, play, stack_deck, table
+
+from service.engine.errors import RuleError
 from service.games import bang
 
 
@@ -104,3 +108,60 @@ def test_general_store_cards_left_when_the_next_seat_is_its_player_go_to_the_dis
     events = act(st, 2, {"type": "choose", "card": shown[2]})
     assert kinds(events)[0] == "take" and st["discard"][-1] == shown[3]
     assert pending_kind(st) is None and st["phase"] == "play" and st["turn"] == 0
+
+
+def dynamite_hit(char: str, life: int, hand: list[str]) -> tuple[dict[str, Any], list[str]]:
+    """Seat 1 (``char``) holding ``hand`` at ``life`` takes 3 Dynamite damage at his turn's start."""
+    st = table(5, chars=chars(5, s1=char))
+    ids = give(st, 1, hand)
+    equip(st, 1, ["dynamite"])
+    st["p"][1]["life"] = life
+    stack_deck(st, ["any:5s"])
+    act(st, 0, {"type": "end_turn"})
+    assert pending_kind(st) == "dying"
+    return st, ids
+
+
+def beer_refusal(st: dict[str, Any], card: str) -> tuple[str, str, dict[str, str]]:
+    before = json.dumps(st, sort_keys=True)
+    with pytest.raises(RuleError) as err:
+        act(st, 1, {"type": "respond", "card": card})
+    assert json.dumps(st, sort_keys=True) == before
+    return err.value.reason, err.value.message, err.value.details
+
+
+@pytest.mark.rule("BANG-047", "BANG-099")
+def test_sid_ketchum_counts_two_cards_per_missing_point_besides_his_beers() -> None:
+    # 2 life - 3: two points missing; one Beer plus two other cards (one Sid Ketchum point) can save him.
+    st, (beer, _, _) = dynamite_hit("sid_ketchum", 2, ["beer", "panic", "duel"])
+    assert {"type": "respond", "card": beer} in bang.legal_actions(st, 1)
+    events = act(st, 1, {"type": "respond", "card": beer})
+    assert [e for e in events if e["kind"] in ("respond", "heal")] == [
+        {"kind": "respond", "seat": 1, "cards": [beer], "reason": "beer"},
+        {"kind": "heal", "seat": 1, "amount": 1, "life": 0, "reason": "beer"}]
+    # Two other cards are worth one point, not two: one Beer and two cards do not cover three points.
+    st, (beer, _, _) = dynamite_hit("sid_ketchum", 1, ["beer", "panic", "duel"])
+    assert {"type": "respond", "card": beer} not in bang.legal_actions(st, 1)
+    assert beer_refusal(st, beer) == ("BEER_CANNOT_SAVE", "Your Beers cannot bring you back above 0 life", {})
+    # Four other cards are two points: one Beer then covers three.
+    st, (beer, *_) = dynamite_hit("sid_ketchum", 1, ["beer", "panic", "duel", "bang", "bang"])
+    assert {"type": "respond", "card": beer} in bang.legal_actions(st, 1)
+
+
+@pytest.mark.rule("BANG-047")
+def test_without_sid_ketchum_other_cards_do_not_count_towards_a_save() -> None:
+    st, (beer, _, _) = dynamite_hit("black_jack", 2, ["beer", "panic", "duel"])
+    assert {"type": "respond", "card": beer} not in bang.legal_actions(st, 1)
+    assert beer_refusal(st, beer) == ("BEER_CANNOT_SAVE", "Your Beers cannot bring you back above 0 life", {})
+
+
+@pytest.mark.rule("BANG-048")
+def test_a_beer_with_two_players_left_is_refused_with_its_message() -> None:
+    # Play never leaves this window open (the engine passes for him with two players left), so the
+    # position is built: seat 1 dying, two players alive, a Beer in hand. The check still refuses.
+    st = table(4)
+    dead(st, 2, 3)
+    beer = give(st, 1, ["beer", "panic"])[0]
+    st["p"][1]["life"] = 0
+    st["pending"] = [{"kind": "dying", "seat": 1, "source": 0, "args": {"need": 1}}]
+    assert beer_refusal(st, beer) == ("BEER_WITH_TWO_PLAYERS", "Beer has no effect with two players left", {})
