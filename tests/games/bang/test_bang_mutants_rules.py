@@ -165,3 +165,14 @@ def test_a_beer_with_two_players_left_is_refused_with_its_message() -> None:
     st["p"][1]["life"] = 0
     st["pending"] = [{"kind": "dying", "seat": 1, "source": 0, "args": {"need": 1}}]
     assert beer_refusal(st, beer) == ("BEER_WITH_TWO_PLAYERS", "Beer has no effect with two players left", {})
+
+
+@pytest.mark.rule("BANG-018")
+def test_the_view_counts_every_bang_played_with_volcanic() -> None:
+    st = table(4)
+    equip(st, 0, ["volcanic"])
+    a, b = give(st, 0, ["bang", "bang"])
+    play(st, 0, a, target=1)
+    play(st, 0, b, target=1)
+    assert st["p"][1]["life"] == st["p"][1]["max"] - 2
+    assert bang.view(st, 0).bangs_played == 2 and bang.view(st, None).bangs_played == 2
