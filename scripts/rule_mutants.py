@@ -91,7 +91,9 @@ def _kills(mutant: str, tests: list[str]) -> bool:
     env = {**os.environ, "MUTANT_UNDER_TEST": mutant}
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
     result = subprocess.run(command, check=False, cwd=MUTANTS, env=env, capture_output=True, timeout=600)
-    return result.returncode == 1
+    # 1: a test failed; 2: collection failed (a mutant in code run at import, such as a data loader,
+    # breaks the import: the tests cannot even start, which is a kill too).
+    return result.returncode in (1, 2)
 
 
 if __name__ == "__main__":
