@@ -91,9 +91,10 @@ def _kills(mutant: str, tests: list[str]) -> bool:
     env = {**os.environ, "MUTANT_UNDER_TEST": mutant}
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
     result = subprocess.run(command, check=False, cwd=MUTANTS, env=env, capture_output=True, timeout=600)
-    # 1: a test failed; 2: collection failed (a mutant in code run at import, such as a data loader,
-    # breaks the import: the tests cannot even start, which is a kill too).
-    return result.returncode in (1, 2)
+    # 1: a test failed. 2 or 4: the test module did not import (a mutant in code run at import, such as a
+    # data loader, breaks it; pytest then reports the named tests as not found): the tests cannot even
+    # start, a kill too. The same command passes without a mutant, so nothing else can cause it.
+    return result.returncode in (1, 2, 4)
 
 
 if __name__ == "__main__":
