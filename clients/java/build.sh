@@ -20,11 +20,12 @@ if [ -z "$PLUGIN" ] || ! command -v protoc >/dev/null || ! command -v javac >/de
   exit 2
 fi
 rm -rf "$OUT" && mkdir -p "$OUT/gen" "$OUT/classes"
-# tabletop.v1, the google/api annotations it imports, and google/rpc Status + error details (vendored in
-# clients/java/protos) so TabletopError can read the reason from grpc-status-details-bin.
+# tabletop.v1, the google/api annotations it imports, and google/rpc error details (third_party/protos,
+# shared with the TypeScript client) and Status (clients/java/protos) so TabletopError can read the reason
+# from grpc-status-details-bin.
 (cd "$ROOT" && protoc -I protos -I third_party/protos -I clients/java/protos \
   --java_out="$OUT/gen" --plugin=protoc-gen-grpc-java="$PLUGIN" --grpc-java_out="$OUT/gen" \
-  protos/tabletop/v1/*.proto third_party/protos/google/api/*.proto clients/java/protos/google/rpc/*.proto)
+  protos/tabletop/v1/*.proto third_party/protos/google/api/*.proto third_party/protos/google/rpc/*.proto clients/java/protos/google/rpc/*.proto)
 # Debian's unversioned jar names. grpc-netty is the transport here; Android apps put grpc-okhttp there.
 CP=""
 for jar in protobuf grpc-api grpc-context grpc-core grpc-netty grpc-protobuf grpc-protobuf-lite grpc-stub \
