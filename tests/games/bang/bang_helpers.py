@@ -21,6 +21,8 @@ Jack, whose ability only touches phase 1 (so end_turn draws 2, or 3 on a red 2nd
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from service.engine.ruleset import Action, Event, State
@@ -171,3 +173,10 @@ def dead(state: State, *seats: int) -> None:
         p = state["p"][seat]
         state["deck"][:0] = p["hand"] + p["table"]
         p.update(alive=False, life=0, hand=[], table=[])
+
+
+def rewrite(folder: Path, name: str, change: Callable[[Any], object]) -> None:
+    """Apply ``change`` to the JSON document ``folder/name`` in place (a damaged copy of the data)."""
+    doc = json.loads((folder / name).read_text(encoding="utf-8"))
+    change(doc)
+    (folder / name).write_text(json.dumps(doc), encoding="utf-8")

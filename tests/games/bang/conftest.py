@@ -6,6 +6,7 @@ this conftest puts the folder on ``sys.path`` (the suite runs in importlib mode)
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -16,9 +17,20 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bang_helpers import table
 
 from service.engine.ruleset import State
+from service.games.bang import catalog
 
 
 @pytest.fixture
 def t4() -> State:
     """A clean 4-player table (Sheriff at seat 0, Black Jack everywhere, seat 0's phase 2)."""
     return table(4)
+
+
+@pytest.fixture
+def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the data folder that ``catalog.load`` reads instead of the real one (change it with
+    ``bang_helpers.rewrite``)."""
+    for f in catalog.DATA.glob("*.json"):
+        shutil.copy(f, tmp_path / f.name)
+    monkeypatch.setattr(catalog, "DATA", tmp_path)
+    return tmp_path

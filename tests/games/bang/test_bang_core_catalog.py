@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bang_helpers import rewrite
 
 from service.games.bang import catalog
 from service.games.bang.characters import ABILITIES
@@ -29,18 +30,6 @@ DC_CHAR: dict[str, Any] = {"key": "t_sean", "name": "Sean Mallory", "life": 3, "
                            "traits": {"hand_limit": 10}}
 
 
-@pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    for f in DATA.glob("*.json"):
-        shutil.copy(f, tmp_path / f.name)
-    monkeypatch.setattr(catalog, "DATA", tmp_path)
-    return tmp_path
-
-
-def rewrite(folder: Path, name: str, change: Any) -> None:
-    doc = json.loads((folder / name).read_text(encoding="utf-8"))
-    change(doc)
-    (folder / name).write_text(json.dumps(doc), encoding="utf-8")
 
 
 def validate(loaded: tuple[Any, ...]) -> None:

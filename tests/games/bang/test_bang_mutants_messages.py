@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bang_helpers import act, give, pending_kind, table
+from bang_helpers import act, give, pending_kind, rewrite, table
 from tabletop.v1 import bang_pb2
 
 from service.engine.errors import MalformedAction
@@ -66,19 +66,6 @@ def test_a_phase_one_draw_from_nowhere_names_the_source_field(action: dict[str, 
     assert json.dumps(st, sort_keys=True) == before
 
 
-@pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the data folder that ``load`` reads instead of the real one."""
-    for f in REAL_DATA.glob("*.json"):
-        shutil.copy(f, tmp_path / f.name)
-    monkeypatch.setattr(catalog, "DATA", tmp_path)
-    return tmp_path
-
-
-def rewrite(folder: Path, name: str, change: Any) -> None:
-    doc = json.loads((folder / name).read_text(encoding="utf-8"))
-    change(doc)
-    (folder / name).write_text(json.dumps(doc), encoding="utf-8")
 
 
 def load_error(data: Path) -> str:

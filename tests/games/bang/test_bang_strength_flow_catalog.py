@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bang_helpers import rewrite
 
 from service.games.bang import catalog
 from service.games.bang.characters import ABILITIES
@@ -67,19 +68,6 @@ def test_key_facts_of_the_rows() -> None:
     assert catalog.RANK_VALUE["J"] == 11 and catalog.RANK_VALUE["9"] == 9
 
 
-@pytest.fixture
-def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A copy of the data folder that ``load`` reads instead of the real one."""
-    for f in DATA.glob("*.json"):
-        shutil.copy(f, tmp_path / f.name)
-    monkeypatch.setattr(catalog, "DATA", tmp_path)
-    return tmp_path
-
-
-def rewrite(folder: Path, name: str, change: Any) -> None:
-    doc = json.loads((folder / name).read_text(encoding="utf-8"))
-    change(doc)
-    (folder / name).write_text(json.dumps(doc), encoding="utf-8")
 
 
 def test_load_fills_defaults_for_omitted_fields(data: Path) -> None:
