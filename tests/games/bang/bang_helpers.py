@@ -28,7 +28,7 @@ from typing import Any
 from service.engine.ruleset import Action, Event, State
 from service.games import bang
 from service.games.bang.state import all_cards
-from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS
+from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, deck_and_characters
 
 SUIT_LETTER = {"h": "hearts", "d": "diamonds", "c": "clubs", "s": "spades"}
 
@@ -39,12 +39,14 @@ def table(n: int = 4, chars: list[str] | None = None, roles: list[str] | None = 
 
     Characters default to Black Jack (whose ability only touches phase 1). Life is the
     character's bullets, +1 for the Sheriff. Hands and tables are empty, it is
-    ``turn``'s phase 2, and nothing is pending.
+    ``turn``'s phase 2, and nothing is pending. The deck holds the cards of the game's
+    expansions (``expansions=["dodge_city"]``, with the ``dodge_city`` fixture while the
+    expansion is not yet offered to clients).
     """
     state = bang.setup(opts, n, seed)
     roles = roles or list(ROLE_POOLS[n])
     chars = chars or ["black_jack"] * n
-    state["deck"] = sorted(CARDS)
+    state["deck"] = sorted(deck_and_characters(state["opts"]["expansions"])[0])
     state["discard"] = []
     for seat, p in enumerate(state["p"]):
         life = CHARACTERS[chars[seat]].life + (1 if roles[seat] == "sheriff" else 0)

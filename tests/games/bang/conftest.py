@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bang_helpers import table
 
 from service.engine.ruleset import State
-from service.games.bang import catalog
+from service.games.bang import catalog, setup
 
 
 @pytest.fixture
@@ -34,3 +34,10 @@ def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         shutil.copy(f, tmp_path / f.name)
     monkeypatch.setattr(catalog, "DATA", tmp_path)
     return tmp_path
+
+
+@pytest.fixture
+def dodge_city(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Dodge City accepted by the options (``table(..., expansions=["dodge_city"])``), for the tests
+    written while the expansion is built and not yet offered to clients."""
+    monkeypatch.setattr(setup, "BUILT_EXPANSIONS", setup.BUILT_EXPANSIONS | {"dodge_city"})
