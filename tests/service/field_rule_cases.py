@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
+from tabletop.v1 import bang_pb2 as bang
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import ttr_europe_pb2 as ttr
@@ -141,10 +142,41 @@ def _locos(count: Any) -> ttr.TtrEuropeAction:
     return _claim(locomotives=count)
 
 
+def _bang(build: Callable[[Any], bang.BangAction]) -> Place:
+    """A BANG! action carrying the value, sent by seat 0 of a new 7-player game (seats 0 to 6 exist)."""
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        game, tokens = create_game(stub, ruleset="bang", seats=7)
+        action = game_pb2.Action(bang=build(value))
+        return "SubmitAction", svc.SubmitActionRequest(name=game.name, action=action), tokens[0]
+    return place
+
+
+def _bang_field(kind: str, field: str) -> Callable[[Any], bang.BangAction]:
+    """``BangAction(kind=<its message>(field=value))``; a card-less play or use, so that the game
+    refuses it for the card (UNKNOWN_CARD), never for the value under test."""
+    def build(value: Any) -> bang.BangAction:
+        message = getattr(bang, bang.BangAction.DESCRIPTOR.fields_by_name[kind].message_type.name)()
+        if value is not UNSET:
+            _set(message, field, value)
+        return bang.BangAction(**{kind: message})
+    return build
+
+
+def _any_card(n: int) -> str:
+    """A real card id (card fields have no length limit of their own: the pattern bounds them)."""
+    return "base.bang.2c"
+
+
 NAMES_OK = [THIS_GAME, f"games/{LONG_ID}"]
 NAMES_BAD = [f"games/{'a' * 65}", "games/ABC", "games/a-b", "games/", "games/a\n", "nope", "games/a/b"]
 DISPLAY_OK = ["ann", "  ann  ", "Zoë", "a b", "\u00a0x", "李"]
 DISPLAY_BAD = ["   ", "a\u200bb", "a\tb", "a\n", "\u202eevil", "x\u0000", "\u3000"]
+# Card ids: <expansion>.<card key>.<rank><suit letter>; the empty default (no card) passes.
+# Real cards (the game refuses an unknown one, or none, with the same reason); the empty default passes
+# the pattern (a Barrel draw for Jourdonnais' own Barrel names no card).
+CARDS_OK = ["base.bang.2c", "base.bang.10d", "base.rev_carabine.Ac", "base.stagecoach.9s.b"]
+CARDS_BAD = [f"base.{'b' * 25}.2c", f"{'b' * 25}.bang.2c", "base.bang.1c", "base.bang.2x", "base.bang.2C", "BASE.bang.2c", "base.bang", "bang", "base..2c",
+             "base.bang.2c\n", " base.bang.2c", "base.bang.2c.", "base.bang.2c.abcde", "base.bang.11h", "7"]
 # Per annotated field: where its value goes, a string filler (length n -> value), and pattern samples.
 PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.CreateGameRequest.ruleset": (_create("ruleset"), lambda n: "b" * n, ["bang"], []),
@@ -171,6 +203,17 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.TtrClaimRoute.route_id": (_act(_claim), str, [], []),
     "tabletop.v1.TtrPayment.color_cards": (_act(_cards), str, [], []),
     "tabletop.v1.TtrPayment.locomotives": (_act(_locos), str, [], []),
+    **{f"tabletop.v1.{message}.card": (_bang(_bang_field(kind, "card")), _any_card, CARDS_OK, CARDS_BAD)
+       for message, kind in (("BangPlayCard", "play"), ("BangUseCard", "use"), ("BangRespond", "respond"),
+                             ("BangChoose", "choose"), ("BangDiscard", "discard"))},
+    "tabletop.v1.BangUseBarrel.card": (_bang(_bang_field("barrel", "card")), _any_card, ["", *CARDS_OK], CARDS_BAD),
+    **{f"tabletop.v1.{message}.pick": (_bang(_bang_field(kind, "pick")), _any_card, ["hand", "", *CARDS_OK],
+                                       ["Hand", "hand ", *CARDS_BAD])
+       for message, kind in (("BangPlayCard", "play"), ("BangUseCard", "use"), ("BangChoose", "choose"))},
+    **{f"tabletop.v1.{message}.target_seat": (_bang(_bang_field(kind, "target_seat")), str, [], [])
+       for message, kind in (("BangPlayCard", "play"), ("BangUseCard", "use"), ("BangDrawFrom", "draw"))},
+    "tabletop.v1.BangUseAbility.cards": (_bang(_bang_field("ability", "cards")), _any_card,
+                                         [[c] for c in CARDS_OK], [[c] for c in ["", *CARDS_BAD]]),
 }
 
 

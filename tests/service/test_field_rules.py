@@ -101,6 +101,33 @@ def test_the_action_bounds_are_the_boards() -> None:
     assert slot is not None and (slot.minimum, slot.maximum) == (0, RULES.face_up - 1)
 
 
+def test_the_bang_action_bounds_are_the_cards_and_the_table() -> None:
+    """Every card id of every BANG! expansion fits the card-id limits (a limit that refused a real
+    card would make it unplayable), pick also takes "hand", and target seats reach the last seat of
+    the largest table."""
+    from tabletop.v1 import bang_pb2
+
+    from service.games import bang
+    from service.games.bang.tables import CARDS
+
+    ids = sorted(CARDS)
+    assert len(ids) >= 80
+    for message in ("BangPlayCard", "BangUseCard", "BangRespond", "BangUseBarrel", "BangChoose", "BangDiscard",
+                    "BangUseAbility"):
+        fields = getattr(bang_pb2, message).DESCRIPTOR.fields_by_name
+        card = field_rules.rule(fields["card" if "card" in fields else "cards"])
+        assert card is not None and card.pattern is not None, message
+        for cid in ids:
+            assert card.pattern.fullmatch(cid), (message, cid)
+        if "pick" in fields:
+            pick = field_rules.rule(fields["pick"])
+            assert pick is not None and pick.pattern is not None and pick.pattern.fullmatch("hand"), message
+            assert all(pick.pattern.fullmatch(cid) for cid in ids), message
+    for message in ("BangPlayCard", "BangUseCard", "BangDrawFrom"):
+        seat = field_rules.rule(getattr(bang_pb2, message).DESCRIPTOR.fields_by_name["target_seat"])
+        assert seat is not None and (seat.minimum, seat.maximum) == (0, bang.INFO.max_seats - 1), message
+
+
 def test_every_reason_is_a_documented_reason_and_every_default_passes() -> None:
     """Reasons are the stable ones clients know; a field left at its default (proto3 cannot tell
     it from unset, JSON leaves it out) passes unless it is REQUIRED, so both encodings agree."""
