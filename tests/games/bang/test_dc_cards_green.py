@@ -96,7 +96,8 @@ def test_a_sombrero_played_in_a_turn_answers_a_shot_in_the_next_turn_of_anyone()
     sombrero = give(st, 0, ["sombrero"])[0]
     give(st, 0, ["beer"])
     play(st, 0, sombrero)
-    assert [c.ready for c in bang.view(st, 1).players[0].usable] == [False]
+    for viewer in (0, 1, None):  # public, like the card itself
+        assert [(c.card_id, c.ready) for c in bang.view(st, viewer).players[0].usable] == [(sombrero, False)]
     act(st, 0, {"type": "end_turn"})  # seat 1's turn: the very next one
     assert st["turn"] == 1 and [c.ready for c in bang.view(st, 1).players[0].usable] == [True]
     play(st, 1, give(st, 1, ["punch"])[0], target=0)
