@@ -1,5 +1,7 @@
 """Random Dodge City games through legal actions only: every listed action applies, the 120
-cards are always all somewhere, and every event and view projects and encodes for every seat.
+cards are always all somewhere, every event and view projects and encodes for every seat, and
+in phase 2 every play or use built from the cards in sight (card x target x pick) is accepted
+exactly when ``legal_actions`` lists it (the listing is complete).
 
 A smoke test for the card handlers (the full conformance run belongs to the expansion's
 conformance suite): a crash, a lost card or an action listed but refused fails it.
@@ -12,8 +14,11 @@ import random
 
 import pytest
 
+from service.engine.errors import RuleError
+from service.engine.ruleset import Action, State
 from service.games import bang
 from service.games.bang import codec
+from service.games.bang.actions import check
 from service.games.bang.state import all_cards
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
@@ -30,7 +35,10 @@ def test_random_dodge_city_games_keep_every_card_and_end() -> None:
             if st["phase"] == "over":
                 break
             seat = bang.to_act(st)[0]
-            action = rnd.choice(bang.legal_actions(st, seat))
+            legal = bang.legal_actions(st, seat)
+            if not st["pending"]:
+                check_listing_is_complete(st, seat, legal)
+            action = rnd.choice(legal)
             assert codec.decode_action(codec.encode_action(action)) == action
             events = bang.apply(st, seat, action)
             for viewer in range(n):
@@ -40,3 +48,27 @@ def test_random_dodge_city_games_keep_every_card_and_end() -> None:
             assert len(all_cards(st)) == 120 and len(set(all_cards(st))) == 120
             st = json.loads(json.dumps(st))
         assert st["phase"] == "over", f"game {game} did not end"
+
+
+def check_listing_is_complete(state: State, seat: int, legal: list[Action]) -> None:
+    """Every play or use built from the cards in sight is accepted exactly when it is listed."""
+    p = state["p"][seat]
+    targets: list[int | None] = [None, *range(len(state["p"]))]
+    for kind, cards in (("play", p["hand"]), ("use", p["table"])):
+        for card in cards:
+            for target in targets:
+                picks: list[str | None] = [None]
+                if target is not None:
+                    picks += ["hand", *state["p"][target]["table"]]
+                for pick in picks:
+                    action: Action = {"type": kind, "card": card}
+                    if target is not None:
+                        action["target"] = target
+                    if pick is not None:
+                        action["pick"] = pick
+                    try:
+                        check(state, seat, action)
+                        accepted = True
+                    except RuleError:
+                        accepted = False
+                    assert accepted == (action in legal), action
