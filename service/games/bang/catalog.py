@@ -35,11 +35,22 @@ BASE_COUNTS = {
 }
 EXPANSIONS = ("base", "dodge_city", "armed_and_dangerous")
 # Printed totals per expansion (name -> copies); an expansion's rows are refused until its totals are here.
-EXPANSION_COUNTS: dict[str, dict[str, int]] = {"base": BASE_COUNTS}
+# Dodge City (DC-001, 002): 40 cards, 34 names; 12 of them reprint base cards (rows with only
+# ``key`` and ``copies``: more copies of the base card type, acting exactly as it does).
+DODGE_CITY_COUNTS = {
+    "barrel": 1, "binocular": 1, "dynamite": 1, "hideout": 1, "mustang": 1, "remington": 1, "rev_carabine": 1,
+    "bang": 4, "beer": 2, "cat_balou": 1, "general_store": 1, "indians": 1, "missed": 1, "panic": 1, "punch": 1,
+    "rag_time": 1, "brawl": 1, "dodge": 2, "springfield": 1, "tequila": 1, "whisky": 1, "bible": 1, "canteen": 1,
+    "can_can": 1, "ten_gallon_hat": 1, "conestoga": 1, "derringer": 1, "buffalo_rifle": 1, "howitzer": 1,
+    "pepperbox": 1, "iron_plate": 2, "pony_express": 1, "knife": 1, "sombrero": 1,
+}
+EXPANSION_COUNTS: dict[str, dict[str, int]] = {"base": BASE_COUNTS, "dodge_city": DODGE_CITY_COUNTS}
 COLORS = ("brown", "blue", "green")
 CARD_KEYS = frozenset({"key", "name", "color", "effect", "target", "range", "weapon_range", "bang_card", "missed",
                        "passive", "args", "copies", "use", "cost", "response", "expansion", "ruling", "text"})
 COPY_KEYS = frozenset({"id", "suit", "rank"})
+# A reprint row: more copies of a card type loaded earlier (its base row), under the row's expansion.
+REPRINT_KEYS = frozenset({"key", "copies", "expansion"})
 PART_KEYS = frozenset({"effect", "target", "range", "args", "missed", "cost"})  # a ``use`` or ``response``
 CHARACTER_KEYS = frozenset({"key", "name", "life", "ability", "text", "traits", "expansion", "ruling"})
 # Passive effects of cards in play, and traits of characters, that some rule reads.
@@ -128,12 +139,15 @@ def load() -> tuple[dict[str, CardType], dict[str, Card], dict[str, Character], 
     types: dict[str, CardType] = {}
     cards: dict[str, Card] = {}
     for name, row in _all_rows("cards", "cards"):
-        key = _key(row, name, types)
-        _check_keys(row, CARD_KEYS, f"{name}: card {key!r}")
-        types[key], copies = card_row(row)
+        if isinstance(row, dict) and set(row) <= REPRINT_KEYS:
+            copies = reprint_row(row, name, types)
+        else:
+            key = _key(row, name, types)
+            _check_keys(row, CARD_KEYS, f"{name}: card {key!r}")
+            types[key], copies = card_row(row)
         for copy in copies:
             if copy.id in cards:
-                raise DataError(f"{name}: card {key!r}: duplicate copy id {copy.id!r}")
+                raise DataError(f"{name}: card {copy.key!r}: duplicate copy id {copy.id!r}")
             cards[copy.id] = copy
     characters: dict[str, Character] = {}
     for name, row in _all_rows("characters", "characters"):
@@ -194,6 +208,23 @@ def card_row(row: Mapping[str, Any]) -> tuple[CardType, list[Card]]:
         use=_use_type(key, row), cost=dict(row.get("cost", {})), response=_use_type(key, row, "response"),
         expansion=expansion)
     return ctype, [Card(c["id"], key, c["suit"], c["rank"], expansion) for c in row["copies"]]
+
+
+def reprint_row(row: Mapping[str, Any], name: str, types: Mapping[str, CardType]) -> list[Card]:
+    """A row with only ``key`` and ``copies``: copies of an earlier row's card type (DC-002).
+
+    The copies belong to the row's expansion (they join the deck only when it is chosen)
+    and act exactly as the card they reprint: one ``CardType``, so no rule can tell them apart.
+    """
+    key = row.get("key")
+    if not isinstance(key, str) or key not in types:
+        raise DataError(f"{name}: reprint row {key!r} names no card loaded before it")
+    expansion = str(row.get("expansion", "base"))
+    if expansion == types[key].expansion:
+        raise DataError(f"{name}: reprint row {key!r}: give more copies in the card's own row")
+    for c in row["copies"]:
+        _check_keys(c, COPY_KEYS, f"{name}: card {key!r}: copy {c.get('id')!r}")
+    return [Card(c["id"], key, c["suit"], c["rank"], expansion) for c in row["copies"]]
 
 
 def validate(types: Mapping[str, CardType], cards: Mapping[str, Card], characters: Mapping[str, Character],

@@ -51,7 +51,7 @@ def check_play(state: State, seat: int, action: Action) -> None:
     check_affects(state, seat, card, action)
     handler = EFFECTS[TYPE_OF[card].effect]
     check_effect(state, seat, t.name, handler, card, action)
-    if handler.bang_card and not may_shoot_again(state, seat):
+    if t.bang_card and not may_shoot_again(state, seat):
         raise RuleError(Reason.BANG_ALREADY_PLAYED, "You have already played a BANG! this turn")
     handler.check(state, seat, card, action)
     if t.cost:
@@ -71,9 +71,9 @@ def play_from_hand(state: State, seat: int, action: Action, events: list[Event])
     handler = EFFECTS[TYPE_OF[card].effect]
     if not handler.placed:
         pay_from_hand(state, seat, card, action, events)
-    if handler.bang_card:
-        state["bangs"] += 1
     t = play_type(state, seat, card)
+    if t.bang_card:  # the row's fact (DC-016): Punch and Springfield are BANG! effects, not BANG! cards
+        state["bangs"] += 1
     if not ask_cost(state, seat, action, t.cost):
         handler.resolve(state, seat, card, action, events)
 

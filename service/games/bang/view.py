@@ -15,7 +15,8 @@ from tabletop.v1 import bang_pb2
 
 from service.engine.ruleset import Event, State
 from service.games.bang.codec import card_pb, role_pb
-from service.games.bang.tables import ROLES
+from service.games.bang.state import ready
+from service.games.bang.tables import ROLES, TYPE_OF
 
 # Draw reasons whose cards are shown to everyone.
 PUBLIC_DRAWS = frozenset({"black_jack_shown", "discard_pile"})
@@ -67,6 +68,9 @@ def view(state: State, seat: int | None) -> bang_pb2.BangView:
         player = bang_pb2.BangPlayer(seat=i, character=p["char"], life=p["life"], max_life=p["max"],
                                      hand_count=len(p["hand"]), in_play=[card_pb(c) for c in p["table"]],
                                      alive=p["alive"])
+        # Green cards in play and whether each is ready (DC-009): public, like the cards themselves.
+        player.usable.extend(bang_pb2.BangUsableCard(card_id=c, ready=ready(state, c))
+                             for c in p["table"] if TYPE_OF[c].use is not None)
         if role_visible(state, i, seat):
             player.role = role_pb(p["role"])
             player.role_goal = ROLES[p["role"]].goal

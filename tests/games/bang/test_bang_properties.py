@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from service.engine.errors import RuleError
 from service.games import bang
 from service.games.bang.state import all_cards
-from service.games.bang.tables import CARDS, TYPE_OF
+from service.games.bang.tables import CARDS, DECK, TYPE_OF
 
 BOT_GAMES = 1000
 MAX_ACTIONS = 5000
@@ -27,7 +27,7 @@ CARD_IDS = sorted(CARDS)
 def check_invariants(state: dict[str, Any]) -> None:
     """What must hold after every action."""
     cards = all_cards(state)
-    assert len(cards) == 80 and set(cards) == set(CARDS), "the 80 cards are always all somewhere"
+    assert len(cards) == 80 and set(cards) == set(DECK), "the 80 cards are always all somewhere"
     dying = {r["seat"] for r in state["pending"] if r["kind"] == "dying"}
     for seat, p in enumerate(state["p"]):
         assert 0 <= p["life"] <= p["max"]

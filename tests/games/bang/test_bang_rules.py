@@ -13,7 +13,7 @@ from service.engine.errors import EngineReason, MalformedAction, RuleError
 from service.games import bang
 from service.games.bang import actions, catalog
 from service.games.bang.distance import distance
-from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, ROLES, TYPES
+from service.games.bang.tables import CARDS, CHARACTERS, DECK, ROLE_POOLS, ROLES, TYPES
 
 GAME_DIR = Path(bang.__file__).parent
 FORBIDDEN = {"grpc", "redis", "flask", "time", "random", "os"}
@@ -256,9 +256,9 @@ def test_the_engine_answers_only_when_everyone_can_see_the_answer_is_forced() ->
 
 @pytest.mark.rule("BANG-002", "BANG-003", "BANG-083")
 def test_data_totals_and_rows() -> None:
-    assert len(CARDS) == 80 and len(CHARACTERS) == 16 and set(ROLES) == {"sheriff", "deputy", "outlaw", "renegade"}
+    assert len(DECK) == 80 and len(CHARACTERS) == 16 and set(ROLES) == {"sheriff", "deputy", "outlaw", "renegade"}
     assert {n: len(p) for n, p in ROLE_POOLS.items()} == {4: 4, 5: 5, 6: 6, 7: 7}
-    assert sum(1 for c in CARDS.values() if TYPES[c.key].color == "blue") == 17
+    assert sum(1 for c in DECK if TYPES[CARDS[c].key].color == "blue") == 17
     assert CHARACTERS["kit_carlson"].life == 4 and CHARACTERS["el_gringo"].life == 3
 
 
@@ -268,8 +268,8 @@ def test_data_rows_equal_the_reference_cards() -> None:
     ref = Path("/work/shared/reference/bang/cards.json")
     if not ref.exists():
         pytest.skip("the shared reference data is not mounted here")
-    rows = [c for c in json.loads(ref.read_text())["physical_cards"] if c["expansion"] == "base"]
-    assert len(rows) == 80
+    rows = [c for c in json.loads(ref.read_text())["physical_cards"] if c["expansion"] in ("base", "dodge_city")]
+    assert len(rows) == 120
     assert {c["id"]: (c["key"], c["suit"], c["rank"]) for c in rows} == {
         i: (c.key, c.suit, c.rank) for i, c in CARDS.items()}
 

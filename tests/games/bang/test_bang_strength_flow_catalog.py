@@ -34,7 +34,7 @@ def raw(name: str) -> dict[str, Any]:
 def test_load_reads_every_field_of_every_row() -> None:
     types, cards, characters, roles, counts, win_rules = catalog.load()
     rows = raw("cards.json")["cards"]
-    assert list(types) == [r["key"] for r in rows]
+    assert list(types)[:len(rows)] == [r["key"] for r in rows]  # then the expansions' new names
     for r in rows:
         t = types[r["key"]]
         assert (t.key, t.name, t.color, t.effect, t.target, t.range) == (
@@ -44,7 +44,7 @@ def test_load_reads_every_field_of_every_row() -> None:
         assert dict(t.passive) == r.get("passive", {}) and dict(t.args) == r.get("args", {})
         for copy in r["copies"]:
             assert cards[copy["id"]] == catalog.Card(copy["id"], r["key"], copy["suit"], copy["rank"])
-    assert len(cards) == 80
+    assert sum(1 for c in cards.values() if c.expansion == "base") == 80
     for r in raw("characters.json")["characters"]:
         c = characters[r["key"]]
         assert (c.key, c.name, c.life, c.ability, c.text, dict(c.traits)) == (

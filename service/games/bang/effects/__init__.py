@@ -28,8 +28,6 @@ class Effect:
     takes_pick: bool = False
     # Whether resolving puts the card itself in play (blue and green cards): nothing is paid.
     placed: bool = False
-    # Whether playing it from the hand is the turn's BANG! card (one per turn, BANG-018).
-    bang_card: bool = False
 
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         """Raise RuleError for what is particular to this card (targeting is checked already)."""

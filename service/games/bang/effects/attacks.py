@@ -21,13 +21,14 @@ from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import ability_of
 from service.games.bang.checks import draw_check
 from service.games.bang.damage import damage
-from service.games.bang.effects import EFFECTS, Effect, effect
+from service.games.bang.effects import EFFECTS, Effect, effect, effect_args
 from service.games.bang.pending import RequestKind, request
 from service.games.bang.reasons import Reason
 from service.games.bang.state import (
     Request,
     discard_from_hand,
     discard_from_table,
+    draw,
     in_effect,
     passive_sum,
     player,
@@ -70,9 +71,13 @@ def answer_with_card(state: State, seat: int, card: str, reason: str, events: li
 
 
 def counts_as_bang(state: State, seat: int, card: str) -> bool:
-    """A card that answers Indians! or a Duel: BANG!, or a Missed! for Calamity Janet."""
+    """A card that answers Indians! or a Duel: BANG!, or a Missed! card for Calamity Janet.
+
+    Her swap is of the Missed! *card* (its ``missed`` effect): Dodge is a Missed! effect
+    but not a Missed! card, so it never counts as a BANG! for her (DC-053).
+    """
     t = TYPE_OF[card]
-    return t.bang_card or (t.missed and bool(trait(state, seat, "bang_missed_swap")))
+    return t.bang_card or (t.effect == "missed" and bool(trait(state, seat, "bang_missed_swap")))
 
 
 def may_shoot_again(state: State, seat: int) -> bool:
@@ -95,22 +100,33 @@ def shoot(state: State, attacker: int, target: int, card: str, need: int) -> Non
 
 @effect("bang")
 class Bang(Effect):
-    """A BANG! effect on the target, who may cancel it (BANG-042..044); the card is one per turn."""
+    """A BANG! effect on the target, who may cancel it (BANG-042..044).
 
-    bang_card = True
+    Whether a card is the turn's BANG! *card* (one per turn, BANG-018) is its row's
+    ``bang_card``, not the handler's: Punch, Springfield and the green guns reuse this
+    effect and are not BANG! cards (DC-016, 052, 055).
+    """
 
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         # Slab the Killer's ability is about his BANG! *cards*: a BANG! effect from another
-        # source (a card in play, an ability) needs one Missed! as usual.
-        need = int(trait(state, seat, "missed_needed") or 1) if action.get("type") == "play" else 1
+        # source (a card in play, an ability, Punch or Springfield) needs one Missed! as usual.
+        own_card = action.get("type") == "play" and TYPE_OF[card].bang_card
+        need = int(trait(state, seat, "missed_needed") or 1) if own_card else 1
         shoot(state, seat, action["target"], card, need)
+
+
+@effect("derringer")
+class Derringer(Effect):
+    """Derringer (DC-010): a BANG! effect on the target, and its player draws ``args.count`` (1)."""
+
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        Bang().resolve(state, seat, card, action, events)
+        draw(state, seat, int(effect_args(card, action)["count"]), events)
 
 
 @effect("missed")
 class Missed(Effect):
     """Missed! is a response; Calamity Janet may play it as a BANG! (BANG-088)."""
-
-    bang_card = True
 
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         if not trait(state, seat, "bang_missed_swap"):
@@ -118,6 +134,19 @@ class Missed(Effect):
 
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         Bang().resolve(state, seat, card, action, events)
+
+
+@effect("dodge")
+class Dodge(Effect):
+    """Dodge (DC-053): answers a BANG! effect from the hand (its row: ``missed``, and a
+    ``response`` that draws a card); never played in one's own turn, by anyone: it is not
+    the Missed! card that Calamity Janet plays as a BANG!."""
+
+    def check(self, state: State, seat: int, card: str, action: Action) -> None:
+        raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, "Dodge is played only to cancel a shot at you")
+
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        raise AssertionError("Dodge is never played: check refuses it")  # pragma: no cover
 
 
 @effect("gatling")

@@ -1,13 +1,14 @@
-"""Healing: Beer and Saloon (BANG-045..048, 067, 068)."""
+"""Healing: Beer and Saloon (BANG-045..048, 067, 068); Whisky, Tequila and Canteen (Dodge City)."""
 
 from __future__ import annotations
 
 from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.damage import beer_heal, heal
-from service.games.bang.effects import Effect, effect
+from service.games.bang.effects import Effect, effect, effect_args
 from service.games.bang.reasons import Reason
 from service.games.bang.state import alive_seats, player, seats_from
+from service.games.bang.tables import KEY_OF
 
 
 @effect("beer")
@@ -33,3 +34,25 @@ class Saloon(Effect):
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         for s in seats_from(state, seat, include_self=True):
             heal(state, s, 1, events, reason="saloon")
+
+
+@effect("heal")
+class Heal(Effect):
+    """Whisky (2, yourself), Tequila (1, any player) and Canteen (1, used from play): regain
+    ``args.count`` life, never above the maximum (DC-013, 056, 063).
+
+    Not a Beer: not affected by the two-players-left rule, never offered in the dying window
+    (only Beer saves you, DC-015), and played or used only in your own phase 2. Like Beer,
+    refused when the one it heals is at full life (it would be paid for nothing).
+    """
+
+    def check(self, state: State, seat: int, card: str, action: Action) -> None:
+        target = action.get("target", seat)
+        p = player(state, target)
+        if p["life"] >= p["max"]:
+            who = "You are" if target == seat else f"Seat {target} is"
+            raise RuleError(Reason.LIFE_AT_MAXIMUM, f"{who} already at full life", target=target)
+
+    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        heal(state, action.get("target", seat), int(effect_args(card, action)["count"]), events,
+             reason=KEY_OF[card])

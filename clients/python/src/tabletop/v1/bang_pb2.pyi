@@ -888,6 +888,7 @@ class BangPlayer(_message.Message):
     IN_PLAY_FIELD_NUMBER: _builtins.int
     ALIVE_FIELD_NUMBER: _builtins.int
     ROLE_GOAL_FIELD_NUMBER: _builtins.int
+    USABLE_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index."""
     character: _builtins.str
@@ -908,6 +909,12 @@ class BangPlayer(_message.Message):
     def in_play(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCard]:
         """Cards in play in front of him."""
 
+    @_builtins.property
+    def usable(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangUsableCard]:
+        """The cards of in_play that are used from play (Dodge City's green cards), in the order of
+        in_play, each with whether it may be used now. Every seat sees them.
+        """
+
     def __init__(
         self,
         *,
@@ -920,14 +927,43 @@ class BangPlayer(_message.Message):
         in_play: _abc.Iterable[Global___BangCard] | None = ...,
         alive: _builtins.bool = ...,
         role_goal: _builtins.str = ...,
+        usable: _abc.Iterable[Global___BangUsableCard] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "character", b"character", "hand_count", b"hand_count", "in_play", b"in_play", "life", b"life", "max_life", b"max_life", "role", b"role", "role_goal", b"role_goal", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "character", b"character", "hand_count", b"hand_count", "in_play", b"in_play", "life", b"life", "max_life", b"max_life", "role", b"role", "role_goal", b"role_goal", "seat", b"seat", "usable", b"usable"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BangPlayer: _TypeAlias = BangPlayer  # noqa: Y015
+
+@_typing.final
+class BangUsableCard(_message.Message):
+    """A card in play that its player uses by discarding it (a Dodge City green card)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_ID_FIELD_NUMBER: _builtins.int
+    READY_FIELD_NUMBER: _builtins.int
+    card_id: _builtins.str
+    """The card's id, as in BangPlayer.in_play."""
+    ready: _builtins.bool
+    """False in the turn it was put in play: usable from the next turn on, anyone's (a green
+    card with a Missed! symbol then answers shots in other players' turns too).
+    """
+    def __init__(
+        self,
+        *,
+        card_id: _builtins.str = ...,
+        ready: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_id", b"card_id", "ready", b"ready"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangUsableCard: _TypeAlias = BangUsableCard  # noqa: Y015
 
 @_typing.final
 class BangView(_message.Message):
