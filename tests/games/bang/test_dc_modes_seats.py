@@ -85,7 +85,7 @@ def test_info_lists_which_seat_counts_need_which_option() -> None:
     options = {o.name: o for o in info.options}
     for r in info.seat_ranges:
         for name, value in r.requires:
-            assert value in options[name].allowed_values and value in bang_pb2.BangExpansion.keys()
+            assert value in options[name].allowed_values and bang_pb2.BangExpansion.Value(value)
     # Every count from min to max is in exactly one range.
     covered = [n for r in info.ranges() for n in range(r.min_seats, r.max_seats + 1)]
     assert covered == list(range(info.min_seats, info.max_seats + 1))
