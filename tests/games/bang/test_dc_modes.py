@@ -7,6 +7,7 @@ role pool (3 players: Deputy, Outlaw, Renegade in seats 0, 1, 2; 8 players: S, R
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 
 import pytest
@@ -269,3 +270,36 @@ def test_beer_saves_with_three_left() -> None:
     assert {"type": "respond", "card": beer} in bang.legal_actions(st, OUTLAW)
     act(st, OUTLAW, {"type": "respond", "card": beer})
     assert st["p"][OUTLAW]["alive"] and st["p"][OUTLAW]["life"] == 1 and hand_keys(st, OUTLAW) == []
+
+
+# Random games through legal actions only: every game ends, and its winners agree with the mode
+
+def random_game(seats: int, seed: int) -> State:
+    rng = random.Random(seed)
+    st = bang.setup({"expansions": DC}, seats, seed)
+    for _ in range(3000):
+        if bang.is_over(st):
+            return st
+        seat = rng.choice(bang.to_act(st))
+        bang.apply(st, seat, rng.choice(bang.legal_actions(st, seat)))
+    raise AssertionError(f"{seats} players, seed {seed}: no end")
+
+
+@pytest.mark.rule("DC-047", "DC-048")
+@pytest.mark.parametrize("seed", range(40))
+def test_random_three_player_games_end_with_one_winner(seed: int) -> None:
+    st = random_game(3, seed)
+    alive = [s for s, p in enumerate(st["p"]) if p["alive"]]
+    assert len(st["winners"]) == 1 and st["winners"][0] in alive and len(alive) in (1, 2)
+
+
+@pytest.mark.rule("DC-042", "DC-043")
+@pytest.mark.parametrize("seed", range(20))
+def test_random_eight_player_games_end_with_the_winners_of_one_side(seed: int) -> None:
+    st = random_game(8, seed)
+    roles = [p["role"] for p in st["p"]]
+    won = sorted(roles[s] for s in st["winners"])
+    alive = [s for s, p in enumerate(st["p"]) if p["alive"]]
+    assert won in (["deputy", "deputy", "sheriff"], ["outlaw", "outlaw", "outlaw"], ["renegade"])
+    if won == ["renegade"]:
+        assert alive == st["winners"]  # the last one alive, never both Renegades
