@@ -73,4 +73,8 @@ def _ruleset(info: object) -> game_pb2.Ruleset:
         max_actions=info.max_actions,  # type: ignore[attr-defined]
         options=[game_pb2.RulesetOption(name=o.name, description=o.description, default_value=o.default,
                                         allowed_values=list(o.allowed_values))
-                 for o in info.options])  # type: ignore[attr-defined]
+                 for o in info.options],  # type: ignore[attr-defined]
+        seat_ranges=[game_pb2.SeatRange(min_seats=r.min_seats, max_seats=r.max_seats,
+                                        required_options=[game_pb2.RequiredOption(option=k, value=v)
+                                                          for k, v in r.requires])
+                     for r in info.ranges()])  # type: ignore[attr-defined]

@@ -8,8 +8,11 @@ service stores them in Redis as JSON, so they survive any replica, and pending
 decisions are data, never closures. Every function is pure and deterministic; all
 randomness comes from ``service.engine.rng.Rng`` over the state's seed.
 
-- ``INFO``: a :class:`RulesetInfo` (id, seats, options, rules version, proto field, action limit).
-- ``setup(options, seat_count, seed) -> State``: the dealt game (chance resolved).
+- ``INFO``: a :class:`RulesetInfo` (id, seats, options, rules version, proto field, action limit,
+  and the seat counts that need some option, :class:`SeatRange`).
+- ``setup(options, seat_count, seed) -> State``: the dealt game (chance resolved). A seat count
+  whose ``SeatRange`` requires options the game lacks raises ``MalformedAction`` (INVALID_ARGUMENT)
+  with a reason of the game's own and a message naming the option.
 - ``to_act(state) -> list[int]``: seats whose decision is awaited now (several while
   choices are simultaneous; empty once the game is over).
 - ``legal_actions(state, seat) -> list[Action]``: every action ``seat`` may take;
@@ -56,6 +59,20 @@ class OptionInfo:
 
 
 @dataclass(frozen=True)
+class SeatRange:
+    """Seat counts ``min_seats`` to ``max_seats`` and the option values a game with that many seats needs.
+
+    ``requires`` holds (option name, value) pairs, named as in ``OptionInfo``: for an option that takes a
+    list (BANG!'s ``expansions``) the list must contain the value, otherwise the option must equal it.
+    Listed by ListRulesets so that a client never has to guess which seat counts need which options.
+    """
+
+    min_seats: int
+    max_seats: int
+    requires: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
 class RulesetInfo:
     """What a ruleset is: data, no behaviour."""
 
@@ -70,6 +87,17 @@ class RulesetInfo:
     # the longest games played (tests/conformance measures random bots), never as a game rule.
     max_actions: int
     options: tuple[OptionInfo, ...] = ()
+    # The seat counts from min_seats to max_seats, each in exactly one range, with the options each
+    # needs; empty: every count needs nothing. ``setup`` refuses a count whose options are missing.
+    seat_ranges: tuple[SeatRange, ...] = ()
+
+    def ranges(self) -> tuple[SeatRange, ...]:
+        """The seat ranges, one plain range from min_seats to max_seats when none are declared."""
+        return self.seat_ranges or (SeatRange(self.min_seats, self.max_seats),)
+
+    def plain_seat_counts(self) -> list[int]:
+        """The seat counts a game accepts with every option at its default (no requirement)."""
+        return [n for r in self.ranges() if not r.requires for n in range(r.min_seats, r.max_seats + 1)]
 
 
 class Ruleset(Protocol):

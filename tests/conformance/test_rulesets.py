@@ -55,7 +55,7 @@ def test_random_games_end_and_replay(ruleset_id: str, chunk: int) -> None:
     ruleset = registry.get(ruleset_id)
     assert ruleset is not None
     info = ruleset.INFO
-    seat_counts = list(range(info.min_seats, info.max_seats + 1))
+    seat_counts = info.plain_seat_counts()  # the counts that need an option are not played with defaults
     for n in range(chunk, GAMES, CHUNKS):
         seed = 1000 * n + 17
         seats = seat_counts[n % len(seat_counts)]
@@ -73,7 +73,7 @@ def test_every_action_round_trips_through_the_codec(ruleset_id: str) -> None:
     ruleset = registry.get(ruleset_id)
     assert ruleset is not None
     rng = random.Random(3)
-    state = ruleset.setup(ruleset.decode_options(None), ruleset.INFO.min_seats, 3)
+    state = ruleset.setup(ruleset.decode_options(None), ruleset.INFO.plain_seat_counts()[0], 3)
     for _ in range(200):
         if ruleset.is_over(state):
             break

@@ -121,7 +121,7 @@ def generate(ruleset_id: str, tries_per_step: int = 60) -> list[dict[str, Any]]:
     info = ruleset.INFO
     kept: dict[str, int] = {}
     entries: list[dict[str, Any]] = []
-    games = [(seats, 100 * seats + game) for seats in range(info.min_seats, info.max_seats + 1)
+    games = [(seats, 100 * seats + game) for seats in info.plain_seat_counts()
              for game in range(GAMES_PER_SEAT_COUNT)]
     pools, kinds = _pools(ruleset, games)
     probes = [{key: kind} for key, kind in kinds]

@@ -9,13 +9,13 @@ annotation cannot go untested.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
-from tabletop.v1 import bang_pb2 as bang
-from tabletop.v1 import game_pb2
+from tabletop.v1 import bang_pb2, game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import ttr_europe_pb2 as ttr
 
@@ -64,8 +64,9 @@ def _set(request: Message, field: str, value: Any) -> Message:
 
 def _create(field: str) -> Place:
     def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
-        # The widest ruleset for a value: Ticket to Ride seats 2 to 5, BANG! 4 to 7 and 2,000 actions.
-        seats = value if field == "seat_count" and isinstance(value, int) else 7
+        # The widest ruleset for a value: Ticket to Ride seats 2 to 5, BANG! 3 to 8 (3 and 8 refused
+        # later, without Dodge City, for another reason: SEAT_COUNT_NEEDS_EXPANSION) and 2,000 actions.
+        seats = value if field == "seat_count" and isinstance(value, int) else 8
         ruleset = "ttr-europe" if seats <= 5 else "bang"
         request = svc.CreateGameRequest(ruleset=ruleset, seat_count=seats) if field != "seat_count" \
             else svc.CreateGameRequest(ruleset=ruleset)
@@ -77,13 +78,26 @@ def _create(field: str) -> Place:
 
 def _join(field: str) -> Place:
     def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
-        waiting = stub.CreateGame(svc.CreateGameRequest(ruleset="bang", seat_count=7)).game.name
+        waiting = _widest_waiting_game(stub)
         request = svc.JoinGameRequest(name=waiting, display_name="late")
         if value == THIS_GAME:
             return "JoinGame", request, None
         request.ClearField(field)
         return "JoinGame", _set(request, field, value), None
     return place
+
+
+def _widest_waiting_game(stub: Any) -> str:
+    """An open 8-seat BANG! game (the most seats): 8 players need Dodge City, accepted here by the
+    in-process server while the expansion is built and not yet offered to clients."""
+    setup = importlib.import_module("service.games.bang.setup")  # the module, not the package's function
+    built = setup.BUILT_EXPANSIONS
+    setup.BUILT_EXPANSIONS = built | {"dodge_city"}
+    try:
+        options = game_pb2.GameOptions(bang=bang_pb2.BangOptions(expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY]))
+        return str(stub.CreateGame(svc.CreateGameRequest(ruleset="bang", seat_count=8, options=options)).game.name)
+    finally:
+        setup.BUILT_EXPANSIONS = built
 
 
 def _read(method: str, request_class: type[Message], field: str = "name") -> Place:
@@ -142,23 +156,31 @@ def _locos(count: Any) -> ttr.TtrEuropeAction:
     return _claim(locomotives=count)
 
 
-def _bang(build: Callable[[Any], bang.BangAction]) -> Place:
-    """A BANG! action carrying the value, sent by seat 0 of a new 7-player game (seats 0 to 6 exist)."""
+def _bang(build: Callable[[Any], bang_pb2.BangAction]) -> Place:
+    """A BANG! action carrying the value, sent by seat 0 of a new 8-player game (seats 0 to 7 exist;
+    Dodge City switched on in-process, as for ``_widest_waiting_game``)."""
     def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
-        game, tokens = create_game(stub, ruleset="bang", seats=7)
+        setup = importlib.import_module("service.games.bang.setup")
+        built = setup.BUILT_EXPANSIONS
+        setup.BUILT_EXPANSIONS = built | {"dodge_city"}
+        try:
+            options = game_pb2.GameOptions(bang=bang_pb2.BangOptions(expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY]))
+            game, tokens = create_game(stub, ruleset="bang", seats=8, options=options)
+        finally:
+            setup.BUILT_EXPANSIONS = built
         action = game_pb2.Action(bang=build(value))
         return "SubmitAction", svc.SubmitActionRequest(name=game.name, action=action), tokens[0]
     return place
 
 
-def _bang_field(kind: str, field: str) -> Callable[[Any], bang.BangAction]:
+def _bang_field(kind: str, field: str) -> Callable[[Any], bang_pb2.BangAction]:
     """``BangAction(kind=<its message>(field=value))``; a card-less play or use, so that the game
     refuses it for the card (UNKNOWN_CARD), never for the value under test."""
-    def build(value: Any) -> bang.BangAction:
-        message = getattr(bang, bang.BangAction.DESCRIPTOR.fields_by_name[kind].message_type.name)()
+    def build(value: Any) -> bang_pb2.BangAction:
+        message = getattr(bang_pb2, bang_pb2.BangAction.DESCRIPTOR.fields_by_name[kind].message_type.name)()
         if value is not UNSET:
             _set(message, field, value)
-        return bang.BangAction(**{kind: message})
+        return bang_pb2.BangAction(**{kind: message})
     return build
 
 

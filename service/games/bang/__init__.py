@@ -1,4 +1,4 @@
-"""BANG!: the complete base game (4 to 7 players), hosted through the ruleset contract.
+"""BANG!: the complete base game (4 to 7 players; 3 and 8 with Dodge City), hosted through the ruleset contract.
 
 The contract is documented once in :mod:`service.engine.ruleset`. Facts are data rows
 (``data/*.json``), card effects and character abilities are named handlers
@@ -8,7 +8,7 @@ the sources differ, ``shared/reference/RULINGS.md`` decides; see ``docs/bang.md`
 
 from __future__ import annotations
 
-from service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, State
+from service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, SeatRange, State
 from service.games.bang import catalog, checks, costs, damage, turn  # noqa: F401  (registers steps and requests)
 from service.games.bang.actions import apply, legal_actions, to_act
 from service.games.bang.characters import ABILITIES
@@ -24,34 +24,82 @@ from service.games.bang.codec import (
 from service.games.bang.damage import WIN_RULES
 from service.games.bang.effects import EFFECTS, attacks, draws, equipment, green, healing  # noqa: F401  (registers)
 from service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
+from service.games.bang.setup import expansion_option, start
 from service.games.bang.setup import setup as _deal
-from service.games.bang.setup import start
-from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, ROLES, TYPES, WIN_RULE_OF
+from service.games.bang.tables import (
+    CARDS,
+    CHARACTERS,
+    MODES,
+    REQUIRES,
+    ROLE_POOLS,
+    ROLES,
+    TYPES,
+    WIN_RULE_OF,
+)
 from service.games.bang.versions import RULES_VERSION
 from service.games.bang.view import project, view
 
 catalog.validate(TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, EFFECTS, ABILITIES, WIN_RULE_OF, WIN_RULES)
+catalog.validate_modes(MODES, ROLE_POOLS, WIN_RULE_OF, REQUIRES)
+
+
+# What each Dodge City house rule changes, for a client developer (RULINGS: the Dodge City table).
+HOUSE_RULE_TEXT = {
+    "jose_delgado_in_play": ("House rule (Dodge City only): José Delgado discards a blue card he has in play, "
+                             "instead of one from his hand, to draw 2 cards."),
+    "pixie_pete_draws_four": "House rule (Dodge City only): Pixie Pete draws 4 cards in his draw phase instead of 3.",
+    "sean_mallory_unlimited": ("House rule (Dodge City only): Sean Mallory has no hand limit at the end of his "
+                               "turn, instead of 10 cards."),
+}
+
+
+def _option_name(key: str) -> str:
+    """The proto3 JSON name of a BangOptions field (``pixie_pete_draws_four`` -> ``pixiePeteDrawsFour``)."""
+    head, *rest = key.split("_")
+    return head + "".join(w.title() for w in rest)
+
+
+def _seat_ranges() -> tuple[SeatRange, ...]:
+    """Runs of player counts with the same required expansions (roles.json ``requires``), as ListRulesets
+    lists them: 3 (Dodge City), 4 to 7 (nothing), 8 (Dodge City)."""
+    out: list[SeatRange] = []
+    for n in sorted(ROLE_POOLS):
+        needs = tuple(("expansions", expansion_option(e)) for e in REQUIRES.get(n, ()))
+        if out and out[-1].requires == needs and out[-1].max_seats == n - 1:
+            out[-1] = SeatRange(out[-1].min_seats, n, needs)
+        else:
+            out.append(SeatRange(n, n, needs))
+    return tuple(out)
+
 
 INFO = RulesetInfo(
     id="bang",
     display_name="BANG!",
-    min_seats=4,
-    max_seats=7,
+    min_seats=min(ROLE_POOLS),  # 3 and 8 players need Dodge City: see seat_ranges
+    max_seats=max(ROLE_POOLS),
     rules_version=RULES_VERSION,
     proto_field="bang",
     max_actions=2_000,  # random bots end every game within 389 actions (400 seeds); about 5x that
     options=(
-        OptionInfo("expansions", "Expansions in play (none is built yet: asking for one is INVALID_ARGUMENT)",
-                   "[]", ("BANG_EXPANSION_DODGE_CITY", "BANG_EXPANSION_ARMED_AND_DANGEROUS")),
-        OptionInfo("sheriffExtraCard", "House rule (RULINGS BANG-010): the Sheriff starts with one more card "
-                   "than his printed bullets", "false", ("false", "true")),
-        OptionInfo("keptCharacters", "Rematch (BANG-032): {seat, character} pairs; those seats keep that character, "
-                   "every other seat draws one not in use (codec.rematch_options builds the rematch)", "[]"),
-        OptionInfo("retiredCharacters", "Rematch (BANG-032): character keys not dealt, e.g. the eliminated "
-                   "players' old ones so that they draw a new character", "[]"),
-        OptionInfo("sheriffSeat", "Rematch (BANG-033): the Sheriff's seat (last game's Sheriff + 1 when the role "
-                   "passes to the left); the other roles are dealt at random", "unset (all roles at random)"),
+        OptionInfo("expansions", "Expansions mixed into the base game. None can be chosen yet: asking for one is "
+                   "refused with INVALID_ARGUMENT (EXPANSION_NOT_AVAILABLE). Dodge City, once offered, also "
+                   "allows 3 and 8 players (see seat_ranges).", "[]",
+                   ("BANG_EXPANSION_DODGE_CITY", "BANG_EXPANSION_ARMED_AND_DANGEROUS")),
+        OptionInfo("sheriffExtraCard", "House rule: the Sheriff's starting hand has one card more than his "
+                   "character's bullets (by the printed rules it equals the bullets; his extra bullet is life only).",
+                   "false", ("false", "true")),
+        OptionInfo("keptCharacters", "For a rematch at the same table: a list of {seat, character} pairs. Each "
+                   "listed seat plays that character again; every other seat gets a random character not in use. "
+                   "Cards are never kept. A client builds it from the finished game's view: survivors keep theirs.",
+                   "[]"),
+        OptionInfo("retiredCharacters", "For a rematch: character keys (such as \"bart_cassidy\") that are not dealt "
+                   "in this game, usually the eliminated players' old characters so that they get a new one.", "[]"),
+        OptionInfo("sheriffSeat", "For a rematch: the seat that gets the Sheriff (the role passes to the next seat "
+                   "after the last game's Sheriff); the other roles are dealt at random. Not allowed in a 3-player "
+                   "game, which has no Sheriff.", "unset (all roles at random)"),
+        *(OptionInfo(_option_name(key), text, "false", ("false", "true")) for key, text in HOUSE_RULE_TEXT.items()),
     ),
+    seat_ranges=_seat_ranges(),
 )
 
 

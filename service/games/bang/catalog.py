@@ -175,6 +175,43 @@ class KillRule:
 KILL_EFFECTS = ("draw", "discard_all")
 
 
+@dataclass(frozen=True)
+class Mode:
+    """A game mode (the win rule's name in ``roles.json``): who starts, whether roles are dealt face
+    up, and, for the 3-player game, each role's target and goal text (Dodge City, DC-044..046)."""
+
+    key: str
+    first: str  # the role that takes the first turn
+    face_up: bool = False
+    targets: Mapping[str, str] = field(default_factory=dict)  # role -> the role it must kill
+    goals: Mapping[str, str] = field(default_factory=dict)  # role -> goal text shown instead of the role's
+
+
+def load_modes() -> tuple[dict[str, Mode], dict[int, tuple[str, ...]]]:
+    """The game modes, and the expansions each player count requires (3 and 8 players: Dodge City)."""
+    raw = json.loads((DATA / "roles.json").read_text(encoding="utf-8"))
+    modes = {k: Mode(k, str(v["first"]), bool(v.get("face_up", False)), dict(v.get("targets", {})),
+                     dict(v.get("goals", {})))
+             for k, v in raw.get("modes", {}).items()}
+    requires = {int(n): tuple(v.get("requires", ())) for n, v in raw["player_counts"].items()}
+    return modes, requires
+
+
+def validate_modes(modes: Mapping[str, Mode], counts: Mapping[int, tuple[str, ...]], win_rules: Mapping[int, str],
+                   requires: Mapping[int, tuple[str, ...]]) -> None:
+    """Every player count has a mode whose first role is dealt exactly once and whose targets are roles
+    of its pool; required expansions are known."""
+    for n, pool in counts.items():
+        mode = modes.get(win_rules[n])
+        if mode is None:
+            raise DataError(f"roles.json: player count {n}: win rule {win_rules[n]!r} has no mode")
+        if pool.count(mode.first) != 1 or set(mode.targets.items()) - {(a, b) for a in pool for b in pool}:
+            raise DataError(f"roles.json: player count {n}: bad role pool {pool} for mode {mode.key!r} (its first "
+                            "role once, its targets in the pool)")
+        if set(requires.get(n, ())) - set(EXPANSIONS[1:]):
+            raise DataError(f"roles.json: player count {n}: unknown required expansion(s) {requires[n]}")
+
+
 def load_kill_rules() -> dict[str, tuple[KillRule, ...]]:
     """Rewards and penalties per game mode (the win rule's name), from ``roles.json``."""
     raw = json.loads((DATA / "roles.json").read_text(encoding="utf-8"))
@@ -260,7 +297,9 @@ def validate(types: Mapping[str, CardType], cards: Mapping[str, Card], character
             raise DataError(f"characters.json: character {ch.key!r}: unknown trait(s) {sorted(unknown)} "
                             f"or expansion {ch.expansion!r}")
     for n, pool in counts.items():
-        if len(pool) != n or pool.count("sheriff") != 1 or any(r not in roles for r in pool):
+        # A pool has at most one Sheriff (none in the 3-player game); the mode's first role is checked
+        # in ``validate_modes``.
+        if len(pool) != n or pool.count("sheriff") > 1 or any(r not in roles for r in pool):
             raise DataError(f"roles.json: player count {n}: bad role pool {pool}")
 
 

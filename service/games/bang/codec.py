@@ -9,7 +9,7 @@ from tabletop.v1 import bang_pb2
 from service.engine.errors import MalformedAction
 from service.engine.ruleset import Action, Event, Options
 from service.games.bang.reasons import Reason
-from service.games.bang.setup import normalize_options
+from service.games.bang.setup import HOUSE_RULES, normalize_options
 from service.games.bang.tables import CARDS
 
 SUIT_PB = {"hearts": bang_pb2.BANG_SUIT_HEARTS, "diamonds": bang_pb2.BANG_SUIT_DIAMONDS,
@@ -67,6 +67,7 @@ def decode_options(pb: bang_pb2.BangOptions | None) -> Options:
                             "retired_characters": list(pb.retired_characters)}
     if pb.HasField("sheriff_seat"):
         opts["sheriff_seat"] = pb.sheriff_seat
+    opts.update({key: getattr(pb, key) for key in HOUSE_RULES})
     return normalize_options(opts)
 
 
@@ -77,7 +78,8 @@ def encode_options(options: Options) -> bang_pb2.BangOptions:
                               sheriff_extra_card=opts["sheriff_extra_card"],
                               kept_characters=[bang_pb2.BangKeptCharacter(seat=k["seat"], character=k["character"])
                                                for k in opts.get("kept_characters", [])],
-                              retired_characters=opts.get("retired_characters", []))
+                              retired_characters=opts.get("retired_characters", []),
+                              **{key: bool(opts.get(key, False)) for key in HOUSE_RULES})
     if opts.get("sheriff_seat") is not None:
         pb.sheriff_seat = opts["sheriff_seat"]
     return pb

@@ -5,7 +5,10 @@ damage is applied, the dying window opens when life drops to 0 or below (only Be
 or Sid Ketchum's ability can close it), on-hit abilities run after it (Bart Cassidy
 and El Gringo get nothing when the hit eliminates them), then elimination reveals the
 role, Vulture Sam takes the cards, rewards and penalties apply, and the winners are
-checked after every single elimination (roles.json ``win_rules_machine``).
+checked after every single elimination (roles.json ``win_rules_machine``) by the game
+mode's win rule: ``standard`` for 4 to 8 players (with 8, each of the two Renegades plays
+alone: only the last one alive wins, and the Sheriff killed while facing both gives the
+Outlaws the win, DC-042/043), ``three_player`` for the Dodge City 3-player game.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from service.games.bang.characters import ability_of
 from service.games.bang.pending import RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
 from service.games.bang.state import Request, alive_seats, clear_table, draw, player, push, seats_from, trait
-from service.games.bang.tables import KILL_RULES, TYPE_OF, WIN_RULE_OF
+from service.games.bang.tables import KILL_RULES, TYPE_OF, WIN_RULE_OF, mode_of
 
 BEER_HEAL = 1
 
@@ -129,6 +132,21 @@ def winners_now(state: State, dead: int | None = None, killer: int | None = None
         return [s for s, r in enumerate(roles) if r == "outlaw"]
     if all(roles[s] in ("sheriff", "deputy") for s in alive):
         return [s for s, r in enumerate(roles) if r in ("sheriff", "deputy")]
+    return None
+
+
+@win_rule("three_player")
+def own_target_or_last(state: State, dead: int | None = None, killer: int | None = None) -> list[int] | None:
+    """3 players (Dodge City, DC-047, DC-048): a player who personally kills his own target wins at once;
+    after any other first death (another player's kill, Dynamite) the two survivors play to be the last
+    one alive, so the second death always ends the game."""
+    alive = alive_seats(state)
+    if len(alive) == 1:
+        return alive
+    if dead is not None and killer is not None and killer != dead and player(state, killer)["alive"]:
+        targets = mode_of(len(state["p"])).targets
+        if targets.get(player(state, killer)["role"]) == player(state, dead)["role"]:
+            return [killer]
     return None
 
 

@@ -1,10 +1,15 @@
-"""Setting a game up (BANG-004, 005, 008..010, 013; RULINGS BANG-010).
+"""Setting a game up (BANG-004, 005, 008..010, 013; RULINGS BANG-010; DC-041, 044, 046).
 
-Roles are dealt from the pool for the player count, characters from the 16 base ones,
-both by the seeded generator. Life is the character's bullets, +1 for the Sheriff.
-The starting hand is the printed bullets (the seeds; the Sheriff's extra bullet is
-life only), one more for the Sheriff with the ``sheriff_extra_card`` house rule.
-The Sheriff takes the first turn.
+Roles are dealt from the pool for the player count, characters from the pool of the
+game's expansions, both by the seeded generator. Life is the character's bullets, +1
+for the Sheriff. The starting hand is the printed bullets (the seeds; the Sheriff's
+extra bullet is life only), one more for the Sheriff with the ``sheriff_extra_card``
+house rule. The game mode's first role takes the first turn: the Sheriff, or the Deputy
+in the 3-player game. 3 and 8 players exist only with Dodge City (``roles.json``
+``requires``); without it they are refused with SEAT_COUNT_NEEDS_EXPANSION.
+
+The Dodge City house rules (``HOUSE_RULES``) are stored in ``opts`` under their own keys
+in every Dodge City game; the character handlers read them there.
 
 A rematch (BANG-032, BANG-033) is a new game whose options carry over what the rules
 let carry over: ``kept_characters`` (survivors keep their characters, never their
@@ -21,10 +26,15 @@ from service.engine.errors import EngineReason, MalformedAction
 from service.engine.rng import Rng, seed_state
 from service.engine.ruleset import Event, Options, State
 from service.games.bang.reasons import Reason
-from service.games.bang.tables import CHARACTERS, ROLE_POOLS, deck_and_characters
+from service.games.bang.tables import CHARACTERS, REQUIRES, ROLE_POOLS, deck_and_characters, mode_of
 from service.games.bang.versions import RULES_VERSION
 
 DEFAULT_OPTIONS: dict[str, Any] = {"expansions": [], "sheriff_extra_card": False}
+# House rules of Dodge City characters (RULINGS, Dodge City table), boolean, off by default. They
+# are stored (all three) in every Dodge City game and in no other: without the expansion they are
+# refused when on, so a base game's options and state stay as they were.
+HOUSE_RULES: dict[str, str] = {"jose_delgado_in_play": "dodge_city", "pixie_pete_draws_four": "dodge_city",
+                               "sean_mallory_unlimited": "dodge_city"}
 # Rematch options, absent unless set (stored games and their replays stay unchanged).
 REMATCH_OPTIONS = ("kept_characters", "retired_characters", "sheriff_seat")
 BUILT_EXPANSIONS: frozenset[str] = frozenset()
@@ -33,7 +43,7 @@ BUILT_EXPANSIONS: frozenset[str] = frozenset()
 def normalize_options(options: Options | None) -> dict[str, Any]:
     """Defaults filled in; an expansion that is not built yet, or a bad rematch option, is refused."""
     opts = {**DEFAULT_OPTIONS, **(options or {})}
-    unknown = set(opts) - set(DEFAULT_OPTIONS) - set(REMATCH_OPTIONS)
+    unknown = set(opts) - set(DEFAULT_OPTIONS) - set(REMATCH_OPTIONS) - set(HOUSE_RULES)
     if unknown:
         raise MalformedAction(EngineReason.INVALID_OPTION, f"Unknown options {sorted(unknown)}",
                               field="options.bang")
@@ -43,6 +53,7 @@ def normalize_options(options: Options | None) -> dict[str, Any]:
                               f"Expansion(s) {', '.join(missing)} not available yet; play the base game",
                               field="options.bang.expansions")
     out = {"expansions": list(opts["expansions"]), "sheriff_extra_card": bool(opts["sheriff_extra_card"])}
+    out.update(_house_rules(opts))
     out.update(_rematch_options(opts))
     return out
 
@@ -51,8 +62,9 @@ def setup(options: Options, seat_count: int, seed: int) -> State:
     """Deal roles, characters, life and hands; the Sheriff's turn is started."""
     opts = normalize_options(options)
     if seat_count not in ROLE_POOLS:
-        raise MalformedAction(EngineReason.INVALID_SEAT_COUNT, "BANG! base takes 4 to 7 players",
-                              field="seats")
+        raise MalformedAction(EngineReason.INVALID_SEAT_COUNT, f"BANG! takes {min(ROLE_POOLS)} to "
+                              f"{max(ROLE_POOLS)} players", field="seats")
+    _check_expansions_for(opts, seat_count)
     _check_seats(opts, seat_count)
     deck, _ = deck_and_characters(opts["expansions"])
     state: State = {"v": RULES_VERSION, "opts": opts, "rng": seed_state(seed), "deck": list(deck),
@@ -70,7 +82,7 @@ def setup(options: Options, seat_count: int, seed: int) -> State:
         hand = [state["deck"].pop() for _ in range(cards)]
         state["p"].append({"role": roles[seat], "char": ch.key, "life": life, "max": life,
                            "hand": hand, "table": [], "alive": True})
-    state["turn"] = roles.index("sheriff")
+    state["turn"] = roles.index(mode_of(seat_count).first)  # the Sheriff; the Deputy with 3 players (DC-046)
     return state
 
 
@@ -137,6 +149,48 @@ def _rematch_options(opts: dict[str, Any]) -> dict[str, Any]:
                                   field="options.bang.sheriff_seat")
         out["sheriff_seat"] = int(opts["sheriff_seat"])
     return out
+
+
+def _house_rules(opts: dict[str, Any]) -> dict[str, bool]:
+    """The house rules, all three stored in a game with their expansion; one that is on without it is refused."""
+    out: dict[str, bool] = {}
+    for key, expansion in HOUSE_RULES.items():
+        on = bool(opts.get(key, False))
+        if expansion in opts["expansions"]:
+            out[key] = on
+        elif on:
+            raise MalformedAction(Reason.OPTION_NEEDS_EXPANSION, f"The house rule {key} changes a "
+                                  f"{_EXPANSION_TITLE[expansion]} character: add {expansion_option(expansion)} to "
+                                  "options.bang.expansions, or leave the rule off", field=f"options.bang.{key}",
+                                  expansion=expansion_option(expansion))
+    return out
+
+
+def expansion_option(expansion: str) -> str:
+    """The BangExpansion value name of an expansion key (``dodge_city`` -> ``BANG_EXPANSION_DODGE_CITY``)."""
+    return f"BANG_EXPANSION_{expansion.upper()}"
+
+
+def _check_expansions_for(opts: dict[str, Any], seat_count: int) -> None:
+    """3 and 8 players exist only with Dodge City (its 3-player rules and its 8 role cards, DC-041, DC-044)."""
+    missing = [e for e in REQUIRES.get(seat_count, ()) if e not in opts["expansions"]]
+    if missing:
+        names = " and ".join(expansion_option(e) for e in missing)
+        raise MalformedAction(Reason.SEAT_COUNT_NEEDS_EXPANSION, f"A {seat_count}-player game of BANG! needs "
+                              f"{' and '.join(_EXPANSION_TITLE[e] for e in missing)}: add {names} to "
+                              f"options.bang.expansions, or seat {_plain_range()} players", field="seat_count",
+                              expansion=names)
+    if opts.get("sheriff_seat") is not None and "sheriff" not in ROLE_POOLS[seat_count]:
+        raise MalformedAction(EngineReason.INVALID_OPTION, f"A {seat_count}-player game has no Sheriff: leave "
+                              "sheriff_seat unset", field="options.bang.sheriff_seat")
+
+
+def _plain_range() -> str:
+    plain = [n for n in ROLE_POOLS if not REQUIRES.get(n)]
+    return f"{min(plain)} to {max(plain)}"
+
+
+_EXPANSION_TITLE = {"dodge_city": "Dodge City", "armed_and_dangerous": "Armed & Dangerous"}
 
 
 def _check_character(key: str, used: set[str], field: str) -> None:

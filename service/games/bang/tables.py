@@ -7,11 +7,13 @@ from service.games.bang.catalog import (
     CardType,
     Character,
     KillRule,
+    Mode,
     Role,
     characters_for,
     deck_for,
     load,
     load_kill_rules,
+    load_modes,
 )
 
 TYPES: dict[str, CardType]
@@ -23,6 +25,11 @@ WIN_RULE_OF: dict[int, str]
 TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, WIN_RULE_OF = load()
 # Rewards and penalties per game mode (the win rule's name).
 KILL_RULES: dict[str, tuple[KillRule, ...]] = load_kill_rules()
+# Game modes by name (who starts, face-up roles, 3-player targets) and the expansions each
+# player count requires (3 and 8 players: Dodge City).
+MODES: dict[str, Mode]
+REQUIRES: dict[int, tuple[str, ...]]
+MODES, REQUIRES = load_modes()
 
 # Card id -> its type, so rule code never goes through the key twice.
 TYPE_OF: dict[str, CardType] = {cid: TYPES[c.key] for cid, c in CARDS.items()}
@@ -38,3 +45,8 @@ def deck_and_characters(expansions: list[str]) -> tuple[tuple[str, ...], tuple[s
     Built on every call (once per setup, ~100 rows): no cache that could outlive the tables.
     """
     return deck_for(CARDS, expansions), characters_for(CHARACTERS, expansions)
+
+
+def mode_of(seat_count: int) -> Mode:
+    """The game mode of a table of ``seat_count`` players (its win rule's name in ``roles.json``)."""
+    return MODES[WIN_RULE_OF[seat_count]]

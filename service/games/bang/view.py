@@ -2,7 +2,7 @@
 
 Hands and roles are secret: a seat sees its own hand, the counts of the others,
 everything in play, the Sheriff's role, dead players' roles (all roles once the game
-is over) and the cards the rules reveal: draw! cards, General Store cards, Black
+is over, and always in the 3-player game, whose roles are dealt face up) and the cards the rules reveal: draw! cards, General Store cards, Black
 Jack's second card, a card taken from a hand only to the two players involved, Kit
 Carlson's three cards only to him. The deck order is never sent.
 """
@@ -16,7 +16,7 @@ from tabletop.v1 import bang_pb2
 from service.engine.ruleset import Event, State
 from service.games.bang.codec import card_pb, role_pb
 from service.games.bang.state import ready
-from service.games.bang.tables import ROLES, TYPE_OF
+from service.games.bang.tables import ROLES, TYPE_OF, mode_of
 
 # Draw reasons whose cards are shown to everyone.
 PUBLIC_DRAWS = frozenset({"black_jack_shown", "discard_pile"})
@@ -48,9 +48,15 @@ PRIVATE_OFFERS = frozenset({"kit_carlson"})
 
 
 def role_visible(state: State, owner: int, viewer: int | None) -> bool:
-    """Whether ``viewer`` may see the role of ``owner`` (BANG-005)."""
+    """Whether ``viewer`` may see the role of ``owner`` (BANG-005; every role in the 3-player game, DC-044)."""
     p = state["p"][owner]
-    return bool(viewer == owner or ROLES[p["role"]].revealed or not p["alive"] or state["phase"] == "over")
+    return bool(viewer == owner or ROLES[p["role"]].revealed or not p["alive"] or state["phase"] == "over"
+                or mode_of(len(state["p"])).face_up)
+
+
+def role_goal(state: State, role: str) -> str:
+    """The goal shown with a role: the game mode's own (3-player targets, DC-045), else the role card's."""
+    return mode_of(len(state["p"])).goals.get(role) or ROLES[role].goal
 
 
 def view(state: State, seat: int | None) -> bang_pb2.BangView:
@@ -73,7 +79,7 @@ def view(state: State, seat: int | None) -> bang_pb2.BangView:
                              for c in p["table"] if TYPE_OF[c].use is not None)
         if role_visible(state, i, seat):
             player.role = role_pb(p["role"])
-            player.role_goal = ROLES[p["role"]].goal
+            player.role_goal = role_goal(state, p["role"])
         out.players.append(player)
     for req in state["pending"]:
         if req["seat"] is not None:

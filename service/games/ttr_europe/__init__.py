@@ -34,8 +34,8 @@ INFO = RulesetInfo(
     options=(
         OptionInfo(
             name="tunnel_failure_discards",
-            description="House rule (seed text): cards played for a tunnel that is not paid are discarded "
-                        "instead of going back to the hand (the official rule).",
+            description="House rule: when a player does not pay for a tunnel, the cards he played for it "
+                        "are discarded; by the official rule they go back to his hand.",
             default="false",
             allowed_values=("false", "true"),
         ),

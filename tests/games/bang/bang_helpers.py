@@ -35,7 +35,9 @@ SUIT_LETTER = {"h": "hearts", "d": "diamonds", "c": "clubs", "s": "spades"}
 
 def table(n: int = 4, chars: list[str] | None = None, roles: list[str] | None = None, turn: int = 0,
           seed: int = 1, **opts: Any) -> State:
-    """A clean n-player table: seat 0 is the Sheriff unless ``roles`` says otherwise.
+    """A clean n-player table: roles by seat from the mode's pool unless ``roles`` says otherwise
+    (seat 0 is the Sheriff; with 3 players, Dodge City: Deputy, Outlaw, Renegade; with 8:
+    S, R, O, O, O, D, D, R).
 
     Characters default to Black Jack (whose ability only touches phase 1). Life is the
     character's bullets, +1 for the Sheriff. Hands and tables are empty, it is

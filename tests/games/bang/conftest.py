@@ -20,7 +20,8 @@ from bang_helpers import table
 from service.engine.ruleset import State
 from service.games.bang import catalog
 
-# The module, not the ruleset's ``setup`` function that shadows it as a package attribute.
+# The module, not the package's ``setup`` function of the same name (``from service.games.bang
+# import setup`` gives the function, and patching it would change nothing).
 setup = importlib.import_module("service.games.bang.setup")
 
 

@@ -257,7 +257,7 @@ def test_the_engine_answers_only_when_everyone_can_see_the_answer_is_forced() ->
 @pytest.mark.rule("BANG-002", "BANG-003", "BANG-083")
 def test_data_totals_and_rows() -> None:
     assert len(DECK) == 80 and len(CHARACTERS) == 16 and set(ROLES) == {"sheriff", "deputy", "outlaw", "renegade"}
-    assert {n: len(p) for n, p in ROLE_POOLS.items()} == {4: 4, 5: 5, 6: 6, 7: 7}
+    assert {n: len(p) for n, p in ROLE_POOLS.items()} == {3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8}
     assert sum(1 for c in DECK if TYPES[CARDS[c].key].color == "blue") == 17
     assert CHARACTERS["kit_carlson"].life == 4 and CHARACTERS["el_gringo"].life == 3
 
@@ -334,18 +334,24 @@ def test_modules_stay_small() -> None:
 
 def test_info() -> None:
     info = bang.INFO
-    assert (info.id, info.min_seats, info.max_seats, info.proto_field) == ("bang", 4, 7, "bang")
+    assert (info.id, info.min_seats, info.max_seats, info.proto_field) == ("bang", 3, 8, "bang")
+    assert info.plain_seat_counts() == [4, 5, 6, 7]
     assert {o.name for o in info.options} == {"expansions", "sheriffExtraCard", "keptCharacters",
-                                              "retiredCharacters", "sheriffSeat"}
+                                              "retiredCharacters", "sheriffSeat", "joseDelgadoInPlay",
+                                              "pixiePeteDrawsFour", "seanMalloryUnlimited"}
     assert bang.decode_options(bang.encode_options({"sheriff_extra_card": True}))["sheriff_extra_card"]
 
 
 @pytest.mark.rule("BANG-001")
 def test_base_game_takes_four_to_seven_players() -> None:
-    for n in (3, 8):
+    for n in (2, 9):
         with pytest.raises(MalformedAction) as err:
             bang.setup({}, n, 1)
         assert err.value.reason == EngineReason.INVALID_SEAT_COUNT
+    for n in (3, 8):  # only with Dodge City (tests/games/bang/test_dc_modes_seats.py)
+        with pytest.raises(MalformedAction) as err:
+            bang.setup({}, n, 1)
+        assert err.value.reason == "SEAT_COUNT_NEEDS_EXPANSION"
     for n in range(4, 8):
         assert len(bang.setup({}, n, 1)["p"]) == n
 

@@ -20,7 +20,16 @@ from service.games.bang import catalog
 from service.games.bang.characters import ABILITIES
 from service.games.bang.damage import WIN_RULES
 from service.games.bang.effects import EFFECTS
-from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, ROLES, TYPES, WIN_RULE_OF
+from service.games.bang.tables import (
+    CARDS,
+    CHARACTERS,
+    MODES,
+    REQUIRES,
+    ROLE_POOLS,
+    ROLES,
+    TYPES,
+    WIN_RULE_OF,
+)
 
 DATA = catalog.DATA
 
@@ -54,7 +63,8 @@ def test_load_reads_every_field_of_every_row() -> None:
         k: (k, v["name"], v["goal"], v["revealed"]) for k, v in role_rows["roles"].items()}
     assert roles["sheriff"].revealed is True and roles["outlaw"].revealed is False
     assert counts == {int(n): tuple(v["roles"]) for n, v in role_rows["player_counts"].items()}
-    assert win_rules == {4: "standard", 5: "standard", 6: "standard", 7: "standard"}
+    assert win_rules == {3: "three_player", 4: "standard", 5: "standard", 6: "standard", 7: "standard",
+                         8: "standard"}
     assert (types, cards, characters, roles, counts, win_rules) == (TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS,
                                                                     WIN_RULE_OF)
 
@@ -165,8 +175,10 @@ def test_validate_character_life_from_one_to_five(life: int, ok: bool) -> None:
 @pytest.mark.parametrize("pool", [("sheriff", "outlaw", "outlaw"), ("sheriff", "sheriff", "outlaw", "outlaw"),
                                   ("renegade", "outlaw", "outlaw", "deputy"), ("sheriff", "joker", "outlaw", "outlaw")])
 def test_validate_refuses_a_bad_role_pool(pool: tuple[str, ...]) -> None:
+    counts = {**ROLE_POOLS, 4: pool}
     with pytest.raises(catalog.DataError, match="roles.json: player count 4: bad role pool"):
-        validate(counts={**ROLE_POOLS, 4: pool})
+        validate(counts=counts)
+        catalog.validate_modes(MODES, counts, WIN_RULE_OF, REQUIRES)  # no Sheriff: the mode's first role
 
 
 def test_validate_names_an_unknown_win_rule_and_ability() -> None:

@@ -374,25 +374,39 @@ class BangOptions(_message.Message):
     KEPT_CHARACTERS_FIELD_NUMBER: _builtins.int
     RETIRED_CHARACTERS_FIELD_NUMBER: _builtins.int
     SHERIFF_SEAT_FIELD_NUMBER: _builtins.int
+    JOSE_DELGADO_IN_PLAY_FIELD_NUMBER: _builtins.int
+    PIXIE_PETE_DRAWS_FOUR_FIELD_NUMBER: _builtins.int
+    SEAN_MALLORY_UNLIMITED_FIELD_NUMBER: _builtins.int
     sheriff_extra_card: _builtins.bool
-    """House rule: the Sheriff starts with one more card."""
+    """House rule: the Sheriff starts with one more card than his character's bullets."""
     sheriff_seat: _builtins.int
-    """Rematch (BANG-033): the seat that is the Sheriff (the seat after the last game's Sheriff
-    when the role passes to the left); the other roles are dealt at random. Unset: all at random.
+    """For a rematch: the seat that is the Sheriff (the seat after the last game's Sheriff when the
+    role passes to the left); the other roles are dealt at random. Unset: all at random. Not
+    allowed in a 3-player game, which has no Sheriff.
     """
+    jose_delgado_in_play: _builtins.bool
+    """House rule (Dodge City only; refused without it): José Delgado discards a blue card he has in
+    play, instead of one from his hand, to draw 2 cards.
+    """
+    pixie_pete_draws_four: _builtins.bool
+    """House rule (Dodge City only; refused without it): Pixie Pete draws 4 cards instead of 3."""
+    sean_mallory_unlimited: _builtins.bool
+    """House rule (Dodge City only; refused without it): Sean Mallory has no hand limit instead of 10."""
     @_builtins.property
     def expansions(self) -> _containers.RepeatedScalarFieldContainer[Global___BangExpansion.ValueType]:
-        """Expansions in play; a not yet built expansion is refused with INVALID_ARGUMENT."""
+        """Expansions mixed into the base game; one not offered yet is refused with INVALID_ARGUMENT
+        (EXPANSION_NOT_AVAILABLE). 3 and 8 players need Dodge City (Ruleset.seat_ranges).
+        """
 
     @_builtins.property
     def kept_characters(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangKeptCharacter]:
-        """Rematch (BANG-032): these seats keep these characters; every other seat draws a random
+        """For a rematch: these seats keep these characters; every other seat draws a random
         character not in use (neither kept nor retired). Cards are never kept: hands are dealt fresh.
         """
 
     @_builtins.property
     def retired_characters(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """Rematch (BANG-032): character keys not dealt in this game, for example the eliminated
+        """For a rematch: character keys not dealt in this game, for example the eliminated
         players' old characters so that they draw a new one.
         """
 
@@ -404,10 +418,13 @@ class BangOptions(_message.Message):
         kept_characters: _abc.Iterable[Global___BangKeptCharacter] | None = ...,
         retired_characters: _abc.Iterable[_builtins.str] | None = ...,
         sheriff_seat: _builtins.int | None = ...,
+        jose_delgado_in_play: _builtins.bool = ...,
+        pixie_pete_draws_four: _builtins.bool = ...,
+        sean_mallory_unlimited: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_sheriff_seat", b"_sheriff_seat", "sheriff_seat", b"sheriff_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_sheriff_seat", b"_sheriff_seat", "expansions", b"expansions", "kept_characters", b"kept_characters", "retired_characters", b"retired_characters", "sheriff_extra_card", b"sheriff_extra_card", "sheriff_seat", b"sheriff_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_sheriff_seat", b"_sheriff_seat", "expansions", b"expansions", "jose_delgado_in_play", b"jose_delgado_in_play", "kept_characters", b"kept_characters", "pixie_pete_draws_four", b"pixie_pete_draws_four", "retired_characters", b"retired_characters", "sean_mallory_unlimited", b"sean_mallory_unlimited", "sheriff_extra_card", b"sheriff_extra_card", "sheriff_seat", b"sheriff_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__sheriff_seat: _TypeAlias = _typing.Literal["sheriff_seat"]  # noqa: Y015
     _WhichOneofArgType__sheriff_seat: _TypeAlias = _typing.Literal["_sheriff_seat", b"_sheriff_seat"]  # noqa: Y015

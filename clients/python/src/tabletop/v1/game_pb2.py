@@ -28,7 +28,7 @@ from tabletop.v1 import bang_pb2 as tabletop_dot_v1_dot_bang__pb2
 from tabletop.v1 import ttr_europe_pb2 as tabletop_dot_v1_dot_ttr__europe__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16tabletop/v1/game.proto\x12\x0btabletop.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16tabletop/v1/bang.proto\x1a\x1ctabletop/v1/ttr_europe.proto\"\xaa\x01\n\x07Ruleset\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\tmin_seats\x18\x03 \x01(\x05\x12\x11\n\tmax_seats\x18\x04 \x01(\x05\x12\x15\n\rrules_version\x18\x05 \x01(\t\x12+\n\x07options\x18\x06 \x03(\x0b\x32\x1a.tabletop.v1.RulesetOption\x12\x13\n\x0bmax_actions\x18\x07 \x01(\x05\"a\n\rRulesetOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\t\"w\n\x0bGameOptions\x12\x33\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1d.tabletop.v1.TtrEuropeOptionsH\x00\x12(\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x18.tabletop.v1.BangOptionsH\x00\x42\t\n\x07ruleset\"=\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x10\n\x08occupied\x18\x03 \x01(\x08\"4\n\x0eSeatCredential\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\"\xbd\x03\n\x04Game\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x08\x12\x16\n\x07ruleset\x18\x02 \x01(\tB\x05\xe2\x41\x02\x03\x05\x12-\n\x06status\x18\x03 \x01(\x0e\x32\x17.tabletop.v1.GameStatusB\x04\xe2\x41\x01\x03\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x11.tabletop.v1.SeatB\x04\xe2\x41\x01\x03\x12\x15\n\x07version\x18\x05 \x01(\x03\x42\x04\xe2\x41\x01\x03\x12\x30\n\x07options\x18\x06 \x01(\x0b\x32\x18.tabletop.v1.GameOptionsB\x05\xe2\x41\x02\x03\x05\x12\x35\n\x0b\x63reate_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x35\n\x0bupdate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x1a\n\x0bseed_chosen\x18\t \x01(\x08\x42\x05\xe2\x41\x02\x03\x05\x12\'\n\x03\x65nd\x18\n \x01(\x0e\x32\x14.tabletop.v1.GameEndB\x04\xe2\x41\x01\x03\x12\x1a\n\x0c\x61\x63tion_count\x18\x0b \x01(\x05\x42\x04\xe2\x41\x01\x03\x12\x1a\n\x0bmax_actions\x18\x0c \x01(\x05\x42\x05\xe2\x41\x02\x03\x05\"m\n\x06\x41\x63tion\x12\x32\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1c.tabletop.v1.TtrEuropeActionH\x00\x12\'\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x17.tabletop.v1.BangActionH\x00\x42\x06\n\x04game\"g\n\x04View\x12\x30\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.TtrEuropeViewH\x00\x12%\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x15.tabletop.v1.BangViewH\x00\x42\x06\n\x04game\"\xad\x01\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x30\n\tlifecycle\x18\x02 \x01(\x0b\x32\x1b.tabletop.v1.LifecycleEventH\x00\x12\x31\n\nttr_europe\x18\x03 \x01(\x0b\x32\x1b.tabletop.v1.TtrEuropeEventH\x00\x12&\n\x04\x62\x61ng\x18\x04 \x01(\x0b\x32\x16.tabletop.v1.BangEventH\x00\x42\x06\n\x04kind\"\xf1\x01\n\x0eLifecycleEvent\x12.\n\x04kind\x18\x01 \x01(\x0e\x32 .tabletop.v1.LifecycleEvent.Kind\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\"}\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x10\n\x0cKIND_CREATED\x10\x01\x12\x14\n\x10KIND_SEAT_JOINED\x10\x02\x12\x10\n\x0cKIND_STARTED\x10\x03\x12\x11\n\rKIND_FINISHED\x10\x04\x12\x12\n\x0eKIND_ABANDONED\x10\x05\x42\x07\n\x05_seat\"v\n\x08Snapshot\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x18\n\x0bviewer_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.tabletop.v1.ViewB\x0e\n\x0c_viewer_seat\"\xaa\x01\n\x08LogEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12#\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x13.tabletop.v1.Action\x12\"\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x12.tabletop.v1.Event\x12(\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05_seat*t\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03*S\n\x07GameEnd\x12\x18\n\x14GAME_END_UNSPECIFIED\x10\x00\x12\x16\n\x12GAME_END_COMPLETED\x10\x01\x12\x16\n\x12GAME_END_ABANDONED\x10\x02\x42\x8f\x01\n\x0f\x64\x65v.tabletop.v1B\tGameProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16tabletop/v1/game.proto\x12\x0btabletop.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x16tabletop/v1/bang.proto\x1a\x1ctabletop/v1/ttr_europe.proto\"\xd7\x01\n\x07Ruleset\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\tmin_seats\x18\x03 \x01(\x05\x12\x11\n\tmax_seats\x18\x04 \x01(\x05\x12\x15\n\rrules_version\x18\x05 \x01(\t\x12+\n\x07options\x18\x06 \x03(\x0b\x32\x1a.tabletop.v1.RulesetOption\x12\x13\n\x0bmax_actions\x18\x07 \x01(\x05\x12+\n\x0bseat_ranges\x18\x08 \x03(\x0b\x32\x16.tabletop.v1.SeatRange\"h\n\tSeatRange\x12\x11\n\tmin_seats\x18\x01 \x01(\x05\x12\x11\n\tmax_seats\x18\x02 \x01(\x05\x12\x35\n\x10required_options\x18\x03 \x03(\x0b\x32\x1b.tabletop.v1.RequiredOption\"/\n\x0eRequiredOption\x12\x0e\n\x06option\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"a\n\rRulesetOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\t\"w\n\x0bGameOptions\x12\x33\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1d.tabletop.v1.TtrEuropeOptionsH\x00\x12(\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x18.tabletop.v1.BangOptionsH\x00\x42\t\n\x07ruleset\"=\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x10\n\x08occupied\x18\x03 \x01(\x08\"4\n\x0eSeatCredential\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\"\xbd\x03\n\x04Game\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x08\x12\x16\n\x07ruleset\x18\x02 \x01(\tB\x05\xe2\x41\x02\x03\x05\x12-\n\x06status\x18\x03 \x01(\x0e\x32\x17.tabletop.v1.GameStatusB\x04\xe2\x41\x01\x03\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x11.tabletop.v1.SeatB\x04\xe2\x41\x01\x03\x12\x15\n\x07version\x18\x05 \x01(\x03\x42\x04\xe2\x41\x01\x03\x12\x30\n\x07options\x18\x06 \x01(\x0b\x32\x18.tabletop.v1.GameOptionsB\x05\xe2\x41\x02\x03\x05\x12\x35\n\x0b\x63reate_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x35\n\x0bupdate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x1a\n\x0bseed_chosen\x18\t \x01(\x08\x42\x05\xe2\x41\x02\x03\x05\x12\'\n\x03\x65nd\x18\n \x01(\x0e\x32\x14.tabletop.v1.GameEndB\x04\xe2\x41\x01\x03\x12\x1a\n\x0c\x61\x63tion_count\x18\x0b \x01(\x05\x42\x04\xe2\x41\x01\x03\x12\x1a\n\x0bmax_actions\x18\x0c \x01(\x05\x42\x05\xe2\x41\x02\x03\x05\"m\n\x06\x41\x63tion\x12\x32\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1c.tabletop.v1.TtrEuropeActionH\x00\x12\'\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x17.tabletop.v1.BangActionH\x00\x42\x06\n\x04game\"g\n\x04View\x12\x30\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.TtrEuropeViewH\x00\x12%\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x15.tabletop.v1.BangViewH\x00\x42\x06\n\x04game\"\xad\x01\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x30\n\tlifecycle\x18\x02 \x01(\x0b\x32\x1b.tabletop.v1.LifecycleEventH\x00\x12\x31\n\nttr_europe\x18\x03 \x01(\x0b\x32\x1b.tabletop.v1.TtrEuropeEventH\x00\x12&\n\x04\x62\x61ng\x18\x04 \x01(\x0b\x32\x16.tabletop.v1.BangEventH\x00\x42\x06\n\x04kind\"\xf1\x01\n\x0eLifecycleEvent\x12.\n\x04kind\x18\x01 \x01(\x0e\x32 .tabletop.v1.LifecycleEvent.Kind\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\"}\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x10\n\x0cKIND_CREATED\x10\x01\x12\x14\n\x10KIND_SEAT_JOINED\x10\x02\x12\x10\n\x0cKIND_STARTED\x10\x03\x12\x11\n\rKIND_FINISHED\x10\x04\x12\x12\n\x0eKIND_ABANDONED\x10\x05\x42\x07\n\x05_seat\"v\n\x08Snapshot\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x18\n\x0bviewer_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.tabletop.v1.ViewB\x0e\n\x0c_viewer_seat\"\xaa\x01\n\x08LogEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12#\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x13.tabletop.v1.Action\x12\"\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x12.tabletop.v1.Event\x12(\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05_seat*t\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03*S\n\x07GameEnd\x12\x18\n\x14GAME_END_UNSPECIFIED\x10\x00\x12\x16\n\x12GAME_END_COMPLETED\x10\x01\x12\x16\n\x12GAME_END_ABANDONED\x10\x02\x42\x8f\x01\n\x0f\x64\x65v.tabletop.v1B\tGameProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -60,34 +60,38 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAME'].fields_by_name['action_count']._serialized_options = b'\342A\001\003'
   _globals['_GAME'].fields_by_name['max_actions']._loaded_options = None
   _globals['_GAME'].fields_by_name['max_actions']._serialized_options = b'\342A\002\003\005'
-  _globals['_GAMESTATUS']._serialized_start=2046
-  _globals['_GAMESTATUS']._serialized_end=2162
-  _globals['_GAMEEND']._serialized_start=2164
-  _globals['_GAMEEND']._serialized_end=2247
+  _globals['_GAMESTATUS']._serialized_start=2246
+  _globals['_GAMESTATUS']._serialized_end=2362
+  _globals['_GAMEEND']._serialized_start=2364
+  _globals['_GAMEEND']._serialized_end=2447
   _globals['_RULESET']._serialized_start=160
-  _globals['_RULESET']._serialized_end=330
-  _globals['_RULESETOPTION']._serialized_start=332
-  _globals['_RULESETOPTION']._serialized_end=429
-  _globals['_GAMEOPTIONS']._serialized_start=431
-  _globals['_GAMEOPTIONS']._serialized_end=550
-  _globals['_SEAT']._serialized_start=552
-  _globals['_SEAT']._serialized_end=613
-  _globals['_SEATCREDENTIAL']._serialized_start=615
-  _globals['_SEATCREDENTIAL']._serialized_end=667
-  _globals['_GAME']._serialized_start=670
-  _globals['_GAME']._serialized_end=1115
-  _globals['_ACTION']._serialized_start=1117
-  _globals['_ACTION']._serialized_end=1226
-  _globals['_VIEW']._serialized_start=1228
-  _globals['_VIEW']._serialized_end=1331
-  _globals['_EVENT']._serialized_start=1334
-  _globals['_EVENT']._serialized_end=1507
-  _globals['_LIFECYCLEEVENT']._serialized_start=1510
-  _globals['_LIFECYCLEEVENT']._serialized_end=1751
-  _globals['_LIFECYCLEEVENT_KIND']._serialized_start=1617
-  _globals['_LIFECYCLEEVENT_KIND']._serialized_end=1742
-  _globals['_SNAPSHOT']._serialized_start=1753
-  _globals['_SNAPSHOT']._serialized_end=1871
-  _globals['_LOGENTRY']._serialized_start=1874
-  _globals['_LOGENTRY']._serialized_end=2044
+  _globals['_RULESET']._serialized_end=375
+  _globals['_SEATRANGE']._serialized_start=377
+  _globals['_SEATRANGE']._serialized_end=481
+  _globals['_REQUIREDOPTION']._serialized_start=483
+  _globals['_REQUIREDOPTION']._serialized_end=530
+  _globals['_RULESETOPTION']._serialized_start=532
+  _globals['_RULESETOPTION']._serialized_end=629
+  _globals['_GAMEOPTIONS']._serialized_start=631
+  _globals['_GAMEOPTIONS']._serialized_end=750
+  _globals['_SEAT']._serialized_start=752
+  _globals['_SEAT']._serialized_end=813
+  _globals['_SEATCREDENTIAL']._serialized_start=815
+  _globals['_SEATCREDENTIAL']._serialized_end=867
+  _globals['_GAME']._serialized_start=870
+  _globals['_GAME']._serialized_end=1315
+  _globals['_ACTION']._serialized_start=1317
+  _globals['_ACTION']._serialized_end=1426
+  _globals['_VIEW']._serialized_start=1428
+  _globals['_VIEW']._serialized_end=1531
+  _globals['_EVENT']._serialized_start=1534
+  _globals['_EVENT']._serialized_end=1707
+  _globals['_LIFECYCLEEVENT']._serialized_start=1710
+  _globals['_LIFECYCLEEVENT']._serialized_end=1951
+  _globals['_LIFECYCLEEVENT_KIND']._serialized_start=1817
+  _globals['_LIFECYCLEEVENT_KIND']._serialized_end=1942
+  _globals['_SNAPSHOT']._serialized_start=1953
+  _globals['_SNAPSHOT']._serialized_end=2071
+  _globals['_LOGENTRY']._serialized_start=2074
+  _globals['_LOGENTRY']._serialized_end=2244
 # @@protoc_insertion_point(module_scope)

@@ -87,14 +87,15 @@ class Ruleset(_message.Message):
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     MAX_ACTIONS_FIELD_NUMBER: _builtins.int
+    SEAT_RANGES_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """Stable id used in CreateGame, for example "ttr-europe"."""
     display_name: _builtins.str
     """Human-readable name."""
     min_seats: _builtins.int
-    """Fewest seats."""
+    """Fewest seats (some counts may need an option: see seat_ranges)."""
     max_seats: _builtins.int
-    """Most seats."""
+    """Most seats (some counts may need an option: see seat_ranges)."""
     rules_version: _builtins.str
     """Version of the rules implementation; it changes when play would change."""
     max_actions: _builtins.int
@@ -102,6 +103,13 @@ class Ruleset(_message.Message):
     @_builtins.property
     def options(self) -> _containers.RepeatedCompositeFieldContainer[Global___RulesetOption]:
         """Options a game of this ruleset accepts (fields of its options message)."""
+
+    @_builtins.property
+    def seat_ranges(self) -> _containers.RepeatedCompositeFieldContainer[Global___SeatRange]:
+        """The seat counts from min_seats to max_seats, each in exactly one range, with the option values
+        each range needs. CreateGame refuses a seat count whose required options are missing with
+        INVALID_ARGUMENT (for BANG!: SEAT_COUNT_NEEDS_EXPANSION). Offer a seat count only with them.
+        """
 
     def __init__(
         self,
@@ -113,14 +121,75 @@ class Ruleset(_message.Message):
         rules_version: _builtins.str = ...,
         options: _abc.Iterable[Global___RulesetOption] | None = ...,
         max_actions: _builtins.int = ...,
+        seat_ranges: _abc.Iterable[Global___SeatRange] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "id", b"id", "max_actions", b"max_actions", "max_seats", b"max_seats", "min_seats", b"min_seats", "options", b"options", "rules_version", b"rules_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "id", b"id", "max_actions", b"max_actions", "max_seats", b"max_seats", "min_seats", b"min_seats", "options", b"options", "rules_version", b"rules_version", "seat_ranges", b"seat_ranges"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Ruleset: _TypeAlias = Ruleset  # noqa: Y015
+
+@_typing.final
+class SeatRange(_message.Message):
+    """Seat counts min_seats to max_seats and the option values a game with that many seats needs."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MIN_SEATS_FIELD_NUMBER: _builtins.int
+    MAX_SEATS_FIELD_NUMBER: _builtins.int
+    REQUIRED_OPTIONS_FIELD_NUMBER: _builtins.int
+    min_seats: _builtins.int
+    """Fewest seats in this range."""
+    max_seats: _builtins.int
+    """Most seats in this range."""
+    @_builtins.property
+    def required_options(self) -> _containers.RepeatedCompositeFieldContainer[Global___RequiredOption]:
+        """Every one must hold; empty: these seat counts need no option."""
+
+    def __init__(
+        self,
+        *,
+        min_seats: _builtins.int = ...,
+        max_seats: _builtins.int = ...,
+        required_options: _abc.Iterable[Global___RequiredOption] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["max_seats", b"max_seats", "min_seats", b"min_seats", "required_options", b"required_options"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatRange: _TypeAlias = SeatRange  # noqa: Y015
+
+@_typing.final
+class RequiredOption(_message.Message):
+    """An option value a seat count needs."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OPTION_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    option: _builtins.str
+    """The option, as RulesetOption.name, for example "expansions"."""
+    value: _builtins.str
+    """The value, for example "BANG_EXPANSION_DODGE_CITY". For an option that takes a list, the list
+    must contain it; otherwise the option must equal it.
+    """
+    def __init__(
+        self,
+        *,
+        option: _builtins.str = ...,
+        value: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["option", b"option", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RequiredOption: _TypeAlias = RequiredOption  # noqa: Y015
 
 @_typing.final
 class RulesetOption(_message.Message):

@@ -81,7 +81,9 @@ class CreateGameRequest(_message.Message):
     ruleset: _builtins.str
     """Ruleset id, for example "ttr-europe" or "bang"."""
     seat_count: _builtins.int
-    """Number of seats, within the ruleset's bounds (Ruleset.min_seats to max_seats)."""
+    """Number of seats, within the ruleset's bounds (Ruleset.min_seats to max_seats) and with the
+    options its Ruleset.seat_ranges entry requires.
+    """
     seed: _builtins.int
     """Seed for every shuffle and deal; chosen by the server when absent."""
     max_actions: _builtins.int

@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/game.proto.
  */
 export const file_tabletop_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YWJsZXRvcC92MS9nYW1lLnByb3RvEgt0YWJsZXRvcC52MSKqAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoJbWluX3NlYXRzGAMgASgFEhEKCW1heF9zZWF0cxgEIAEoBRIVCg1ydWxlc192ZXJzaW9uGAUgASgJEisKB29wdGlvbnMYBiADKAsyGi50YWJsZXRvcC52MS5SdWxlc2V0T3B0aW9uEhMKC21heF9hY3Rpb25zGAcgASgFImEKDVJ1bGVzZXRPcHRpb24SDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRIVCg1kZWZhdWx0X3ZhbHVlGAMgASgJEhYKDmFsbG93ZWRfdmFsdWVzGAQgAygJIncKC0dhbWVPcHRpb25zEjMKCnR0cl9ldXJvcGUYASABKAsyHS50YWJsZXRvcC52MS5UdHJFdXJvcGVPcHRpb25zSAASKAoEYmFuZxgCIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdPcHRpb25zSABCCQoHcnVsZXNldCI9CgRTZWF0Eg0KBWluZGV4GAEgASgFEhQKDGRpc3BsYXlfbmFtZRgCIAEoCRIQCghvY2N1cGllZBgDIAEoCCI0Cg5TZWF0Q3JlZGVudGlhbBIMCgRzZWF0GAEgASgFEhQKDHBsYXllcl90b2tlbhgCIAEoCSK9AwoER2FtZRISCgRuYW1lGAEgASgJQgTiQQEIEhYKB3J1bGVzZXQYAiABKAlCBeJBAgMFEi0KBnN0YXR1cxgDIAEoDjIXLnRhYmxldG9wLnYxLkdhbWVTdGF0dXNCBOJBAQMSJgoFc2VhdHMYBCADKAsyES50YWJsZXRvcC52MS5TZWF0QgTiQQEDEhUKB3ZlcnNpb24YBSABKANCBOJBAQMSMAoHb3B0aW9ucxgGIAEoCzIYLnRhYmxldG9wLnYxLkdhbWVPcHRpb25zQgXiQQIDBRI1CgtjcmVhdGVfdGltZRgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSNQoLdXBkYXRlX3RpbWUYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgTiQQEDEhoKC3NlZWRfY2hvc2VuGAkgASgIQgXiQQIDBRInCgNlbmQYCiABKA4yFC50YWJsZXRvcC52MS5HYW1lRW5kQgTiQQEDEhoKDGFjdGlvbl9jb3VudBgLIAEoBUIE4kEBAxIaCgttYXhfYWN0aW9ucxgMIAEoBUIF4kECAwUibQoGQWN0aW9uEjIKCnR0cl9ldXJvcGUYASABKAsyHC50YWJsZXRvcC52MS5UdHJFdXJvcGVBY3Rpb25IABInCgRiYW5nGAIgASgLMhcudGFibGV0b3AudjEuQmFuZ0FjdGlvbkgAQgYKBGdhbWUiZwoEVmlldxIwCgp0dHJfZXVyb3BlGAEgASgLMhoudGFibGV0b3AudjEuVHRyRXVyb3BlVmlld0gAEiUKBGJhbmcYAiABKAsyFS50YWJsZXRvcC52MS5CYW5nVmlld0gAQgYKBGdhbWUirQEKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAMSMAoJbGlmZWN5Y2xlGAIgASgLMhsudGFibGV0b3AudjEuTGlmZWN5Y2xlRXZlbnRIABIxCgp0dHJfZXVyb3BlGAMgASgLMhsudGFibGV0b3AudjEuVHRyRXVyb3BlRXZlbnRIABImCgRiYW5nGAQgASgLMhYudGFibGV0b3AudjEuQmFuZ0V2ZW50SABCBgoEa2luZCLxAQoOTGlmZWN5Y2xlRXZlbnQSLgoEa2luZBgBIAEoDjIgLnRhYmxldG9wLnYxLkxpZmVjeWNsZUV2ZW50LktpbmQSEQoEc2VhdBgCIAEoBUgAiAEBEhQKDGRpc3BsYXlfbmFtZRgDIAEoCSJ9CgRLaW5kEhQKEEtJTkRfVU5TUEVDSUZJRUQQABIQCgxLSU5EX0NSRUFURUQQARIUChBLSU5EX1NFQVRfSk9JTkVEEAISEAoMS0lORF9TVEFSVEVEEAMSEQoNS0lORF9GSU5JU0hFRBAEEhIKDktJTkRfQUJBTkRPTkVEEAVCBwoFX3NlYXQidgoIU25hcHNob3QSHwoEZ2FtZRgBIAEoCzIRLnRhYmxldG9wLnYxLkdhbWUSGAoLdmlld2VyX3NlYXQYAiABKAVIAIgBARIfCgR2aWV3GAMgASgLMhEudGFibGV0b3AudjEuVmlld0IOCgxfdmlld2VyX3NlYXQiqgEKCExvZ0VudHJ5Eg8KB3ZlcnNpb24YASABKAMSEQoEc2VhdBgCIAEoBUgAiAEBEiMKBmFjdGlvbhgDIAEoCzITLnRhYmxldG9wLnYxLkFjdGlvbhIiCgZldmVudHMYBCADKAsyEi50YWJsZXRvcC52MS5FdmVudBIoCgR0aW1lGAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfc2VhdCp0CgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFwoTR0FNRV9TVEFUVVNfV0FJVElORxABEhYKEkdBTUVfU1RBVFVTX0FDVElWRRACEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAMqUwoHR2FtZUVuZBIYChRHQU1FX0VORF9VTlNQRUNJRklFRBAAEhYKEkdBTUVfRU5EX0NPTVBMRVRFRBABEhYKEkdBTUVfRU5EX0FCQU5ET05FRBACQo8BCg9kZXYudGFibGV0b3AudjFCCUdhbWVQcm90b1ABWi50YWJsZXRvcC5kZXYvY2xpZW50cy9nby90YWJsZXRvcC92MTt0YWJsZXRvcHYxogIEVFRWMaoCC1RhYmxldG9wLlYxugIMVGFibGV0b3BfVjFfygILVGFibGV0b3BcVjHqAgxUYWJsZXRvcDo6VjFiBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_tabletop_v1_bang, file_tabletop_v1_ttr_europe]);
+  fileDesc("ChZ0YWJsZXRvcC92MS9nYW1lLnByb3RvEgt0YWJsZXRvcC52MSLXAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoJbWluX3NlYXRzGAMgASgFEhEKCW1heF9zZWF0cxgEIAEoBRIVCg1ydWxlc192ZXJzaW9uGAUgASgJEisKB29wdGlvbnMYBiADKAsyGi50YWJsZXRvcC52MS5SdWxlc2V0T3B0aW9uEhMKC21heF9hY3Rpb25zGAcgASgFEisKC3NlYXRfcmFuZ2VzGAggAygLMhYudGFibGV0b3AudjEuU2VhdFJhbmdlImgKCVNlYXRSYW5nZRIRCgltaW5fc2VhdHMYASABKAUSEQoJbWF4X3NlYXRzGAIgASgFEjUKEHJlcXVpcmVkX29wdGlvbnMYAyADKAsyGy50YWJsZXRvcC52MS5SZXF1aXJlZE9wdGlvbiIvCg5SZXF1aXJlZE9wdGlvbhIOCgZvcHRpb24YASABKAkSDQoFdmFsdWUYAiABKAkiYQoNUnVsZXNldE9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSFgoOYWxsb3dlZF92YWx1ZXMYBCADKAkidwoLR2FtZU9wdGlvbnMSMwoKdHRyX2V1cm9wZRgBIAEoCzIdLnRhYmxldG9wLnYxLlR0ckV1cm9wZU9wdGlvbnNIABIoCgRiYW5nGAIgASgLMhgudGFibGV0b3AudjEuQmFuZ09wdGlvbnNIAEIJCgdydWxlc2V0Ij0KBFNlYXQSDQoFaW5kZXgYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCG9jY3VwaWVkGAMgASgIIjQKDlNlYXRDcmVkZW50aWFsEgwKBHNlYXQYASABKAUSFAoMcGxheWVyX3Rva2VuGAIgASgJIr0DCgRHYW1lEhIKBG5hbWUYASABKAlCBOJBAQgSFgoHcnVsZXNldBgCIAEoCUIF4kECAwUSLQoGc3RhdHVzGAMgASgOMhcudGFibGV0b3AudjEuR2FtZVN0YXR1c0IE4kEBAxImCgVzZWF0cxgEIAMoCzIRLnRhYmxldG9wLnYxLlNlYXRCBOJBAQMSFQoHdmVyc2lvbhgFIAEoA0IE4kEBAxIwCgdvcHRpb25zGAYgASgLMhgudGFibGV0b3AudjEuR2FtZU9wdGlvbnNCBeJBAgMFEjUKC2NyZWF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI1Cgt1cGRhdGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSGgoLc2VlZF9jaG9zZW4YCSABKAhCBeJBAgMFEicKA2VuZBgKIAEoDjIULnRhYmxldG9wLnYxLkdhbWVFbmRCBOJBAQMSGgoMYWN0aW9uX2NvdW50GAsgASgFQgTiQQEDEhoKC21heF9hY3Rpb25zGAwgASgFQgXiQQIDBSJtCgZBY3Rpb24SMgoKdHRyX2V1cm9wZRgBIAEoCzIcLnRhYmxldG9wLnYxLlR0ckV1cm9wZUFjdGlvbkgAEicKBGJhbmcYAiABKAsyFy50YWJsZXRvcC52MS5CYW5nQWN0aW9uSABCBgoEZ2FtZSJnCgRWaWV3EjAKCnR0cl9ldXJvcGUYASABKAsyGi50YWJsZXRvcC52MS5UdHJFdXJvcGVWaWV3SAASJQoEYmFuZxgCIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdWaWV3SABCBgoEZ2FtZSKtAQoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoAxIwCglsaWZlY3ljbGUYAiABKAsyGy50YWJsZXRvcC52MS5MaWZlY3ljbGVFdmVudEgAEjEKCnR0cl9ldXJvcGUYAyABKAsyGy50YWJsZXRvcC52MS5UdHJFdXJvcGVFdmVudEgAEiYKBGJhbmcYBCABKAsyFi50YWJsZXRvcC52MS5CYW5nRXZlbnRIAEIGCgRraW5kIvEBCg5MaWZlY3ljbGVFdmVudBIuCgRraW5kGAEgASgOMiAudGFibGV0b3AudjEuTGlmZWN5Y2xlRXZlbnQuS2luZBIRCgRzZWF0GAIgASgFSACIAQESFAoMZGlzcGxheV9uYW1lGAMgASgJIn0KBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhAKDEtJTkRfQ1JFQVRFRBABEhQKEEtJTkRfU0VBVF9KT0lORUQQAhIQCgxLSU5EX1NUQVJURUQQAxIRCg1LSU5EX0ZJTklTSEVEEAQSEgoOS0lORF9BQkFORE9ORUQQBUIHCgVfc2VhdCJ2CghTbmFwc2hvdBIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIYCgt2aWV3ZXJfc2VhdBgCIAEoBUgAiAEBEh8KBHZpZXcYAyABKAsyES50YWJsZXRvcC52MS5WaWV3Qg4KDF92aWV3ZXJfc2VhdCKqAQoITG9nRW50cnkSDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESIwoGYWN0aW9uGAMgASgLMhMudGFibGV0b3AudjEuQWN0aW9uEiIKBmV2ZW50cxgEIAMoCzISLnRhYmxldG9wLnYxLkV2ZW50EigKBHRpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9zZWF0KnQKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNHQU1FX1NUQVRVU19XQUlUSU5HEAESFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAypTCgdHYW1lRW5kEhgKFEdBTUVfRU5EX1VOU1BFQ0lGSUVEEAASFgoSR0FNRV9FTkRfQ09NUExFVEVEEAESFgoSR0FNRV9FTkRfQUJBTkRPTkVEEAJCjwEKD2Rldi50YWJsZXRvcC52MUIJR2FtZVByb3RvUAFaLnRhYmxldG9wLmRldi9jbGllbnRzL2dvL3RhYmxldG9wL3YxO3RhYmxldG9wdjGiAgRUVFYxqgILVGFibGV0b3AuVjG6AgxUYWJsZXRvcF9WMV/KAgtUYWJsZXRvcFxWMeoCDFRhYmxldG9wOjpWMWIGcHJvdG8z", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_tabletop_v1_bang, file_tabletop_v1_ttr_europe]);
 
 /**
  * A game the server offers.
@@ -42,14 +42,14 @@ export type Ruleset = Message<"tabletop.v1.Ruleset"> & {
   displayName: string;
 
   /**
-   * Fewest seats.
+   * Fewest seats (some counts may need an option: see seat_ranges).
    *
    * @generated from field: int32 min_seats = 3;
    */
   minSeats: number;
 
   /**
-   * Most seats.
+   * Most seats (some counts may need an option: see seat_ranges).
    *
    * @generated from field: int32 max_seats = 4;
    */
@@ -75,6 +75,15 @@ export type Ruleset = Message<"tabletop.v1.Ruleset"> & {
    * @generated from field: int32 max_actions = 7;
    */
   maxActions: number;
+
+  /**
+   * The seat counts from min_seats to max_seats, each in exactly one range, with the option values
+   * each range needs. CreateGame refuses a seat count whose required options are missing with
+   * INVALID_ARGUMENT (for BANG!: SEAT_COUNT_NEEDS_EXPANSION). Offer a seat count only with them.
+   *
+   * @generated from field: repeated tabletop.v1.SeatRange seat_ranges = 8;
+   */
+  seatRanges: SeatRange[];
 };
 
 /**
@@ -83,6 +92,70 @@ export type Ruleset = Message<"tabletop.v1.Ruleset"> & {
  */
 export const RulesetSchema: GenMessage<Ruleset> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_game, 0);
+
+/**
+ * Seat counts min_seats to max_seats and the option values a game with that many seats needs.
+ *
+ * @generated from message tabletop.v1.SeatRange
+ */
+export type SeatRange = Message<"tabletop.v1.SeatRange"> & {
+  /**
+   * Fewest seats in this range.
+   *
+   * @generated from field: int32 min_seats = 1;
+   */
+  minSeats: number;
+
+  /**
+   * Most seats in this range.
+   *
+   * @generated from field: int32 max_seats = 2;
+   */
+  maxSeats: number;
+
+  /**
+   * Every one must hold; empty: these seat counts need no option.
+   *
+   * @generated from field: repeated tabletop.v1.RequiredOption required_options = 3;
+   */
+  requiredOptions: RequiredOption[];
+};
+
+/**
+ * Describes the message tabletop.v1.SeatRange.
+ * Use `create(SeatRangeSchema)` to create a new message.
+ */
+export const SeatRangeSchema: GenMessage<SeatRange> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_game, 1);
+
+/**
+ * An option value a seat count needs.
+ *
+ * @generated from message tabletop.v1.RequiredOption
+ */
+export type RequiredOption = Message<"tabletop.v1.RequiredOption"> & {
+  /**
+   * The option, as RulesetOption.name, for example "expansions".
+   *
+   * @generated from field: string option = 1;
+   */
+  option: string;
+
+  /**
+   * The value, for example "BANG_EXPANSION_DODGE_CITY". For an option that takes a list, the list
+   * must contain it; otherwise the option must equal it.
+   *
+   * @generated from field: string value = 2;
+   */
+  value: string;
+};
+
+/**
+ * Describes the message tabletop.v1.RequiredOption.
+ * Use `create(RequiredOptionSchema)` to create a new message.
+ */
+export const RequiredOptionSchema: GenMessage<RequiredOption> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_game, 2);
 
 /**
  * One option of a ruleset.
@@ -124,7 +197,7 @@ export type RulesetOption = Message<"tabletop.v1.RulesetOption"> & {
  * Use `create(RulesetOptionSchema)` to create a new message.
  */
 export const RulesetOptionSchema: GenMessage<RulesetOption> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 1);
+  messageDesc(file_tabletop_v1_game, 3);
 
 /**
  * Options of a new game, typed per ruleset.
@@ -161,7 +234,7 @@ export type GameOptions = Message<"tabletop.v1.GameOptions"> & {
  * Use `create(GameOptionsSchema)` to create a new message.
  */
 export const GameOptionsSchema: GenMessage<GameOptions> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 2);
+  messageDesc(file_tabletop_v1_game, 4);
 
 /**
  * One seat at the table.
@@ -196,7 +269,7 @@ export type Seat = Message<"tabletop.v1.Seat"> & {
  * Use `create(SeatSchema)` to create a new message.
  */
 export const SeatSchema: GenMessage<Seat> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 3);
+  messageDesc(file_tabletop_v1_game, 5);
 
 /**
  * A seat's secret credential: send it as `authorization: Bearer <player_token>`.
@@ -224,7 +297,7 @@ export type SeatCredential = Message<"tabletop.v1.SeatCredential"> & {
  * Use `create(SeatCredentialSchema)` to create a new message.
  */
 export const SeatCredentialSchema: GenMessage<SeatCredential> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 4);
+  messageDesc(file_tabletop_v1_game, 6);
 
 /**
  * A hosted game.
@@ -323,7 +396,7 @@ export type Game = Message<"tabletop.v1.Game"> & {
  * Use `create(GameSchema)` to create a new message.
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 5);
+  messageDesc(file_tabletop_v1_game, 7);
 
 /**
  * An action, typed per ruleset.
@@ -360,7 +433,7 @@ export type Action = Message<"tabletop.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 6);
+  messageDesc(file_tabletop_v1_game, 8);
 
 /**
  * A seat's (or a spectator's) view of the state, typed per ruleset.
@@ -397,7 +470,7 @@ export type View = Message<"tabletop.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 7);
+  messageDesc(file_tabletop_v1_game, 9);
 
 /**
  * Something that happened, as the receiving seat may see it.
@@ -449,7 +522,7 @@ export type Event = Message<"tabletop.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 8);
+  messageDesc(file_tabletop_v1_game, 10);
 
 /**
  * A game-agnostic change of the game's life.
@@ -484,7 +557,7 @@ export type LifecycleEvent = Message<"tabletop.v1.LifecycleEvent"> & {
  * Use `create(LifecycleEventSchema)` to create a new message.
  */
 export const LifecycleEventSchema: GenMessage<LifecycleEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 9);
+  messageDesc(file_tabletop_v1_game, 11);
 
 /**
  * What kind of change.
@@ -539,7 +612,7 @@ export enum LifecycleEvent_Kind {
  * Describes the enum tabletop.v1.LifecycleEvent.Kind.
  */
 export const LifecycleEvent_KindSchema: GenEnum<LifecycleEvent_Kind> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_game, 9, 0);
+  enumDesc(file_tabletop_v1_game, 11, 0);
 
 /**
  * A game and a view of it at one version.
@@ -574,7 +647,7 @@ export type Snapshot = Message<"tabletop.v1.Snapshot"> & {
  * Use `create(SnapshotSchema)` to create a new message.
  */
 export const SnapshotSchema: GenMessage<Snapshot> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 10);
+  messageDesc(file_tabletop_v1_game, 12);
 
 /**
  * One version's entry in the action log.
@@ -623,7 +696,7 @@ export type LogEntry = Message<"tabletop.v1.LogEntry"> & {
  * Use `create(LogEntrySchema)` to create a new message.
  */
 export const LogEntrySchema: GenMessage<LogEntry> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 11);
+  messageDesc(file_tabletop_v1_game, 13);
 
 /**
  * Where a game is in its life.
