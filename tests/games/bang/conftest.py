@@ -6,6 +6,7 @@ this conftest puts the folder on ``sys.path`` (the suite runs in importlib mode)
 
 from __future__ import annotations
 
+import importlib
 import shutil
 import sys
 from pathlib import Path
@@ -17,7 +18,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 from bang_helpers import table
 
 from service.engine.ruleset import State
-from service.games.bang import catalog, setup
+from service.games.bang import catalog
+
+# The module, not ``service.games.bang.setup`` the attribute (the ruleset's setup function shadows it).
+setup = importlib.import_module("service.games.bang.setup")
 
 
 @pytest.fixture
