@@ -8,6 +8,7 @@ import copy
 import pytest
 from bang_core_helpers import extra_cards
 from bang_helpers import act, equip, give, hand_keys, pending_kind, play, table, table_keys
+from tabletop.v1 import bang_pb2
 
 from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
@@ -88,6 +89,8 @@ def test_doc_holyday_shoots_once_per_turn_beside_his_bang_card() -> None:
     refused(st, 0, {"type": "ability", "cards": [], "target": 2}, "OUT_OF_RANGE")
     act(st, 0, {"type": "ability", "cards": [], "target": 4})
     assert pending_kind(st) == "doc_holyday" and {"type": "discard", "card": a} in bang.legal_actions(st, 0)
+    shown = bang.view(st, 2).pending[-1]  # a cost of two cards, aimed at seat 4, for every seat to see
+    assert (shown.kind, shown.cards_to_discard, shown.opponent_seat) == (bang_pb2.BANG_REQUEST_KIND_COST, 2, 4)
     act(st, 0, {"type": "discard", "card": a})
     events = act(st, 0, {"type": "discard", "card": b})
     assert pending_kind(st) == "bang" and st["pending"][-1]["seat"] == 4 and st["pending"][-1]["args"]["need"] == 1

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import pytest
+from bang_core_helpers import extra_cards
 from bang_helpers import act, dead, equip, give, kinds, pending_kind, play, stack_deck, table
 from tabletop.v1 import bang_pb2
 
@@ -114,6 +115,13 @@ def test_cards_taken_or_discarded_from_molly_stark_are_not_replaced() -> None:
     give(st, 1, ["missed"])
     events = play(st, 0, give(st, 0, ["panic"])[0], target=1, pick="hand")
     assert st["p"][1]["hand"] == [] and molly_draws(events) == []
+    # A card for several victims (Brawl's shape, a test row): her card goes, nothing replaces it.
+    with extra_cards("t_brawl") as ids:
+        st = molly()
+        give(st, 1, ["missed"])
+        brawl = give(st, 0, [ids["t_brawl"][0], "bang"])[0]
+        events = play(st, 0, brawl)
+        assert st["p"][1]["hand"] == [] and molly_draws(events) == [] and st["pending"] == []
 
 
 def vera(**at: str) -> State:

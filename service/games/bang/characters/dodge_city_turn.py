@@ -138,7 +138,7 @@ class DocHolyday(Ability):
 
     def activate(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
         count_use(state, seat, "doc_holyday")
-        push(state, "doc_holyday", seat, seat, target=action["target"], discard=DOC_DISCARDS, paid=[])
+        push(state, "doc_holyday", seat, seat, victim=action["target"], discard=DOC_DISCARDS, paid=[])
 
 
 @request("doc_holyday")
@@ -158,7 +158,7 @@ class DocDiscards(RequestKind):
             raise RuleError(Reason.CARD_NOT_IN_HAND, "Pay with a card from your hand", card=card)
         if not _may_pay(state, req, card):
             raise RuleError(Reason.TARGET_UNAFFECTED, "One of the two cards must be one that affects your target",
-                            card=card, target=req["args"]["target"])
+                            card=card, target=req["args"]["victim"])
 
     def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
         seat, args = req["seat"], req["args"]
@@ -166,11 +166,11 @@ class DocDiscards(RequestKind):
         args["paid"].append(action["card"])
         args["discard"] -= 1
         events.append({"kind": "discard", "seat": seat, "cards": [action["card"]], "reason": "doc_holyday",
-                       "other": args["target"]})
+                       "other": args["victim"]})
         if args["discard"] > 0:
             return
         state["pending"].pop()
-        target = args["target"]
+        target = args["victim"]
         # The shot's source card is one that affects the target (checked), for what follows it.
         card = next(c for c in args["paid"] if affects(state, seat, target, c))
         EFFECTS["bang"].resolve(state, seat, card, {"type": "ability", "target": target}, events)
@@ -288,9 +288,9 @@ def _reachable_with_hand(state: State, seat: int, target: int) -> bool:
 def _may_pay(state: State, req: Request, card: str) -> bool:
     """The last discard must affect the target unless one already paid does."""
     seat, args = req["seat"], req["args"]
-    if args["discard"] > 1 or any(affects(state, seat, args["target"], c) for c in args["paid"]):
+    if args["discard"] > 1 or any(affects(state, seat, args["victim"], c) for c in args["paid"]):
         return True
-    return affects(state, seat, args["target"], card)
+    return affects(state, seat, args["victim"], card)
 
 
 def _copy_choices(state: State, seat: int) -> list[str]:
