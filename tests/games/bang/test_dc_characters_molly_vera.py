@@ -226,3 +226,13 @@ def test_a_single_vulture_sam_takes_every_card() -> None:
     st = table(4, chars=chars(4, s0="vulture_sam", s3="vera_custer"), expansions=DC)
     _, cards = kill_seat_2(st)
     assert st["p"][0]["hand"] == cards and st["p"][3]["hand"] == []
+
+
+@pytest.mark.rule("DC-038")
+def test_a_sheriff_vera_custer_chooses_in_the_games_first_turn() -> None:
+    opts = {"expansions": DC, "kept_characters": [{"seat": 0, "character": "vera_custer"}], "sheriff_seat": 0}
+    st = bang.setup(opts, 4, 7)
+    assert pending_kind(st) == "vera_custer" and bang.to_act(st) == [0] and st["p"][0]["hand"] != []
+    assert [e["kind"] for e in bang.opening_events(st)] == ["turn"]  # phase 1 waits for her choice
+    act(st, 0, bang.legal_actions(st, 0)[0])
+    assert st["phase"] == "play" and "as" in st["p"][0]
