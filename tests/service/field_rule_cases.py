@@ -231,9 +231,14 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.BangUseBarrel.card": (_bang(_bang_field("barrel", "card")), _any_card, ["", *CARDS_OK], CARDS_BAD),
     **{f"tabletop.v1.{message}.pick": (_bang(_bang_field(kind, "pick")), _any_card, ["hand", "", *CARDS_OK],
                                        ["Hand", "hand ", *CARDS_BAD])
-       for message, kind in (("BangPlayCard", "play"), ("BangUseCard", "use"), ("BangChoose", "choose"))},
+       for message, kind in (("BangPlayCard", "play"), ("BangUseCard", "use"))},
+    # A choice's pick may also be a character key (Vera Custer's copy).
+    "tabletop.v1.BangChoose.pick": (_bang(_bang_field("choose", "pick")), _any_card,
+                                    ["hand", "", "willy_the_kid", *CARDS_OK],
+                                    ["Hand", "hand ", "Willy", "x" * 33, *[c for c in CARDS_BAD if c != "bang"]]),
     **{f"tabletop.v1.{message}.target_seat": (_bang(_bang_field(kind, "target_seat")), str, [], [])
-       for message, kind in (("BangPlayCard", "play"), ("BangUseCard", "use"), ("BangDrawFrom", "draw"))},
+       for message, kind in (("BangPlayCard", "play"), ("BangUseCard", "use"), ("BangDrawFrom", "draw"),
+                             ("BangUseAbility", "ability"))},
     "tabletop.v1.BangUseAbility.cards": (_bang(_bang_field("ability", "cards")), _any_card,
                                          [[c] for c in CARDS_OK], [[c] for c in ["", *CARDS_BAD]]),
 }

@@ -123,7 +123,7 @@ def test_the_bang_action_bounds_are_the_cards_and_the_table() -> None:
             pick = field_rules.rule(fields["pick"])
             assert pick is not None and pick.pattern is not None and pick.pattern.fullmatch("hand"), message
             assert all(pick.pattern.fullmatch(cid) for cid in ids), message
-    for message in ("BangPlayCard", "BangUseCard", "BangDrawFrom"):
+    for message in ("BangPlayCard", "BangUseCard", "BangDrawFrom", "BangUseAbility"):
         seat = field_rules.rule(getattr(bang_pb2, message).DESCRIPTOR.fields_by_name["target_seat"])
         assert seat is not None and (seat.minimum, seat.maximum) == (0, bang.INFO.max_seats - 1), message
 

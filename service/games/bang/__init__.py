@@ -13,6 +13,8 @@ from service.games.bang import catalog, checks, costs, damage, turn  # noqa: F40
 from service.games.bang.actions import apply, legal_actions, to_act
 from service.games.bang.characters import ABILITIES
 from service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)
+from service.games.bang.characters import dodge_city as _dc_characters  # noqa: F401  (registers abilities)
+from service.games.bang.characters import dodge_city_turn as _dc_turn  # noqa: F401  (registers abilities, steps)
 from service.games.bang.codec import (
     decode_action,
     decode_options,

@@ -10,10 +10,13 @@ An action is ``{"type": ..., ...}``:
 - ``pass``: take the hit / lose the Duel / give up in the dying window;
 - ``choose`` ``card``: General Store pick, Kit Carlson's card to put back, Lucky Duke's card;
   ``choose`` ``pick``: which card of a victim (``hand`` or a card in play), for a request
-  whose ``choose_field`` is ``pick`` (a card for several victims, Brawl);
+  whose ``choose_field`` is ``pick`` (a card for several victims, Brawl; Pat Brennan's card
+  in play), or a character key (Vera Custer's copy);
 - ``draw`` ``source`` [``target``]: a phase 1 choice (Jesse Jones, Pedro Ramirez);
 - ``discard`` ``card``: phase 3, one card at a time down to your life;
-- ``ability`` ``cards``: Sid Ketchum discards two cards for one life;
+- ``ability`` ``cards`` [``target``]: Sid Ketchum discards two cards for one life; Chuck Wengam
+  (no cards), José Delgado (one blue card); Doc Holyday names a ``target`` (no cards: his two
+  discards are asked next);
 - ``end_turn``: end phase 2 (phase 3 follows when the hand is over the limit).
 
 ``check`` raises before anything is written; ``apply`` then mutates and runs the engine
@@ -31,7 +34,7 @@ from service.games.bang.pending import REQUESTS, STEPS
 from service.games.bang.play import check_play, check_use, play_from_hand, play_type, use_from_play
 from service.games.bang.reasons import Reason
 from service.games.bang.state import player, top_request
-from service.games.bang.tables import CARDS, TYPE_OF
+from service.games.bang.tables import CARDS, CHARACTERS, TYPE_OF
 from service.games.bang.targeting import candidate_targets
 from service.games.bang.turn import end_turn, next_turn
 
@@ -39,7 +42,7 @@ from service.games.bang.turn import end_turn, next_turn
 FIELDS: dict[str, frozenset[str]] = {
     "play": frozenset({"card", "target", "pick"}), "respond": frozenset({"card"}), "barrel": frozenset({"card"}),
     "pass": frozenset(), "choose": frozenset({"card", "pick"}), "draw": frozenset({"source", "target"}),
-    "discard": frozenset({"card"}), "ability": frozenset({"cards"}), "end_turn": frozenset(),
+    "discard": frozenset({"card"}), "ability": frozenset({"cards", "target"}), "end_turn": frozenset(),
     "use": frozenset({"card", "target", "pick"})}
 ACTION_TYPES = frozenset(FIELDS)
 CARD_FIELDS = {"play": True, "respond": True, "choose": True, "discard": True, "use": True}
@@ -72,6 +75,8 @@ def check(state: State, seat: int, action: Action) -> None:
     if state["phase"] == "over":
         raise RuleError(EngineReason.GAME_FINISHED, "The game is over")
     kind = _check_shape(state, action)
+    if kind == "ability":
+        _check_ability_target(state, seat, action)
     req = top_request(state)
     if req is not None:
         if seat != req["seat"]:
@@ -221,8 +226,10 @@ def _check_shape(state: State, action: Action) -> str:
         raise MalformedAction(Reason.UNEXPECTED_FIELD, f"{kind} takes no {', '.join(sorted(extra))}",
                               field=min(extra))
     if kind == "choose" and "pick" in action and "card" not in action:
-        if not isinstance(action["pick"], str) or (action["pick"] != "hand" and not _is_card(action["pick"])):
-            raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand' or a card id in play", field="pick")
+        pick = action["pick"]
+        if not isinstance(pick, str) or (pick != "hand" and not _is_card(pick) and pick not in CHARACTERS):
+            raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand', a card id in play or a character",
+                                  field="pick")
     elif kind in CARD_FIELDS and not _is_card(action.get("card")):
         raise MalformedAction(Reason.UNKNOWN_CARD, f"Unknown card id {action.get('card')!r}", field="card")
     if kind == "ability":
@@ -237,6 +244,14 @@ def _check_shape(state: State, action: Action) -> str:
     if kind in ("play", "use") and "pick" in action and not isinstance(action["pick"], str):
         raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand' or a card id in play", field="pick")
     return kind
+
+
+def _check_ability_target(state: State, seat: int, action: Action) -> None:
+    """Only an ability that takes a target (Doc Holyday) accepts one; it must then be a seat number."""
+    if "target" not in action:
+        return
+    if not ability_of(state, seat).takes_target:
+        raise MalformedAction(Reason.UNEXPECTED_TARGET, "Your character's ability takes no target", field="target")
 
 
 def _check_draw_shape(state: State, action: Action) -> None:

@@ -57,7 +57,7 @@ CHARACTER_KEYS = frozenset({"key", "name", "life", "ability", "text", "traits", 
 PASSIVES = frozenset({"distance_in", "distance_out", "barrel", "unlimited_bang"})
 TRAITS = frozenset({"distance_in", "distance_out", "barrel", "unlimited_bang", "missed_needed", "draw_checks",
                     "bang_missed_swap", "any_card_missed", "silence_others", "hand_limit", "beer_heal",
-                    "uses_per_turn"})
+                    "uses_per_turn", "draw_count"})
 COSTS = frozenset({"discard"})
 TARGETS = ("none", "other", "any")
 RANGES = ("any", "reach", "distance_1")

@@ -128,7 +128,10 @@ def decode_action(pb: bang_pb2.BangAction) -> Action:
             out["target"] = pb.draw.target_seat
         return out
     if kind == "ability":
-        return {"type": "ability", "cards": list(pb.ability.cards)}
+        ability: dict[str, Any] = {"type": "ability", "cards": list(pb.ability.cards)}
+        if pb.ability.HasField("target_seat"):
+            ability["target"] = pb.ability.target_seat
+        return ability
     if kind == "barrel":
         return {"type": "barrel", "card": pb.barrel.card} if pb.barrel.card else {"type": "barrel"}
     if kind in ("pass", "end_turn"):
@@ -159,7 +162,10 @@ def encode_action(action: Action) -> bang_pb2.BangAction:
             draw.target_seat = action["target"]
         return bang_pb2.BangAction(draw=draw)
     if kind == "ability":
-        return bang_pb2.BangAction(ability=bang_pb2.BangUseAbility(cards=action["cards"]))
+        ability = bang_pb2.BangUseAbility(cards=action["cards"])
+        if action.get("target") is not None:
+            ability.target_seat = action["target"]
+        return bang_pb2.BangAction(ability=ability)
     if kind == "barrel":
         return bang_pb2.BangAction(barrel=bang_pb2.BangUseBarrel(card=action.get("card", "")))
     out = bang_pb2.BangAction()

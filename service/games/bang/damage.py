@@ -189,6 +189,7 @@ class Dying(RequestKind):
         state["discard"].append(action["card"])
         events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "beer"})
         revive(state, req, beer_heal(state, seat), events, reason="beer")
+        ability_of(state, seat).on_respond(state, seat, action["card"], events)  # Molly Stark
 
     def settled(self, state: State, req: Request) -> bool:
         return bool(req["args"]["need"] <= 0)

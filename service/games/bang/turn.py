@@ -27,11 +27,11 @@ from service.games.bang.state import (
     card_in_effect,
     discard_from_hand,
     draw,
-    hand_limit,
     next_alive,
     player,
     push,
 )
+from service.games.bang.state import hand_limit as usual_hand_limit
 
 DRAW_COUNT = 2
 # The start-of-turn steps, in the order they run (each is a registered engine step).
@@ -61,6 +61,12 @@ def check_uses_left(state: State, seat: int, name: str, limit: int | None) -> No
     """Refuse a use beyond ``limit`` per turn (None: no limit)."""
     if limit is not None and uses(state, seat, name) >= limit:
         raise RuleError(Reason.USED_UP_THIS_TURN, f"{name} can be used {limit} time(s) per turn", limit=limit)
+
+
+def hand_limit(state: State, seat: int) -> int:
+    """Cards the seat may keep at the end of his turn: his ability's say (Sean Mallory's house rule), else the usual."""
+    limit = ability_of(state, seat).hand_limit(state, seat)
+    return usual_hand_limit(state, seat) if limit is None else limit
 
 
 def start_turn(state: State, seat: int, events: list[Event]) -> None:

@@ -42,7 +42,10 @@ REQUEST_KINDS = {"bang": bang_pb2.BANG_REQUEST_KIND_BANG, "indians": bang_pb2.BA
                  "store": bang_pb2.BANG_REQUEST_KIND_STORE, "discard": bang_pb2.BANG_REQUEST_KIND_DISCARD,
                  "draw": bang_pb2.BANG_REQUEST_KIND_DRAW, "kit_carlson": bang_pb2.BANG_REQUEST_KIND_KIT_CARLSON,
                  "pick": bang_pb2.BANG_REQUEST_KIND_PICK, "cost": bang_pb2.BANG_REQUEST_KIND_COST,
-                 "victim_card": bang_pb2.BANG_REQUEST_KIND_VICTIM_CARD}
+                 "victim_card": bang_pb2.BANG_REQUEST_KIND_VICTIM_CARD,
+                 # Doc Holyday's two discards are a cost like a card's (his target is committed).
+                 "doc_holyday": bang_pb2.BANG_REQUEST_KIND_COST,
+                 "vera_custer": bang_pb2.BANG_REQUEST_KIND_COPY_CHARACTER}
 # Request kinds whose offered cards only the asked seat sees.
 PRIVATE_OFFERS = frozenset({"kit_carlson"})
 

@@ -342,15 +342,18 @@ def test_willy_the_kid_any_number_of_bangs_with_unchanged_range() -> None:
 
 
 def test_every_character_has_a_scenario() -> None:
-    """Every character is seated by some scenario here (``chars(n, sK="key")`` or a ``chars=[...]``
-    list); Black Jack is every table's default and has his own test."""
+    """Every character is seated by some scenario here or in ``test_dc_characters_*.py`` (``chars(n, sK="key")``
+    or a ``chars=[...]`` list); Black Jack is every table's default and has his own test."""
     import ast
     from pathlib import Path
 
     from service.games.bang.tables import CHARACTERS
     seated = {"black_jack"}
-    for node in ast.walk(ast.parse(Path(__file__).read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("chars", "table"):
+    here = Path(__file__)  # and the Dodge City characters' own scenario files
+    for path in [here, *sorted(here.parent.glob("test_dc_characters_*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("chars", "table")):
+                continue
             for kw in node.keywords:
                 values = kw.value.elts if isinstance(kw.value, ast.List) else [kw.value]
                 if kw.arg == "chars" or (kw.arg or "").startswith("s"):

@@ -20,7 +20,8 @@ from service.games.bang.turn import START_STEPS
 
 
 def test_the_start_of_turn_runs_the_listed_steps_in_order() -> None:
-    assert START_STEPS == ["t_dynamite", "t_jail", "t_draw"]
+    # Vera Custer (Dodge City) drops her copy before the checks and chooses after them.
+    assert START_STEPS == ["vera_forget", "t_dynamite", "t_jail", "vera_choose", "t_draw"]
     with start_step_before("t_draw"):
         st = table(4)
         equip(st, 1, ["dynamite", "jail"])

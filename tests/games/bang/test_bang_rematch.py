@@ -19,7 +19,7 @@ from service.engine.errors import EngineReason, MalformedAction
 from service.engine.ruleset import State
 from service.games import bang
 from service.games.bang.setup import setup as deal
-from service.games.bang.tables import CHARACTERS, DECK, ROLE_POOLS
+from service.games.bang.tables import BASE_CHARACTERS, CHARACTERS, DECK, ROLE_POOLS
 from tests.helpers import create_game, error_info
 
 
@@ -158,7 +158,7 @@ def test_malformed_rematch_options_are_refused_when_decoded(options: dict[str, A
 @pytest.mark.parametrize(("options", "field"), [
     ({"kept_characters": kept((4, "el_gringo"))}, "options.bang.kept_characters[0].seat"),
     ({"sheriff_seat": 4}, "options.bang.sheriff_seat"),
-    ({"retired_characters": sorted(CHARACTERS)[:13]}, "options.bang.retired_characters"),
+    ({"retired_characters": sorted(BASE_CHARACTERS)[:13]}, "options.bang.retired_characters"),
 ])
 def test_seats_out_of_range_are_refused_at_setup(options: dict[str, Any], field: str) -> None:
     decoded = bang.decode_options(_pb(options))
@@ -170,9 +170,9 @@ def test_seats_out_of_range_are_refused_at_setup(options: dict[str, Any], field:
 def test_limits_that_just_fit_are_accepted() -> None:
     assert deal(bang.decode_options(_pb({"kept_characters": kept((4, "el_gringo")), "sheriff_seat": 4})),
                 5, 1)["p"][4]["role"] == "sheriff"
-    chars = {p["char"] for p in deal(bang.decode_options(_pb({"retired_characters": sorted(CHARACTERS)[:12]})),
+    chars = {p["char"] for p in deal(bang.decode_options(_pb({"retired_characters": sorted(BASE_CHARACTERS)[:12]})),
                                      4, 1)["p"]}
-    assert chars == set(sorted(CHARACTERS)[12:])
+    assert chars == set(sorted(BASE_CHARACTERS)[12:])
 
 
 def test_rematch_created_over_grpc(stub: Any) -> None:

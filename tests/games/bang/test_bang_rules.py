@@ -13,7 +13,7 @@ from service.engine.errors import EngineReason, MalformedAction, RuleError
 from service.games import bang
 from service.games.bang import actions, catalog
 from service.games.bang.distance import distance
-from service.games.bang.tables import CARDS, CHARACTERS, DECK, ROLE_POOLS, ROLES, TYPES
+from service.games.bang.tables import BASE_CHARACTERS, CARDS, CHARACTERS, DECK, ROLE_POOLS, ROLES, TYPES
 
 GAME_DIR = Path(bang.__file__).parent
 FORBIDDEN = {"grpc", "redis", "flask", "time", "random", "os"}
@@ -256,7 +256,7 @@ def test_the_engine_answers_only_when_everyone_can_see_the_answer_is_forced() ->
 
 @pytest.mark.rule("BANG-002", "BANG-003", "BANG-083")
 def test_data_totals_and_rows() -> None:
-    assert len(DECK) == 80 and len(CHARACTERS) == 16 and set(ROLES) == {"sheriff", "deputy", "outlaw", "renegade"}
+    assert len(DECK) == 80 and len(BASE_CHARACTERS) == 16 and set(ROLES) == {"sheriff", "deputy", "outlaw", "renegade"}
     assert {n: len(p) for n, p in ROLE_POOLS.items()} == {3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 8}
     assert sum(1 for c in DECK if TYPES[CARDS[c].key].color == "blue") == 17
     assert CHARACTERS["kit_carlson"].life == 4 and CHARACTERS["el_gringo"].life == 3

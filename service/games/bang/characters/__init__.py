@@ -3,13 +3,13 @@
 A character row names its handler (``"ability": "bart_cassidy"``); passive numbers
 (distance, Barrel, BANG! limit) are ``traits`` in the row, and the handler implements
 the hooks the ability needs. ``characters/base.py`` holds the 16 base characters; an
-expansion adds one module. Registering a name twice raises.
+expansion adds its own modules (``dodge_city*.py``). Registering a name twice raises.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
@@ -20,6 +20,9 @@ A = TypeVar("A", bound=type["Ability"])
 
 class Ability:
     """Hooks a character may implement; the defaults do nothing."""
+
+    # Whether the ``ability`` action names a ``target`` seat (Doc Holyday); otherwise one is refused.
+    takes_target: bool = False
 
     def draw_phase(self, state: State, seat: int, events: list[Event]) -> bool:
         """Phase 1 instead of drawing 2; return False to draw normally."""
@@ -47,6 +50,13 @@ class Ability:
 
     def on_respond(self, state: State, seat: int, card: str, events: list[Event]) -> None:
         """The player answered a request with ``card`` from his hand (Molly Stark)."""
+
+    def on_duel_over(self, state: State, seat: int, duel: dict[str, Any], events: list[Event]) -> None:
+        """A Duel the player took part in is over (before its loser's damage; Molly Stark's replacements)."""
+
+    def hand_limit(self, state: State, seat: int) -> int | None:
+        """Phase 3 hand limit set by the ability (None: the usual one, ``state.hand_limit``)."""
+        return None
 
     def activations(self, state: State, seat: int) -> list[Action]:
         """Legal uses of an activated ability now."""

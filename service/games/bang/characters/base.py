@@ -157,15 +157,21 @@ class KitPick(RequestKind):
 
 @request("draw")
 class DrawChoice(RequestKind):
-    """Phase 1 choice of a character (Jesse Jones, Pedro Ramirez)."""
+    """Phase 1 choice of a character (Jesse Jones, Pedro Ramirez; Pat Brennan: ``choose`` ``pick`` a card in play)."""
 
-    answers = frozenset({"draw"})
+    answers = frozenset({"draw", "choose"})
+    choose_field = "pick"
 
     def legal(self, state: State, req: Request) -> list[Action]:
         return ability_of(state, req["seat"]).draw_options(state, req["seat"])
 
     def check(self, state: State, req: Request, action: Action) -> None:
         options = self.legal(state, req)
+        if action["type"] == "choose":
+            if {"type": "choose", "pick": action["pick"]} not in options:
+                raise RuleError(Reason.NOT_A_CHOICE, "Choose a card in play, or draw from the deck",
+                                pick=action["pick"])
+            return
         wanted = {"type": "draw", "source": action.get("source")}
         if action.get("target") is not None:
             wanted["target"] = action["target"]
@@ -226,17 +232,26 @@ class SuzyLafayette(Ability):
 
 @ability("vulture_sam")
 class VultureSam(Ability):
-    """Takes every card of an eliminated player into his hand (BANG-104, 105)."""
+    """Takes every card of an eliminated player into his hand (BANG-104, 105).
+
+    With two Vulture Sams (Vera Custer copying him) they share the cards one at a time,
+    hand first, starting with the one closer to the eliminated player in turn order
+    (DC-040): the first one to be asked deals them all; the other then finds none.
+    """
 
     def on_other_eliminated(self, state: State, seat: int, dead: int, events: list[Event]) -> None:
         victim = player(state, dead)
         hand, table = victim["hand"], clear_table(state, dead)
         victim["hand"] = []
-        player(state, seat)["hand"].extend(hand + table)
-        if hand:
-            events.append({"kind": "take", "seat": seat, "other": dead, "cards": hand, "reason": "hand"})
-        if table:
-            events.append({"kind": "take", "seat": seat, "other": dead, "cards": table, "reason": "table"})
+        sams = [s for s in seats_from(state, dead, include_self=False) if ability_of(state, s) is self]
+        for i, s in enumerate(sams):
+            mine = (hand + table)[i::len(sams)]
+            got_hand, got_table = [c for c in mine if c in hand], [c for c in mine if c in table]
+            player(state, s)["hand"].extend(mine)
+            if got_hand:
+                events.append({"kind": "take", "seat": s, "other": dead, "cards": got_hand, "reason": "hand"})
+            if got_table:
+                events.append({"kind": "take", "seat": s, "other": dead, "cards": got_table, "reason": "table"})
 
 
 @ability("calamity_janet")

@@ -309,6 +309,8 @@ class DuelResponse(_DiscardBang):
         if action["type"] == "pass":
             state["pending"].pop()
             events.append({"kind": "pass", "seat": seat, "reason": "duel"})
+            for s in (seat, req["args"]["opp"]):  # before the damage: what they queue comes after it
+                ability_of(state, s).on_duel_over(state, s, req, events)
             # The challenger is responsible for the loser's damage, even his own (NOTES b #7;
             # so El Gringo takes nothing when he loses his own Duel, BANG-090).
             damage(state, seat, 1, req["source"], events)

@@ -192,7 +192,9 @@ class _BangRequestKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangR
     BANG_REQUEST_KIND_DISCARD: _BangRequestKind.ValueType  # 6
     """Phase 3 discards."""
     BANG_REQUEST_KIND_DRAW: _BangRequestKind.ValueType  # 7
-    """Phase 1 choice."""
+    """Phase 1 choice: answer `draw` with a source, or (Pat Brennan) `choose` with `pick` set to a card in
+    play in front of any player, taken into the hand instead of drawing.
+    """
     BANG_REQUEST_KIND_KIT_CARLSON: _BangRequestKind.ValueType  # 8
     """Kit Carlson: the card to put back."""
     BANG_REQUEST_KIND_PICK: _BangRequestKind.ValueType  # 9
@@ -204,6 +206,10 @@ class _BangRequestKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangR
     BANG_REQUEST_KIND_VICTIM_CARD: _BangRequestKind.ValueType  # 11
     """Choose which card of the player `opponent_seat` a card just played takes or discards (Dodge City's
     Brawl: one request per victim): answer `choose` with `pick`.
+    """
+    BANG_REQUEST_KIND_COPY_CHARACTER: _BangRequestKind.ValueType  # 12
+    """Vera Custer, at the start of her turn: the character of another living player whose ability she
+    has until her next turn: answer `choose` with `pick` set to that character's key.
     """
 
 class BangRequestKind(_BangRequestKind, metaclass=_BangRequestKindEnumTypeWrapper):
@@ -224,7 +230,9 @@ BANG_REQUEST_KIND_STORE: BangRequestKind.ValueType  # 5
 BANG_REQUEST_KIND_DISCARD: BangRequestKind.ValueType  # 6
 """Phase 3 discards."""
 BANG_REQUEST_KIND_DRAW: BangRequestKind.ValueType  # 7
-"""Phase 1 choice."""
+"""Phase 1 choice: answer `draw` with a source, or (Pat Brennan) `choose` with `pick` set to a card in
+play in front of any player, taken into the hand instead of drawing.
+"""
 BANG_REQUEST_KIND_KIT_CARLSON: BangRequestKind.ValueType  # 8
 """Kit Carlson: the card to put back."""
 BANG_REQUEST_KIND_PICK: BangRequestKind.ValueType  # 9
@@ -236,6 +244,10 @@ BANG_REQUEST_KIND_COST: BangRequestKind.ValueType  # 10
 BANG_REQUEST_KIND_VICTIM_CARD: BangRequestKind.ValueType  # 11
 """Choose which card of the player `opponent_seat` a card just played takes or discards (Dodge City's
 Brawl: one request per victim): answer `choose` with `pick`.
+"""
+BANG_REQUEST_KIND_COPY_CHARACTER: BangRequestKind.ValueType  # 12
+"""Vera Custer, at the start of her turn: the character of another living player whose ability she
+has until her next turn: answer `choose` with `pick` set to that character's key.
 """
 Global___BangRequestKind: _TypeAlias = BangRequestKind  # noqa: Y015
 
@@ -707,8 +719,9 @@ class BangChoose(_message.Message):
     card: _builtins.str
     """Card id."""
     pick: _builtins.str
-    """Instead of `card`, answering a VICTIM_CARD request: "hand" (a random card of the victim's hand) or
-    the id of a card the victim has in play.
+    """Instead of `card`: answering a VICTIM_CARD request, "hand" (a random card of the victim's hand) or
+    the id of a card the victim has in play; in Pat Brennan's phase-1 draw, the id of a card in play;
+    answering a COPY_CHARACTER request (Vera Custer), a character key such as "willy_the_kid".
     """
     def __init__(
         self,
@@ -781,6 +794,11 @@ class BangUseAbility(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CARDS_FIELD_NUMBER: _builtins.int
+    TARGET_SEAT_FIELD_NUMBER: _builtins.int
+    target_seat: _builtins.int
+    """The player it is aimed at, for an ability that takes one (Doc Holyday's BANG! effect; his two
+    discards are then asked with BANG_REQUEST_KIND_COST).
+    """
     @_builtins.property
     def cards(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Cards discarded to pay for it."""
@@ -789,12 +807,15 @@ class BangUseAbility(_message.Message):
         self,
         *,
         cards: _abc.Iterable[_builtins.str] | None = ...,
+        target_seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "target_seat", b"target_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "cards", b"cards", "target_seat", b"target_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__target_seat: _TypeAlias = _typing.Literal["target_seat"]  # noqa: Y015
+    _WhichOneofArgType__target_seat: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__target_seat) -> _WhichOneofReturnType__target_seat | None: ...
 
 Global___BangUseAbility: _TypeAlias = BangUseAbility  # noqa: Y015
 
