@@ -16,6 +16,9 @@ from pathlib import Path
 
 root = Path(sys.argv[1])
 glob = sys.argv[2] if len(sys.argv) > 2 else "*"
+# Optional: a file of mutant names (one per line) to print instead of the survivors recorded in the
+# .meta files, e.g. the "survived:" lines of a mutmut log when the .meta files were rewritten since.
+listed = set(Path(sys.argv[3]).read_text().split()) if len(sys.argv) > 3 else None
 
 
 def funcs_of(src: str, names: set[str]) -> dict[str, list[str]]:
@@ -37,7 +40,7 @@ def funcs_of(src: str, names: set[str]) -> dict[str, list[str]]:
     return out
 for meta in sorted(root.glob("mutants/service/**/*.py.meta")):
     codes = json.loads(meta.read_text())["exit_code_by_key"]
-    surv = [k for k, v in codes.items() if v == 0 and fnmatch.fnmatch(k, glob)]
+    surv = [k for k, v in codes.items() if (k in listed if listed is not None else v == 0) and fnmatch.fnmatch(k, glob)]
     if not surv: continue
     src = meta.with_suffix("").read_text()
     want: set[str] = set()
