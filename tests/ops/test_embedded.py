@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -206,8 +207,8 @@ def test_backup_reads_the_running_embedded_redis(tmp_path: Path, serves: list[Se
 
 
 def test_a_killed_serve_leaves_its_data_to_the_next_one(tmp_path: Path, serves: list[Serve]) -> None:
-    """kill -9 of serve itself: its redis-server (own session) is stopped by the next serve on the
-    same data, which finds every game; a second serve on data in use refuses to start."""
+    """kill -9 of serve itself: its redis-server goes with it (parent-death signal; else it is
+    stopped by the next serve on the same data), which finds every game; a second serve on data in use refuses to start."""
     first = start_serve(tmp_path / "data")
     serves.append(first)
     with grpc.insecure_channel(first.target) as channel:
@@ -220,6 +221,11 @@ def test_a_killed_serve_leaves_its_data_to_the_next_one(tmp_path: Path, serves: 
     leftover = first.redis_pid()
     first.proc.kill()
     first.proc.wait(10)
+    if shutil.which("setpriv"):  # the parent-death signal: its redis-server goes with it, at once
+        deadline = time.monotonic() + 10
+        while b"redis" in _cmdline(leftover):
+            assert time.monotonic() < deadline, "the killed serve's redis-server is still running"
+            time.sleep(0.05)
     again = start_serve(tmp_path / "data")
     serves.append(again)
     assert again.redis_pid() != leftover and b"redis" not in _cmdline(leftover)
