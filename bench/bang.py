@@ -9,9 +9,15 @@ Everything runs in this process on one core, through the ruleset contract only:
    ``apply`` + ``view`` for the actor + ``project`` and ``encode_event`` for every seat.
    These are CPU times of this thread (``time.thread_time``), the figure the service's
    ~0.3 ms CPU budget per action is about, so a busy machine does not inflate them.
-4. ``legal_actions`` on every recorded state: mean, p99 (CPU), mean list length.
+4. ``legal_actions`` on every recorded state: p50, mean, p99 (CPU), mean list length.
 
-Usage: ``.venv/bin/python bench/bang.py [--games 300]``
+The base game (4 to 7 players) and Dodge City (3 to 8 players) run in the same process, one
+after the other, and their figures are printed side by side (issue 10: the expansion must
+not make a base-game action slower by more than 10%; compare the base column with an older
+checkout's, since one process runs only today's code). ``--rounds 2`` measures both twice,
+alternating, so that a load that comes and goes shows as a difference between rounds.
+
+Usage: ``.venv/bin/python bench/bang.py [--games 300] [--rounds 1] [--kinds] [--base-only]``
 """
 
 from __future__ import annotations
@@ -33,16 +39,24 @@ from service.games import bang
 from service.games.bang.tables import KEY_OF
 
 Sample = tuple[bytes, int, dict[str, Any]]
+Log = tuple[int, int, list[tuple[int, dict[str, Any]]]]
+# The games measured: their options and the seat counts they take.
+VARIANTS: dict[str, tuple[dict[str, Any], tuple[int, ...]]] = {
+    "base game": ({}, (4, 5, 6, 7)),
+    "Dodge City": ({"expansions": ["dodge_city"]}, (3, 4, 5, 6, 7, 8)),
+}
 
 
-def bot_games(games: int) -> tuple[list[tuple[int, int, list[tuple[int, dict[str, Any]]]]], list[Sample], float]:
+def bot_games(games: int, options: dict[str, Any] | None = None,
+              seat_counts: tuple[int, ...] = (4, 5, 6, 7)) -> tuple[list[Log], list[Sample], float]:
     """Play random games; returns their logs, (state JSON, seat, action) samples and seconds."""
     logs, samples = [], []
+    options = options or {}
     start = time.perf_counter()
     for g in range(games):
-        seats, seed = 4 + g % 4, 1000 + g
+        seats, seed = seat_counts[g % len(seat_counts)], 1000 + g
         rng = random.Random(seed)
-        state = bang.setup({}, seats, seed)
+        state = bang.setup(options, seats, seed)
         log: list[tuple[int, dict[str, Any]]] = []
         while not bang.is_over(state):
             seat = bang.to_act(state)[0]
@@ -55,11 +69,11 @@ def bot_games(games: int) -> tuple[list[tuple[int, int, list[tuple[int, dict[str
     return logs, samples, time.perf_counter() - start
 
 
-def replay_games(logs: list[tuple[int, int, list[tuple[int, dict[str, Any]]]]]) -> tuple[float, int]:
+def replay_games(logs: list[Log], options: dict[str, Any] | None = None) -> tuple[float, int]:
     """Replay every log with apply only; returns seconds and actions."""
     start, actions = time.perf_counter(), 0
     for seats, seed, log in logs:
-        state = bang.setup({}, seats, seed)
+        state = bang.setup(options or {}, seats, seed)
         for seat, action in log:
             bang.apply(state, seat, action)
         actions += len(log)
@@ -97,8 +111,8 @@ def apply_latency(samples: list[Sample]) -> dict[str, tuple[list[float], list[fl
     return out
 
 
-def legal_cost(samples: list[Sample]) -> tuple[float, float, float]:
-    """Mean and p99 microseconds of legal_actions, and the mean number of actions."""
+def legal_cost(samples: list[Sample]) -> tuple[float, float, float, float]:
+    """Median, mean and p99 microseconds of legal_actions, and the mean number of actions."""
     times, sizes = [], []
     for raw, seat, _ in samples:
         state = orjson.loads(raw)
@@ -106,34 +120,72 @@ def legal_cost(samples: list[Sample]) -> tuple[float, float, float]:
         actions = bang.legal_actions(state, seat)
         times.append((time.thread_time() - t0) * 1e6)
         sizes.append(len(actions))
-    return statistics.mean(times), _p99(times), statistics.mean(sizes)
+    return statistics.median(times), statistics.mean(times), _p99(times), statistics.mean(sizes)
+
+
+def measure(games: int, options: dict[str, Any], seat_counts: tuple[int, ...]) -> dict[str, Any]:
+    """Every figure of one variant: a row per figure, and the per-kind apply table."""
+    logs, samples, bot_seconds = bot_games(games, options, seat_counts)
+    actions = sum(len(log) for _, _, log in logs)
+    replay_seconds, _ = replay_games(logs, options)
+    rows = apply_latency(samples)
+    every = [x for alone, _ in rows.values() for x in alone]
+    full = [x for _, f in rows.values() for x in f]
+    legal_p50, legal_mean, legal_p99, size = legal_cost(samples)
+    sizes = [len(raw) for raw, _, _ in samples]
+    figures = {
+        "bot games/s (legal_actions + apply)": f"{games / bot_seconds:.1f}",
+        "actions per game": f"{actions / games:.0f}",
+        "replayed games/s (apply only)": f"{games / replay_seconds:.1f}",
+        "replay us/action (wall)": f"{replay_seconds / actions * 1e6:.1f}",
+        "apply p50 us (CPU)": f"{statistics.median(every):.1f}",
+        "apply p99 us (CPU)": f"{_p99(every):.1f}",
+        "apply+view+project p50 us": f"{statistics.median(full):.1f}",
+        "apply+view+project p99 us": f"{_p99(full):.1f}",
+        "legal_actions p50 us (CPU)": f"{legal_p50:.1f}",
+        "legal_actions mean us": f"{legal_mean:.1f}",
+        "legal_actions p99 us (CPU)": f"{legal_p99:.1f}",
+        "actions listed (mean)": f"{size:.1f}",
+        "state JSON mean bytes": f"{statistics.mean(sizes):.0f}",
+        "state JSON max bytes": f"{max(sizes)}",
+        "apply samples": f"{len(every)}",
+    }
+    return {"figures": figures, "rows": rows}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=300)
+    parser.add_argument("--rounds", type=int, default=1, help="measure every variant this many times")
+    parser.add_argument("--kinds", action="store_true", help="also print apply per action kind")
+    parser.add_argument("--base-only", action="store_true",
+                        help="the base game only (to run this file on a checkout from before Dodge City)")
     args = parser.parse_args()
-    logs, samples, bot_seconds = bot_games(args.games)
-    actions = sum(len(log) for _, _, log in logs)
-    replay_seconds, _ = replay_games(logs)
-    print(f"random bot games (legal_actions + apply): {args.games / bot_seconds:8.1f} games/s "
-          f"({actions / args.games:.0f} actions/game)")
-    print(f"replayed games (apply only):              {args.games / replay_seconds:8.1f} games/s "
-          f"({replay_seconds / actions * 1e6:.1f} us/action)")
-    mean, p99, size = legal_cost(samples)
-    print(f"legal_actions: mean {mean:.1f} us, p99 {p99:.1f} us, {size:.1f} actions listed on average")
-    sizes = [len(raw) for raw, _, _ in samples]
-    print(f"state JSON: mean {statistics.mean(sizes):.0f} bytes, max {max(sizes)} bytes")
-    print(f"\n{'action kind':24} {'n':>6} {'apply p50':>10} {'p99':>8} {'+view/project p50':>18} {'p99':>8}  (us)")
-    rows = apply_latency(samples)
-    for kind in sorted(rows, key=lambda k: -len(rows[k][0])):
-        alone, full = rows[kind]
-        print(f"{kind:24} {len(alone):6d} {statistics.median(alone):10.1f} {_p99(alone):8.1f} "
-              f"{statistics.median(full):18.1f} {_p99(full):8.1f}")
-    every = [x for alone, _ in rows.values() for x in alone]
-    full_all = [x for _, full in rows.values() for x in full]
-    print(f"{'ALL':24} {len(every):6d} {statistics.median(every):10.1f} {_p99(every):8.1f} "
-          f"{statistics.median(full_all):18.1f} {_p99(full_all):8.1f}")
+    variants = {k: v for k, v in VARIANTS.items() if not args.base_only or k == "base game"}
+    results: dict[str, dict[str, Any]] = {}
+    for r in range(args.rounds):
+        for label, (options, seats) in variants.items():
+            results[f"{label} #{r + 1}" if args.rounds > 1 else label] = measure(args.games, options, seats)
+    columns = list(results)
+    print(f"{args.games} games per column; seats: " + "; ".join(
+        f"{label} {min(s)}-{max(s)}" for label, (_, s) in variants.items()))
+    print(f"{'figure':38}" + "".join(f"{c:>16}" for c in columns))
+    for figure in results[columns[0]]["figures"]:
+        print(f"{figure:38}" + "".join(f"{results[c]['figures'][figure]:>16}" for c in columns))
+    base = [c for c in columns if c.startswith("base game")]
+    dodge = [c for c in columns if c.startswith("Dodge City")]
+    for b, d in zip(base, dodge):
+        ratio = float(results[d]["figures"]["apply p50 us (CPU)"]) / float(results[b]["figures"]["apply p50 us (CPU)"])
+        print(f"apply p50, Dodge City / base game ({d.removeprefix('Dodge City').strip() or 'run'}): {ratio:.2f}")
+    if args.kinds:
+        for c in columns:
+            print(f"\n{c}: {'action kind':24} {'n':>6} {'apply p50':>10} {'p99':>8} "
+                  f"{'+view/project p50':>18} {'p99':>8}  (us)")
+            rows = results[c]["rows"]
+            for kind in sorted(rows, key=lambda k: -len(rows[k][0])):
+                alone, full = rows[kind]
+                print(f"{'':{len(c) + 2}}{kind:24} {len(alone):6d} {statistics.median(alone):10.1f} "
+                      f"{_p99(alone):8.1f} {statistics.median(full):18.1f} {_p99(full):8.1f}")
 
 
 # Helpers

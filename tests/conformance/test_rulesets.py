@@ -2,9 +2,13 @@
 
 Random bots play whole games over many seeds and seat counts through the engine
 contract alone: every game ends, the state survives a JSON round trip (the service
-stores it as JSON), every view and event encodes for every seat and the spectator,
-legal actions exist whenever someone must decide, and replaying the seed and the
-action log reproduces the final state exactly.
+stores it as JSON), every view and event encodes for every seat and the spectator and
+survives a binary and a proto3 JSON round trip (what gRPC and REST send), legal actions
+exist whenever someone must decide and round-trip through the codec, and replaying the
+seed and the action log reproduces the final state exactly.
+
+Each ruleset runs with its default options and with every option set in ``VARIANTS``
+(BANG! with Dodge City), over every seat count those options allow (``SeatRange.requires``).
 """
 
 from __future__ import annotations
@@ -12,24 +16,51 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from tabletop.v1 import bang_pb2
 
 from service.engine import registry
 from service.engine.replay import new_game, replay
-from service.engine.ruleset import Ruleset
+from service.engine.ruleset import Ruleset, RulesetInfo
 
 GAMES = int(os.environ.get("TABLETOP_CONFORMANCE_GAMES", "1000"))
 CHUNKS = 10
 MAX_STEPS = 5000
 RULESETS = [r.INFO.id for r in registry.all_rulesets()]
+# Option sets played besides the defaults: (ruleset id, label) -> the ruleset's options message.
+VARIANTS: dict[tuple[str, str], Callable[[], Message]] = {
+    ("bang", "dodge_city"): lambda: bang_pb2.BangOptions(expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY]),
+}
+# Every ruleset with its defaults, then every variant: (ruleset id, variant label or "default").
+CASES = [*((r, "default") for r in RULESETS), *VARIANTS]
+QUICK_GAMES = 36  # a variant's unmarked run; its 1,000 games are marked slow
 
 
-def play_random(ruleset: Ruleset, seats: int, seed: int, check_every: int = 0) -> tuple[Any, list[Any]]:
+def options_message(ruleset_id: str, variant: str) -> Message | None:
+    return None if variant == "default" else VARIANTS[(ruleset_id, variant)]()
+
+
+def seat_counts(info: RulesetInfo, message: Message | None) -> list[int]:
+    """The seat counts whose ``requires`` the options meet (all of them, for the defaults: none required)."""
+    given = json_format.MessageToDict(message) if message is not None else {}
+
+    def met(name: str, value: str) -> bool:
+        have = given.get(name)
+        return value in have if isinstance(have, list) else have == value
+    return [n for r in info.ranges() if all(met(*req) for req in r.requires)
+            for n in range(r.min_seats, r.max_seats + 1)]
+
+
+def play_random(ruleset: Ruleset, seats: int, seed: int, check_every: int = 0,
+                message: Message | None = None) -> tuple[Any, list[Any]]:
     """One random game; returns (final state, [(seat, action)])."""
     rng = random.Random(seed)
-    options = ruleset.decode_options(None)
+    options = ruleset.decode_options(message)
     state, opening = new_game(ruleset, options, seats, seed)
     json.dumps(opening)
     log: list[tuple[int, Any]] = []
@@ -49,46 +80,62 @@ def play_random(ruleset: Ruleset, seats: int, seed: int, check_every: int = 0) -
     raise AssertionError(f"seed {seed}: no end after {MAX_STEPS} actions")
 
 
-@pytest.mark.parametrize("ruleset_id", RULESETS)
+@pytest.mark.parametrize(("ruleset_id", "variant"), CASES)
 @pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_random_games_end_and_replay(ruleset_id: str, chunk: int) -> None:
+def test_random_games_end_and_replay(ruleset_id: str, variant: str, chunk: int) -> None:
+    """The defaults over ``GAMES`` games; a variant over a quick ``QUICK_GAMES`` (1,000: the slow test)."""
+    random_games_chunk(ruleset_id, variant, chunk, GAMES if variant == "default" else QUICK_GAMES)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("ruleset_id", "variant"), list(VARIANTS))
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+def test_one_thousand_random_games_of_each_variant(ruleset_id: str, variant: str, chunk: int) -> None:
+    random_games_chunk(ruleset_id, variant, chunk, int(os.environ.get("TABLETOP_CONFORMANCE_GAMES", "1000")))
+
+
+def random_games_chunk(ruleset_id: str, variant: str, chunk: int, games: int) -> None:
+    """Games ``chunk``, ``chunk + CHUNKS``, ... of ``games``, spread over every seat count the options allow."""
     ruleset = registry.get(ruleset_id)
     assert ruleset is not None
-    info = ruleset.INFO
-    seat_counts = info.plain_seat_counts()  # the counts that need an option are not played with defaults
-    for n in range(chunk, GAMES, CHUNKS):
+    message = options_message(ruleset_id, variant)
+    counts = seat_counts(ruleset.INFO, message)
+    for n in range(chunk, games, CHUNKS):
         seed = 1000 * n + 17
-        seats = seat_counts[n % len(seat_counts)]
-        state, log = play_random(ruleset, seats, seed, check_every=25 if n < 3 * CHUNKS else 0)
+        seats = counts[n % len(counts)]
+        state, log = play_random(ruleset, seats, seed, check_every=25 if n < 3 * CHUNKS else 0, message=message)
         assert json.loads(json.dumps(state)) == state
         if n < 5 * CHUNKS:  # replay a share of them: the seed and the log reproduce the state
-            options = ruleset.decode_options(None)
-            assert replay(ruleset, options, seats, seed, log) == state
+            assert replay(ruleset, ruleset.decode_options(message), seats, seed, log) == state
         for seat in [*range(seats), None]:
             ruleset.view(state, seat).SerializeToString()
 
 
-@pytest.mark.parametrize("ruleset_id", RULESETS)
-def test_every_action_round_trips_through_the_codec(ruleset_id: str) -> None:
+@pytest.mark.parametrize(("ruleset_id", "variant"), CASES)
+def test_every_action_round_trips_through_the_codec(ruleset_id: str, variant: str) -> None:
+    """Every listed action, at every seat count the options allow, decodes back from its message
+    (binary and proto3 JSON) to itself."""
     ruleset = registry.get(ruleset_id)
     assert ruleset is not None
-    rng = random.Random(3)
-    state = ruleset.setup(ruleset.decode_options(None), ruleset.INFO.plain_seat_counts()[0], 3)
-    for _ in range(200):
-        if ruleset.is_over(state):
-            break
-        seat = rng.choice(ruleset.to_act(state))
-        actions = ruleset.legal_actions(state, seat)
-        for action in actions:
-            assert ruleset.decode_action(ruleset.encode_action(action)) == action
-        ruleset.apply(state, seat, rng.choice(actions))
+    message = options_message(ruleset_id, variant)
+    for seats in seat_counts(ruleset.INFO, message):
+        rng = random.Random(3 + seats)
+        state = ruleset.setup(ruleset.decode_options(message), seats, 3 + seats)
+        for _ in range(200):
+            if ruleset.is_over(state):
+                break
+            seat = rng.choice(ruleset.to_act(state))
+            actions = ruleset.legal_actions(state, seat)
+            for action in actions:
+                assert ruleset.decode_action(_round_trip(ruleset.encode_action(action))) == action
+            ruleset.apply(state, seat, rng.choice(actions))
 
 
-@pytest.mark.parametrize("ruleset_id", RULESETS)
-def test_options_round_trip(ruleset_id: str) -> None:
+@pytest.mark.parametrize(("ruleset_id", "variant"), CASES)
+def test_options_round_trip(ruleset_id: str, variant: str) -> None:
     ruleset = registry.get(ruleset_id)
     assert ruleset is not None
-    options = ruleset.decode_options(None)
+    options = ruleset.decode_options(options_message(ruleset_id, variant))
     assert ruleset.decode_options(ruleset.encode_options(options)) == options
     assert {o.name for o in ruleset.INFO.options}
 
@@ -99,8 +146,17 @@ def _check_encodings(ruleset: Ruleset, state: Any, events: list[Any], seats: int
     assert json.loads(json.dumps(state)) == state
     json.dumps(events)
     for seat in [*range(seats), None]:
-        ruleset.view(state, seat).SerializeToString()
+        _round_trip(ruleset.view(state, seat))
         for event in events:
             projected = ruleset.project(event, seat)
             if projected is not None:
-                ruleset.encode_event(projected).SerializeToString()
+                _round_trip(ruleset.encode_event(projected))
+
+
+def _round_trip(message: Message) -> Message:
+    """``message`` after a binary and a proto3 JSON round trip, each checked to change nothing."""
+    binary = type(message).FromString(message.SerializeToString())
+    assert binary == message
+    parsed = json_format.Parse(json_format.MessageToJson(message), type(message)())
+    assert parsed == message
+    return parsed

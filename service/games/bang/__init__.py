@@ -83,9 +83,10 @@ INFO = RulesetInfo(
     proto_field="bang",
     max_actions=2_000,  # random bots end every game within 389 actions (400 seeds); about 5x that
     options=(
-        OptionInfo("expansions", "Expansions mixed into the base game. None can be chosen yet: asking for one is "
-                   "refused with INVALID_ARGUMENT (EXPANSION_NOT_AVAILABLE). Dodge City, once offered, also "
-                   "allows 3 and 8 players (see seat_ranges).", "[]",
+        OptionInfo("expansions", "Expansions mixed into the base game. BANG_EXPANSION_DODGE_CITY adds its 40 cards "
+                   "and 15 characters and allows 3 and 8 players (see seat_ranges). "
+                   "BANG_EXPANSION_ARMED_AND_DANGEROUS is not available yet: asking for it is refused with "
+                   "INVALID_ARGUMENT (EXPANSION_NOT_AVAILABLE).", "[]",
                    ("BANG_EXPANSION_DODGE_CITY", "BANG_EXPANSION_ARMED_AND_DANGEROUS")),
         OptionInfo("sheriffExtraCard", "House rule: the Sheriff's starting hand has one card more than his "
                    "character's bullets (by the printed rules it equals the bullets; his extra bullet is life only).",

@@ -37,7 +37,8 @@ HOUSE_RULES: dict[str, str] = {"jose_delgado_in_play": "dodge_city", "pixie_pete
                                "sean_mallory_unlimited": "dodge_city"}
 # Rematch options, absent unless set (stored games and their replays stay unchanged).
 REMATCH_OPTIONS = ("kept_characters", "retired_characters", "sheriff_seat")
-BUILT_EXPANSIONS: frozenset[str] = frozenset()
+# Expansions offered to clients; one not listed is refused with EXPANSION_NOT_AVAILABLE.
+BUILT_EXPANSIONS: frozenset[str] = frozenset({"dodge_city"})
 
 
 def normalize_options(options: Options | None) -> dict[str, Any]:

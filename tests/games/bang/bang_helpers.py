@@ -42,8 +42,7 @@ def table(n: int = 4, chars: list[str] | None = None, roles: list[str] | None = 
     Characters default to Black Jack (whose ability only touches phase 1). Life is the
     character's bullets, +1 for the Sheriff. Hands and tables are empty, it is
     ``turn``'s phase 2, and nothing is pending. The deck holds the cards of the game's
-    expansions (``expansions=["dodge_city"]``, with the ``dodge_city`` fixture while the
-    expansion is not yet offered to clients).
+    expansions (``expansions=["dodge_city"]``).
     """
     state = bang.setup(opts, n, seed)
     roles = roles or list(ROLE_POOLS[n])

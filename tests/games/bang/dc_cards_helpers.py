@@ -1,7 +1,7 @@
 """Helpers for the Dodge City card tests (``test_dc_cards_*.py``), imported as ``dc_cards_helpers``.
 
 Every table holds the base deck and Dodge City's 40 cards (``dc_table``); the tests use
-the ``dodge_city`` fixture (conftest.py) while the expansion is not offered to clients.
+the ``dodge_city`` fixture (conftest.py), a no-op now that the expansion is offered to clients.
 """
 
 from __future__ import annotations

@@ -42,7 +42,9 @@ def test_whole_games_through_grpc(stub: Any) -> None:
 
 
 def test_expansion_not_built_is_invalid_argument(stub: Any) -> None:
-    options = game_pb2.GameOptions(bang=bang_pb2.BangOptions(expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY]))
+    """Armed & Dangerous is not offered yet (Dodge City is: tests/rest/test_rest_dodge_city.py)."""
+    options = game_pb2.GameOptions(bang=bang_pb2.BangOptions(
+        expansions=[bang_pb2.BANG_EXPANSION_ARMED_AND_DANGEROUS]))
     with pytest.raises(grpc.RpcError) as err:
         create_game(stub, ruleset="bang", seats=4, options=options)
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT

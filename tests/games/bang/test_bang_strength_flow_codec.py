@@ -23,11 +23,19 @@ def test_an_empty_action_or_draw_source_is_unknown_action_with_its_field() -> No
 
 
 @pytest.mark.rule("BANG-001")
-@pytest.mark.parametrize("value", [99, bang_pb2.BANG_EXPANSION_DODGE_CITY, bang_pb2.BANG_EXPANSION_ARMED_AND_DANGEROUS])
+@pytest.mark.parametrize("value", [99, bang_pb2.BANG_EXPANSION_ARMED_AND_DANGEROUS])
 def test_an_expansion_not_built_or_unknown_is_refused(value: int) -> None:
     pb = bang_pb2.BangOptions()
     pb.expansions.append(value)  # type: ignore[arg-type]
     assert refusal(bang.decode_options, pb) == ("EXPANSION_NOT_AVAILABLE", "options.bang.expansions")
+
+
+@pytest.mark.rule("BANG-001")
+def test_dodge_city_is_offered() -> None:
+    pb = bang_pb2.BangOptions(expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY])
+    assert bang.decode_options(pb)["expansions"] == ["dodge_city"]
+    assert bang.encode_options(bang.decode_options(pb)) == bang_pb2.BangOptions(
+        expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY])
 
 
 def test_options_round_trip_with_every_rematch_key() -> None:

@@ -14,6 +14,7 @@ by some scenario below; a kind added to the rules without one fails
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -24,11 +25,15 @@ from typing import Any
 import pytest
 from bang_helpers import act, equip, give, stack_deck, table
 
+from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games import bang
 from service.games.bang.codec import EVENT_PB, ROLE_PB
+from service.games.bang.tables import CARDS, CHARACTERS, mode_of
+from service.games.bang.view import REQUEST_KINDS
 
 SEEN_KINDS: set[str] = set()
+SEEN_REQUESTS: set[str] = set()  # pending request kinds the oracle checked a view and legal actions under
 
 
 def known_public(state: State) -> set[str]:
@@ -68,9 +73,11 @@ def viewers(state: State) -> list[int | None]:
 
 
 def role_may_show(state: State, owner: int, viewer: int | None) -> bool:
-    """BANG-005: own role, the Sheriff's, a dead player's, or every role once the game is over."""
+    """BANG-005: own role, the Sheriff's, a dead player's, or every role once the game is over; every
+    role in the 3-player game, whose roles are dealt face up (DC-042)."""
     p = state["p"][owner]
-    return viewer == owner or p["role"] == "sheriff" or not p["alive"] or state["phase"] == "over"
+    return (viewer == owner or p["role"] == "sheriff" or not p["alive"] or state["phase"] == "over"
+            or mode_of(len(state["p"])).face_up)
 
 
 def view_cards(pb: Any) -> set[str]:
@@ -130,8 +137,44 @@ def check_events(before: State, after: State, events: list[Event]) -> None:
                 assert after["phase"] == "over"
 
 
+def action_cards(action: Action) -> set[str]:
+    """The card ids an action names (``pick`` may be a card in play, ``hand`` or a character key)."""
+    out = set(action.get("cards", []))
+    out |= {v for v in (action.get("card"), action.get("pick")) if isinstance(v, str) and v in CARDS}
+    return out
+
+
+def check_legal_actions_and_errors(state: State) -> None:
+    """Each seat's legal actions name only cards he may know, and a refused action's error names no
+    secret card but the ones the caller sent himself."""
+    SEEN_REQUESTS.update(r["kind"] for r in state["pending"])
+    for viewer in range(len(state["p"])):
+        known = known_public(state) | set(state["p"][viewer]["hand"])
+        secret = secret_from(state, viewer, known)
+        for action in bang.legal_actions(state, viewer):
+            assert not action_cards(action) & secret, (viewer, action)
+        for action in _refused_candidates(state, viewer):
+            try:
+                bang.apply(copy.deepcopy(state), viewer, action)
+            except RuleError as err:
+                text = " ".join([err.message, *err.details.values()])
+                named = set(re.findall(r"[a-z_]+\.[a-z_]+\.[0-9AJQK]+[hdcs]", text))
+                assert not named & (secret - action_cards(action)), (viewer, action, text)
+
+
+def _refused_candidates(state: State, viewer: int) -> list[Action]:
+    """Actions a seat may send that are likely refused: a card of the deck, another seat's card, a pass."""
+    other = state["p"][(viewer + 1) % len(state["p"])]["hand"]
+    out: list[Action] = [{"type": "pass"}, {"type": "end_turn"}]
+    for card in ([state["deck"][-1]] if state["deck"] else []) + other[:1]:
+        out += [{"type": "play", "card": card, "target": (viewer + 1) % len(state["p"])},
+                {"type": "respond", "card": card}, {"type": "discard", "card": card}]
+    return out
+
+
 def checked(state: State, seat: int, action: Action) -> list[Event]:
-    """``act`` with every view and event checked against the oracle."""
+    """``act`` with every view, event, legal action and error checked against the oracle."""
+    check_legal_actions_and_errors(state)
     before = json.loads(json.dumps(state))
     events = act(state, seat, action)
     check_events(before, state, events)
@@ -292,9 +335,34 @@ def green_cards_in_play() -> None:
         checked(st, 0, {"type": "use", "card": rifle, "target": 1})
 
 
+DC_CHARACTERS = sorted(k for k, c in CHARACTERS.items() if c.expansion == "dodge_city")
+
+
+def dodge_city_random_games() -> None:
+    """Seeded Dodge City games of random legal moves over every seat count, 3 to 8, with the Dodge City
+    characters seated (each at least twice): green cards played and used, costs paid (Brawl, Rag Time,
+    Doc Holyday), Vera Custer's copy, Pat Brennan's pick from play, and the house rules on in half."""
+    seat_of = iter(DC_CHARACTERS * 3)
+    for game in range(12):
+        seats = 3 + game % 6
+        pick = random.Random(100 + game)
+        house = {h: bool(game % 2) for h in ("jose_delgado_in_play", "pixie_pete_draws_four",
+                                             "sean_mallory_unlimited")}
+        st = bang.setup({"expansions": ["dodge_city"], **house}, seats, 100 + game)
+        check_events(json.loads(json.dumps(st)), st, bang.opening_events(st))
+        for seat in range(1, min(seats, 4)):  # seated from their first turn (the first seat's has begun)
+            st["p"][(st["turn"] + seat) % seats]["char"] = next(seat_of, "black_jack")
+        for _ in range(150):
+            if bang.is_over(st):
+                break
+            seat = bang.to_act(st)[0]
+            checked(st, seat, pick.choice(bang.legal_actions(st, seat)))
+
+
 SCENARIOS: list[Callable[[], None]] = [phase_one_of_each_drawing_character, hand_limit_and_reshuffle,
                                        shots_barrels_beer, steal_and_store, dynamite_jail_and_lucky_duke,
-                                       eliminations_sam_and_game_over, random_games, green_cards_in_play]
+                                       eliminations_sam_and_game_over, random_games, green_cards_in_play,
+                                       dodge_city_random_games]
 
 
 @pytest.mark.rule("BANG-005", "BANG-086", "BANG-094")
@@ -319,6 +387,16 @@ def test_every_event_kind_the_rules_emit_is_checked() -> None:
     assert len(kinds) >= 20  # the scan itself works
     assert kinds <= SEEN_KINDS, sorted(kinds - SEEN_KINDS)
     assert SEEN_KINDS <= set(EVENT_PB), sorted(SEEN_KINDS - set(EVENT_PB))
+
+
+@pytest.mark.rule("BANG-005")
+def test_every_request_kind_is_checked() -> None:
+    """Every pending request kind (Dodge City's costs, Doc Holyday, Vera Custer's copy, Brawl's victims
+    among them) was pending while the views, legal actions and errors above were checked."""
+    SEEN_REQUESTS.clear()
+    for scenario in SCENARIOS:
+        scenario()
+    assert set(REQUEST_KINDS) <= SEEN_REQUESTS, sorted(set(REQUEST_KINDS) - SEEN_REQUESTS)
 
 
 @pytest.mark.rule("BANG-005")

@@ -44,8 +44,9 @@ def test_sheriff_starting_hand_is_printed_bullets_unless_house_rule(extra: bool)
 
 def test_expansion_not_available_is_malformed() -> None:
     with pytest.raises(MalformedAction) as err:
-        bang.setup({"expansions": ["dodge_city"]}, 4, 1)
+        bang.setup({"expansions": ["armed_and_dangerous"]}, 4, 1)
     assert err.value.reason == "EXPANSION_NOT_AVAILABLE"
+    assert len(bang.setup({"expansions": ["dodge_city"]}, 4, 1)["deck"]) > 80  # Dodge City is offered
     assert err.value.field == "options.bang.expansions"
 
 

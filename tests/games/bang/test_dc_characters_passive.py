@@ -233,6 +233,13 @@ def test_tequila_joe_heals_two_with_beer_one_with_saloon() -> None:
     st["p"][0]["life"] = 1
     play(st, 0, give(st, 0, ["saloon"])[0])
     assert st["p"][0]["life"] == 2
+    # Canteen (a green card used from play) and Tequila heal him 1 too, as anybody (DC-063, DC-013).
+    st["p"][0]["life"] = 1
+    act(st, 0, {"type": "use", "card": equip(st, 0, ["canteen"])[0]})
+    assert st["p"][0]["life"] == 2
+    tequila = give(st, 0, ["tequila", "missed"])[0]
+    play(st, 0, tequila, target=0)  # paid with the only other card
+    assert st["p"][0]["life"] == 3 and st["p"][0]["hand"] == []
     # A lethal hit at 1 life, saved by one Beer: 1 - 1 + 2 = 2.
     st = table(4, chars=chars(4, s1="tequila_joe"), expansions=DC)
     st["p"][1]["life"] = 1

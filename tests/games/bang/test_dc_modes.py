@@ -1,7 +1,7 @@
 """Dodge City's 8-player and 3-player games (DC-041..051), through the ruleset's own setup and actions.
 
-Every test uses the ``dodge_city`` fixture: the expansion is accepted by the options while it is
-built, not yet offered to clients. ``table(n, ..., expansions=["dodge_city"])`` gives the mode's own
+Every test uses the ``dodge_city`` fixture (a no-op now that the expansion is offered to clients).
+``table(n, ..., expansions=["dodge_city"])`` gives the mode's own
 role pool (3 players: Deputy, Outlaw, Renegade in seats 0, 1, 2; 8 players: S, R, O, O, O, D, D, R).
 """
 

@@ -1,6 +1,6 @@
 """Seat counts that need Dodge City, through the real gRPC server (real Redis): ListRulesets says which
 counts need which option, CreateGame refuses them without it (INVALID_ARGUMENT, SEAT_COUNT_NEEDS_EXPANSION),
-and with Dodge City (accepted in-process by the ``dodge_city`` fixture while it is built) a 3-player and
+and with Dodge City a 3-player and
 an 8-player game are created and played to the end with legal actions only."""
 
 from __future__ import annotations

@@ -22,8 +22,9 @@ export const file_tabletop_v1_bang: GenFile = /*@__PURE__*/
  */
 export type BangOptions = Message<"tabletop.v1.BangOptions"> & {
   /**
-   * Expansions mixed into the base game; one not offered yet is refused with INVALID_ARGUMENT
-   * (EXPANSION_NOT_AVAILABLE). 3 and 8 players need Dodge City (Ruleset.seat_ranges).
+   * Expansions mixed into the base game. Dodge City is available (its cards and characters, and
+   * 3 and 8 players: Ruleset.seat_ranges); Armed & Dangerous is not yet and is refused with
+   * INVALID_ARGUMENT (EXPANSION_NOT_AVAILABLE).
    *
    * @generated from field: repeated tabletop.v1.BangExpansion expansions = 1;
    */
