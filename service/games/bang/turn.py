@@ -20,7 +20,7 @@ from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import ability_of
 from service.games.bang.checks import draw_check
-from service.games.bang.pending import RequestKind, Step, request, step
+from service.games.bang.pending import STEPS, RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
 from service.games.bang.state import (
     Request,
@@ -78,7 +78,8 @@ def start_turn(state: State, seat: int, events: list[Event]) -> None:
     state.pop("uses", None)
     events.append({"kind": "turn", "seat": seat, "count": state["turn_no"]})
     for name in reversed(START_STEPS):
-        push(state, name, None, seat)
+        if STEPS[name].queued(state, seat):
+            push(state, name, None, seat)
 
 
 def next_turn(state: State, events: list[Event]) -> None:

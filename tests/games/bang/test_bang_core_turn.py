@@ -37,6 +37,21 @@ def test_the_start_of_turn_runs_the_listed_steps_in_order() -> None:
         assert "draw" in kinds[len(seat_2):]
 
 
+@pytest.mark.parametrize("expansions", [[], ["dodge_city"]])
+def test_a_start_step_of_one_character_is_queued_only_for_that_characters_turn(expansions: list[str]) -> None:
+    """Vera Custer's steps are queued in her turns only: every other turn (and every base game) starts
+    with the three base steps, as before the expansion (its cost is paid only where it applies)."""
+    from service.games.bang.turn import start_turn
+
+    st = table(4, chars=["black_jack", "vera_custer", "black_jack", "black_jack"], expansions=expansions)
+    start_turn(st, 2, [])
+    assert [r["kind"] for r in reversed(st["pending"])] == ["t_dynamite", "t_jail", "t_draw"]
+    st["pending"] = []
+    start_turn(st, 1, [])
+    assert [r["kind"] for r in reversed(st["pending"])] == ["vera_forget", "t_dynamite", "t_jail", "vera_choose",
+                                                            "t_draw"]
+
+
 def test_an_ability_is_limited_per_turn_by_its_trait_and_the_counter_resets() -> None:
     with extra_characters("t_doc"):
         st = table(4, chars=["t_doc", "black_jack", "black_jack", "black_jack"])

@@ -200,6 +200,9 @@ class VeraCuster(Ability):
 class VeraForget(Step):
     """Start of her turn: the ability she copied last turn is gone."""
 
+    def queued(self, state: State, seat: int) -> bool:
+        return bool(player(state, seat)["char"] == VERA)
+
     def run(self, state: State, req: Request, events: list[Event]) -> None:
         p = player(state, req["source"])
         if p["char"] == VERA:
@@ -209,6 +212,9 @@ class VeraForget(Step):
 @step("vera_choose")
 class VeraChoose(Step):
     """After the draw! checks, before phase 1: Vera Custer chooses whom to copy (skipped by a failed Jail)."""
+
+    def queued(self, state: State, seat: int) -> bool:
+        return bool(player(state, seat)["char"] == VERA)
 
     def run(self, state: State, req: Request, events: list[Event]) -> None:
         seat = req["source"]
