@@ -325,8 +325,9 @@ def _all_rows(stem: str, section: str) -> list[tuple[str, dict[str, Any]]]:
         raw = json.loads(path.read_text(encoding="utf-8"))
         default = raw.get("expansion", "base")
         for row in _rows(path.name, section):
-            out.append((path.name, {**row, "expansion": row.get("expansion", default)}
-                        if isinstance(row, dict) else row))
+            if not isinstance(row, dict):
+                raise DataError(f"{path.name}: a row of {section!r} is not a JSON object: {row!r}")
+            out.append((path.name, {**row, "expansion": row.get("expansion", default)}))
     return out
 
 

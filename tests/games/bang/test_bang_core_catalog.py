@@ -89,3 +89,10 @@ def test_a_row_of_an_unknown_expansion_is_refused(data: Path) -> None:
     rewrite(data, "characters.json", lambda d: d["characters"][0].update(expansion="wild_west_show"))
     with pytest.raises(catalog.DataError, match="character 'bart_cassidy'.*expansion 'wild_west_show'"):
         validate(catalog.load())
+
+
+@pytest.mark.parametrize("name, section", [("cards.json", "cards"), ("characters.json", "characters")])
+def test_a_row_that_is_not_an_object_is_refused_naming_the_file(data: Path, name: str, section: str) -> None:
+    rewrite(data, name, lambda doc: doc[section].append(["bang"]))
+    with pytest.raises(catalog.DataError, match=rf"^{name}: a row of '{section}' is not a JSON object: \['bang'\]$"):
+        catalog.load()
