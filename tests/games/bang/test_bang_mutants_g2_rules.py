@@ -47,7 +47,7 @@ def as_diamonds(card: str) -> None:
     tables.CARDS[card] = dataclasses.replace(tables.CARDS[card], suit="diamonds")
 
 
-@pytest.mark.rule("BANG-066")
+@pytest.mark.rule("DC-064")
 def test_a_green_cat_balou_lists_every_card_of_every_victim_beside_the_hand_plays() -> None:
     with extra_cards("t_cancan") as ids:
         st = table(4)
@@ -78,7 +78,7 @@ def test_a_card_used_from_play_never_takes_itself_nor_its_players_hand_by_panic(
         assert {"type": "use", "card": grab, "target": 0, "pick": can} in bang.legal_actions(st, 0)
 
 
-@pytest.mark.rule("BANG-066")
+@pytest.mark.rule("DC-019")
 def test_apache_kid_is_affected_by_his_own_diamonds_played_or_used_on_himself() -> None:
     with extra_characters("t_apache"), extra_cards("t_cancan") as ids:
         st = table(4, chars=["t_apache", "black_jack", "black_jack", "black_jack"])
@@ -92,7 +92,7 @@ def test_apache_kid_is_affected_by_his_own_diamonds_played_or_used_on_himself() 
         assert scope in st["discard"] and st["p"][0]["table"] == []
 
 
-@pytest.mark.rule("BANG-066")
+@pytest.mark.rule("DC-019")
 def test_a_card_used_on_apache_kid_reads_its_own_suit() -> None:
     with extra_characters("t_apache"), extra_cards("t_cancan") as ids:
         st = table(4, chars=["black_jack", "t_apache", "black_jack", "black_jack"])
