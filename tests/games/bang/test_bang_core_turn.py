@@ -75,3 +75,18 @@ def test_without_a_limit_an_ability_is_unlimited() -> None:
             card = st["p"][0]["hand"][0]
             act(st, 0, {"type": "ability", "cards": [card]})
         assert st["uses"] == {"0:test_swap": 3}
+
+
+def test_add_start_step_inserts_just_before_its_step_and_refuses_a_second_time() -> None:
+    """How an expansion adds a start-of-turn step (the Bomb after the Jail, Vera Custer's choice)."""
+    from service.games.bang.turn import add_start_step
+
+    before = list(START_STEPS)
+    try:
+        add_start_step("t_record", before="t_jail")
+        assert START_STEPS == [*before[:before.index("t_jail")], "t_record", *before[before.index("t_jail"):]]
+        with pytest.raises(ValueError, match=r"^start step 't_record' added twice$"):
+            add_start_step("t_record", before="t_draw")
+        assert START_STEPS.count("t_record") == 1
+    finally:
+        START_STEPS[:] = before
