@@ -20,11 +20,15 @@ Jack, whose ability only touches phase 1 (so end_turn draws 2, or 3 on a red 2nd
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games import bang
 from service.games.bang.state import all_cards
@@ -183,3 +187,20 @@ def rewrite(folder: Path, name: str, change: Callable[[Any], object]) -> None:
     doc = json.loads((folder / name).read_text(encoding="utf-8"))
     change(doc)
     (folder / name).write_text(json.dumps(doc), encoding="utf-8")
+
+
+def chars(n: int, **at: str) -> list[str]:
+    """Characters of an n-player table: Black Jack everywhere, except ``s<seat>=key``."""
+    out = ["black_jack"] * n
+    for k, v in at.items():
+        out[int(k[1:])] = v
+    return out
+
+
+def refused(st: State, seat: int, action: Action, reason: str) -> None:
+    """The action is not listed, is refused with ``reason``, and changes nothing."""
+    assert action not in bang.legal_actions(st, seat)
+    before = copy.deepcopy(st)
+    with pytest.raises(RuleError) as err:
+        bang.apply(st, seat, action)
+    assert err.value.reason == reason and st == before

@@ -3,11 +3,9 @@ Pat Brennan (DC-023..025, 029, 030, 034), with José's house rule ``jose_delgado
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 from bang_core_helpers import extra_cards
-from bang_helpers import act, equip, give, hand_keys, pending_kind, play, table, table_keys
+from bang_helpers import act, chars, equip, give, hand_keys, pending_kind, play, refused, table, table_keys
 from tabletop.v1 import bang_pb2
 
 from service.engine.errors import RuleError
@@ -18,21 +16,6 @@ from service.games.bang import codec
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]
 
-
-def chars(n: int, **at: str) -> list[str]:
-    """Black Jack everywhere, except ``s<seat>=key``."""
-    out = ["black_jack"] * n
-    for k, v in at.items():
-        out[int(k[1:])] = v
-    return out
-
-
-def refused(st: State, seat: int, action: Action, reason: str) -> None:
-    assert action not in bang.legal_actions(st, seat)
-    before = copy.deepcopy(st)
-    with pytest.raises(RuleError) as err:
-        bang.apply(st, seat, action)
-    assert err.value.reason == reason and st == before
 
 
 def abilities(st: State, seat: int) -> list[Action]:

@@ -2,36 +2,18 @@
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 from bang_core_helpers import extra_cards
-from bang_helpers import act, dead, equip, give, kinds, pending_kind, play, stack_deck, table
+from bang_helpers import act, chars, dead, equip, give, kinds, pending_kind, play, refused, stack_deck, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
+from service.engine.ruleset import Event, State
 from service.games import bang
 from service.games.bang.tables import CARDS
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]
 
-
-def chars(n: int, **at: str) -> list[str]:
-    """Black Jack everywhere, except ``s<seat>=key``."""
-    out = ["black_jack"] * n
-    for k, v in at.items():
-        out[int(k[1:])] = v
-    return out
-
-
-def refused(st: State, seat: int, action: Action, reason: str) -> None:
-    assert action not in bang.legal_actions(st, seat)
-    before = copy.deepcopy(st)
-    with pytest.raises(RuleError) as err:
-        bang.apply(st, seat, action)
-    assert err.value.reason == reason and st == before
 
 
 def molly_draws(events: list[Event]) -> list[int]:

@@ -6,35 +6,17 @@ Sheriff, distances in 4 players: 1 to seats 1 and 3, 2 to seat 2.
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 from bang_core_helpers import extra_cards
-from bang_helpers import act, dead, duel_kill, equip, give, pending_kind, play, table
+from bang_helpers import act, chars, dead, duel_kill, equip, give, pending_kind, play, refused, table
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Event, State
+from service.engine.ruleset import Event
 from service.games import bang
 from service.games.bang.tables import BASE_CHARACTERS, CHARACTERS, deck_and_characters
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]
 
-
-def chars(n: int, **at: str) -> list[str]:
-    """Black Jack everywhere, except ``s<seat>=key``."""
-    out = ["black_jack"] * n
-    for k, v in at.items():
-        out[int(k[1:])] = v
-    return out
-
-
-def refused(st: State, seat: int, action: dict[str, object], reason: str) -> None:
-    assert action not in bang.legal_actions(st, seat)
-    before = copy.deepcopy(st)
-    with pytest.raises(RuleError) as err:
-        bang.apply(st, seat, action)
-    assert err.value.reason == reason and st == before
 
 
 def drawn(events: list[Event], seat: int) -> int:
