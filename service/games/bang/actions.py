@@ -75,13 +75,13 @@ def check(state: State, seat: int, action: Action) -> None:
     if state["phase"] == "over":
         raise RuleError(EngineReason.GAME_FINISHED, "The game is over")
     kind = _check_shape(state, action)
-    if kind == "ability":
-        _check_ability_target(state, seat, action)
     req = top_request(state)
     if req is not None:
         if seat != req["seat"]:
             raise RuleError(Reason.NOT_YOUR_DECISION, f"Seat {req['seat']} must answer first",
                             waiting_for=req["seat"], request=req["kind"])
+        if kind == "ability":
+            _check_ability_target(state, seat, action)
         handler = REQUESTS[req["kind"]]
         if kind == "ability" and handler.abilities:
             ability_of(state, seat).check_activate(state, seat, action)
@@ -96,6 +96,8 @@ def check(state: State, seat: int, action: Action) -> None:
         return
     if seat != state["turn"]:
         raise RuleError(EngineReason.NOT_YOUR_TURN, f"It is seat {state['turn']}'s turn")
+    if kind == "ability":
+        _check_ability_target(state, seat, action)
     if kind not in FREE_PLAY:
         raise RuleError(Reason.WRONG_ANSWER, "Nothing is asked of you: play a card or end your turn")
     if kind == "play":

@@ -272,6 +272,21 @@ def test_garbage_actions_are_refused_with_a_rule_error_and_change_nothing(seed: 
         raise AssertionError(f"accepted {action} from seat {seat}")
 
 
+@pytest.mark.parametrize("players", [4, 7])
+@pytest.mark.parametrize("seat", [-1, "last+1"])
+def test_an_ability_with_a_target_from_a_seat_off_the_table_is_refused_not_a_crash(players: int,
+                                                                                  seat: Any) -> None:
+    """The target check of an ability looked up the seat's character before the seat was checked:
+    seat 4 of 4 raised IndexError and seat -1 read the last player's character (found by CI)."""
+    state = bang.setup({}, players, 3)
+    off = players if seat == "last+1" else seat
+    before = json.dumps(state, sort_keys=True)
+    with pytest.raises(RuleError) as refused:
+        bang.apply(state, off, {"type": "ability", "target": 1, "cards": []})
+    assert refused.value.reason == "NOT_YOUR_TURN"
+    assert json.dumps(state, sort_keys=True) == before
+
+
 def test_a_json_round_trip_between_actions_changes_nothing() -> None:
     """The service reloads the state from JSON on every request: in-memory play must agree."""
     for game in range(40):
