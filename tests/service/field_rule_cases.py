@@ -20,6 +20,7 @@ from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import ttr_europe_pb2 as ttr
 
 from service.api import field_rules, log_pages
+from service.games.bang.tables import CHARACTERS
 from tests.helpers import bearer, create_game
 
 UNSET = object()  # the field left out
@@ -184,11 +185,48 @@ def _bang_field(kind: str, field: str) -> Callable[[Any], bang_pb2.BangAction]:
     return build
 
 
+def _bang_options(build: Callable[[Any], bang_pb2.BangOptions]) -> Place:
+    """A new 8-player Dodge City game of BANG! whose options carry the value (seats 0 to 7 exist and
+    31 characters are in the pool, so every value at a bound is one the game can take)."""
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        options = build(value)
+        options.expansions.append(bang_pb2.BANG_EXPANSION_DODGE_CITY)
+        request = svc.CreateGameRequest(ruleset="bang", seat_count=8, options=game_pb2.GameOptions(bang=options))
+        return "CreateGame", request, None
+    return place
+
+
+def _options_field(field: str) -> Callable[[Any], bang_pb2.BangOptions]:
+    def build(value: Any) -> bang_pb2.BangOptions:
+        return _set(bang_pb2.BangOptions(), field, value)  # type: ignore[return-value]
+    return build
+
+
+def _kept(field: str) -> Callable[[Any], bang_pb2.BangOptions]:
+    """One kept character (Bart Cassidy at seat 0) with the value in ``field``."""
+    def build(value: Any) -> bang_pb2.BangOptions:
+        kept = bang_pb2.BangKeptCharacter(seat=0, character="bart_cassidy")
+        kept.ClearField(field)
+        return bang_pb2.BangOptions(kept_characters=[_set(kept, field, value)])  # type: ignore[list-item]
+    return build
+
+
+def _characters(k: int) -> list[str]:
+    """``k`` distinct real character keys (a game refuses a key named twice, for the same reason)."""
+    return sorted(CHARACTERS)[:k]
+
+
+def _kept_items(k: int) -> list[bang_pb2.BangKeptCharacter]:
+    return [bang_pb2.BangKeptCharacter(seat=i, character=c) for i, c in enumerate(_characters(k))]
+
+
 def _any_card(n: int) -> str:
     """A real card id (card fields have no length limit of their own: the pattern bounds them)."""
     return "base.bang.2c"
 
 
+CHARACTERS_OK = ["bart_cassidy", "vera_custer", "jose_delgado"]
+CHARACTERS_BAD = ["Bart_cassidy", "bart-cassidy", "bart cassidy", "1bart", "_bart", "bart\n", "b" * 33, "josé"]
 NAMES_OK = [THIS_GAME, f"games/{LONG_ID}"]
 NAMES_BAD = [f"games/{'a' * 65}", "games/ABC", "games/a-b", "games/", "games/a\n", "nope", "games/a/b"]
 DISPLAY_OK = ["ann", "  ann  ", "Zoë", "a b", "\u00a0x", "李"]
@@ -241,6 +279,20 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
                              ("BangUseAbility", "ability"))},
     "tabletop.v1.BangUseAbility.cards": (_bang(_bang_field("ability", "cards")), _any_card,
                                          [[c] for c in CARDS_OK], [[c] for c in ["", *CARDS_BAD]]),
+    # Options (a rematch's): real keys where a value must be accepted, since the game refuses an
+    # unknown character with the same reason.
+    "tabletop.v1.BangOptions.kept_characters": (_bang_options(_options_field("kept_characters")), str, [], []),
+    "tabletop.v1.BangOptions.retired_characters": (_bang_options(_options_field("retired_characters")), str,
+                                                   [[c] for c in CHARACTERS_OK], [[c] for c in CHARACTERS_BAD]),
+    "tabletop.v1.BangOptions.sheriff_seat": (_bang_options(_options_field("sheriff_seat")), str, [], []),
+    "tabletop.v1.BangKeptCharacter.seat": (_bang_options(_kept("seat")), str, [], []),
+    "tabletop.v1.BangKeptCharacter.character": (_bang_options(_kept("character")), str, CHARACTERS_OK,
+                                                CHARACTERS_BAD),
+}
+# Repeated fields whose items must differ to be accepted at ``max_items`` (default: the filler's value, repeated).
+ITEMS: dict[str, Callable[[int], list[Any]]] = {
+    "tabletop.v1.BangOptions.kept_characters": _kept_items,
+    "tabletop.v1.BangOptions.retired_characters": _characters,
 }
 
 
@@ -298,5 +350,6 @@ def _cases(r: field_rules.Rule) -> Iterator[Case]:
         yield Case(name, "maximum", r.maximum, True, r.reason)
         yield Case(name, "maximum", r.maximum + 1, False, r.reason)
     if r.max_items:
-        yield Case(name, "max_items", [fill(1)] * r.max_items, True, r.max_items_reason)
-        yield Case(name, "max_items", [fill(1)] * (r.max_items + 1), False, r.max_items_reason)
+        items = ITEMS.get(name, lambda k: [fill(1)] * k)
+        yield Case(name, "max_items", items(r.max_items), True, r.max_items_reason)
+        yield Case(name, "max_items", items(r.max_items + 1), False, r.max_items_reason)

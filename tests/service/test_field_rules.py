@@ -128,6 +128,31 @@ def test_the_bang_action_bounds_are_the_cards_and_the_table() -> None:
         assert seat is not None and (seat.minimum, seat.maximum) == (0, bang.INFO.max_seats - 1), message
 
 
+def test_the_bang_option_bounds_are_the_table_and_the_characters() -> None:
+    """A rematch's options: seats reach the last seat of the largest table, every character key of
+    every expansion fits the key pattern, one kept character per seat at most, and the retired
+    list leaves a character for every seat of the largest table in a Dodge City game."""
+    from tabletop.v1 import bang_pb2
+
+    from service.games import bang
+    from service.games.bang.tables import CHARACTERS
+
+    options = bang_pb2.BangOptions.DESCRIPTOR.fields_by_name
+    kept = bang_pb2.BangKeptCharacter.DESCRIPTOR.fields_by_name
+    seats = bang.INFO.max_seats
+    for field in (options["sheriff_seat"], kept["seat"]):
+        seat = field_rules.rule(field)
+        assert seat is not None and (seat.minimum, seat.maximum) == (0, seats - 1), field.full_name
+    kept_rule = field_rules.rule(options["kept_characters"])
+    assert kept_rule is not None and kept_rule.max_items == seats
+    retired = field_rules.rule(options["retired_characters"])
+    assert retired is not None and retired.max_items + seats <= len(CHARACTERS)
+    for field in (options["retired_characters"], kept["character"]):
+        rule = field_rules.rule(field)
+        assert rule is not None and rule.pattern is not None
+        assert all(rule.pattern.fullmatch(key) for key in CHARACTERS), field.full_name
+
+
 def test_every_reason_is_a_documented_reason_and_every_default_passes() -> None:
     """Reasons are the stable ones clients know; a field left at its default (proto3 cannot tell
     it from unset, JSON leaves it out) passes unless it is REQUIRED, so both encodings agree."""
