@@ -10,6 +10,7 @@ import copy
 import pytest
 from bang_helpers import act, chars, equip, give, play
 from dc_cards_helpers import dc_table, use
+from tabletop.v1 import bang_pb2
 
 from service.engine.errors import MalformedAction, RuleError
 from service.engine.ruleset import Action, State
@@ -100,3 +101,14 @@ def test_an_ability_given_a_target_it_does_not_take_names_the_field() -> None:
     assert (err.reason, err.message, err.field) == ("UNEXPECTED_TARGET", "Your character's ability takes no target",
                                                     "target")
     play(st, 0, give(st, 0, ["bang"])[0], target=1)  # the table goes on: nothing was changed
+
+
+@pytest.mark.rule("DC-044")
+def test_a_three_player_game_refuses_a_sheriff_seat_with_its_text() -> None:
+    """The 3-player game has no Sheriff, so a rematch's Sheriff seat is refused on the option's field."""
+    with pytest.raises(MalformedAction) as err:
+        bang.setup({"expansions": ["dodge_city"], "sheriff_seat": 0}, 3, 1)
+    assert (err.value.reason, err.value.message, err.value.field) == (
+        "INVALID_OPTION", "A 3-player game has no Sheriff: leave sheriff_seat unset", "options.bang.sheriff_seat")
+    state = bang.setup({"expansions": ["dodge_city"], "sheriff_seat": 0}, 4, 1)
+    assert bang.view(state, None).players[0].role == bang_pb2.BANG_ROLE_SHERIFF  # seat 0, face up to everyone
