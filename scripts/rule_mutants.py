@@ -9,16 +9,16 @@ functions until one is killed. Ids whose tests kill none are printed and make th
 Run a mutmut pass first so that ``mutants/`` exists (``scripts/mutate.sh 'service.games.ttr_europe.setup*'``
 is enough: every run collects the coverage of all tests). Then:
 
-    .venv/bin/python scripts/rule_mutants.py            # every id (TTR and BANG): about ten minutes
+    .venv/bin/python scripts/rule_mutants.py            # every id (TTR, BANG, DC): collection, then seconds per id
     .venv/bin/python scripts/rule_mutants.py TTR-036    # some ids
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import re
-import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -33,6 +33,7 @@ ID = re.compile(r"(?:TTR|BANG|DC|AD)-\d{3}")
 
 def main(argv: list[str]) -> int:
     """Print, per id, the first mutant its marked tests kill (or that they kill none)."""
+    _import_mutated_tree()
     stats = json.loads((MUTANTS / "mutmut-stats.json").read_text())["tests_by_mangled_function_name"]
     functions_by_test: dict[str, set[str]] = defaultdict(set)
     for function, tests in stats.items():
@@ -88,13 +89,33 @@ def _mutants_by_function() -> dict[str, list[str]]:
 
 
 def _kills(mutant: str, tests: list[str]) -> bool:
-    env = {**os.environ, "MUTANT_UNDER_TEST": mutant}
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *tests]
-    result = subprocess.run(command, check=False, cwd=MUTANTS, env=env, capture_output=True, timeout=600)
-    # 1: a test failed. 2 or 4: the test module did not import (a mutant in code run at import, such as a
-    # data loader, breaks it; pytest then reports the named tests as not found): the tests cannot even
-    # start, a kill too. The same command passes without a mutant, so nothing else can cause it.
-    return result.returncode in (1, 2, 4)
+    """Whether the tests fail with ``mutant`` switched on, run as mutmut runs them.
+
+    The code and the tests are imported once, in this process (the collection above imported
+    every test module); each mutant then runs in a forked child (``mutants_rerun.run_one``), so
+    a mutant costs its tests' run, not an interpreter start and the imports (about 20 s each on
+    a loaded machine). As in mutmut, a mutant of code that runs at import (a data loader) is
+    switched on after the import: only a test that calls that code again can kill it.
+    """
+    return _run_one(mutant, tests)[0] == 1
+
+
+def _run_one(mutant: str, tests: list[str]) -> tuple[int, str]:
+    from mutants_rerun import run_one
+
+    return run_one(mutant, tests)
+
+
+def _import_mutated_tree() -> None:
+    """Put ``mutants/`` first on the path and import the rule packages from it (unmutated until a
+    child switches a mutant on)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    sys.path.insert(0, str(MUTANTS))
+    from mutants_rerun import PACKAGES
+
+    for package in PACKAGES:
+        module = importlib.import_module(package)
+        assert str(MUTANTS) in str(module.__file__), f"{package} imported from {module.__file__}, not mutants/"
 
 
 if __name__ == "__main__":
