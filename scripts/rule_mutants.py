@@ -97,13 +97,9 @@ def _kills(mutant: str, tests: list[str]) -> bool:
     a loaded machine). As in mutmut, a mutant of code that runs at import (a data loader) is
     switched on after the import: only a test that calls that code again can kill it.
     """
-    return _run_one(mutant, tests)[0] == 1
+    from mutants_rerun import run_one  # on the path since ``_import_mutated_tree``
 
-
-def _run_one(mutant: str, tests: list[str]) -> tuple[int, str]:
-    from mutants_rerun import run_one
-
-    return run_one(mutant, tests)
+    return run_one(mutant, tests)[0] == 1
 
 
 def _import_mutated_tree() -> None:

@@ -197,10 +197,16 @@ def chars(n: int, **at: str) -> list[str]:
     return out
 
 
-def refused(st: State, seat: int, action: Action, reason: str) -> None:
-    """The action is not listed, is refused with ``reason``, and changes nothing."""
+def refusal(st: State, seat: int, action: Action) -> RuleError:
+    """The action is not listed and is refused without changing anything; the error, to read."""
     assert action not in bang.legal_actions(st, seat)
     before = copy.deepcopy(st)
     with pytest.raises(RuleError) as err:
         bang.apply(st, seat, action)
-    assert err.value.reason == reason and st == before
+    assert st == before
+    return err.value
+
+
+def refused(st: State, seat: int, action: Action, reason: str) -> None:
+    """The action is not listed, is refused with ``reason``, and changes nothing."""
+    assert refusal(st, seat, action).reason == reason

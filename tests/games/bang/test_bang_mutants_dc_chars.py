@@ -9,29 +9,17 @@ and Pedro Ramirez. Verdicts: ``docs/mutation_runs/bang_stop20_dc_chars.md``.
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-from bang_helpers import act, chars, equip, give, pending_kind, table
+from bang_helpers import act, chars, equip, give, pending_kind, refusal, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import MalformedAction, RuleError
+from service.engine.errors import MalformedAction
 from service.engine.ruleset import Action, Event, State
 from service.games import bang
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]
 DECK: Action = {"type": "draw", "source": "deck"}
-
-
-def refusal(st: State, seat: int, action: Action) -> RuleError:
-    """The action is not listed and is refused without changing anything; the error, to read."""
-    assert action not in bang.legal_actions(st, seat)
-    before = copy.deepcopy(st)
-    with pytest.raises(RuleError) as err:
-        bang.apply(st, seat, action)
-    assert st == before
-    return err.value
 
 
 def rule_error(st: State, seat: int, action: Action) -> tuple[str, str, dict[str, str]]:

@@ -5,28 +5,16 @@ target it does not take), the heal event's reason, and who shot with a Derringer
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-from bang_helpers import act, chars, equip, give, play
+from bang_helpers import act, chars, equip, give, play, refusal
 from dc_cards_helpers import dc_table, use
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import Action, State
+from service.engine.errors import MalformedAction
 from service.games import bang
 from service.games.bang.tables import KEY_OF
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
-
-
-def refusal(st: State, seat: int, action: Action) -> RuleError:
-    """The error that refuses ``action`` (the state is left unchanged)."""
-    before = copy.deepcopy(st)
-    with pytest.raises(RuleError) as err:
-        bang.apply(st, seat, action)
-    assert st == before
-    return err.value
 
 
 @pytest.mark.rule("DC-063")

@@ -9,29 +9,17 @@ stop-19 run in ``service/games/bang/characters/dodge_city_turn.py``; verdicts:
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-from bang_helpers import act, chars, dead, equip, give, pending_kind, play, stack_deck, table
+from bang_helpers import act, chars, dead, equip, give, pending_kind, play, refusal, stack_deck, table
 from dc_cards_helpers import until_turn
 
-from service.engine.errors import MalformedAction, RuleError
+from service.engine.errors import MalformedAction
 from service.engine.ruleset import Action, State
 from service.games import bang
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]
 CHUCK: Action = {"type": "ability", "cards": []}
-
-
-def refusal(st: State, seat: int, action: Action) -> RuleError:
-    """The action is not listed and is refused without changing anything; the error, to read."""
-    assert action not in bang.legal_actions(st, seat)
-    before = copy.deepcopy(st)
-    with pytest.raises(RuleError) as err:
-        bang.apply(st, seat, action)
-    assert st == before
-    return err.value
 
 
 def malformed(st: State, seat: int, action: Action) -> tuple[str, str, str]:

@@ -11,28 +11,15 @@ non-diamond against Apache Kid), also when the whole hand is paid without asking
 
 from __future__ import annotations
 
-import copy
-
 import pytest
-from bang_helpers import act, chars, equip, give, pending_kind, stack_deck, table
+from bang_helpers import act, chars, equip, give, pending_kind, refusal, stack_deck, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import RuleError
 from service.engine.ruleset import Action, State
 from service.games import bang
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]
-
-
-def refusal(st: State, seat: int, action: Action) -> RuleError:
-    """The action is not listed and is refused without changing anything; the error, to read."""
-    assert action not in bang.legal_actions(st, seat)
-    before = copy.deepcopy(st)
-    with pytest.raises(RuleError) as err:
-        bang.apply(st, seat, action)
-    assert st == before
-    return err.value
 
 
 def shoot(target: int) -> Action:
