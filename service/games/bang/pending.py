@@ -60,11 +60,6 @@ class Step:
         """Do the step (it has already been popped)."""
         raise NotImplementedError
 
-    def queued(self, state: State, seat: int) -> bool:
-        """For a start-of-turn step: whether ``seat``'s turn needs it at all. A step that only one
-        character can use says so here, so that no other turn (and no base game) pays for it."""
-        return True
-
 
 REQUESTS: Registry[RequestKind] = Registry("request kind")
 STEPS: Registry[Step] = Registry("step kind")

@@ -74,7 +74,7 @@ def play_from_hand(state: State, seat: int, action: Action, events: list[Event])
     t = play_type(state, seat, card)
     if t.bang_card:  # the row's fact (DC-016): Punch and Springfield are BANG! effects, not BANG! cards
         state["bangs"] += 1
-    if not ask_cost(state, seat, action, t.cost):
+    if not (t.cost and ask_cost(state, seat, action, t.cost)):
         handler.resolve(state, seat, card, action, events)
 
 
@@ -118,7 +118,7 @@ def use_from_play(state: State, seat: int, action: Action, events: list[Event]) 
     use = TYPE_OF[card].use
     assert use is not None  # checked
     pay_from_play(state, seat, card, action, events)
-    if not ask_cost(state, seat, action, use.cost):
+    if not (use.cost and ask_cost(state, seat, action, use.cost)):
         EFFECTS[use.effect].resolve(state, seat, card, action, events)
 
 

@@ -116,13 +116,6 @@ def weapon(state: State, seat: int) -> str | None:
     return None
 
 
-def hand_limit(state: State, seat: int) -> int:
-    """Cards a player may keep at the end of his turn: his current life (BANG-023), or the
-    character's ``hand_limit`` trait (Sean Mallory: 10)."""
-    fixed = trait(state, seat, "hand_limit")
-    return int(fixed) if fixed is not None else max(0, int(state["p"][seat]["life"]))
-
-
 def pop_deck(state: State, events: list[Event]) -> str | None:
     """Take the top card of the deck, reshuffling the discard pile when it is empty (BANG-016)."""
     if not state["deck"]:

@@ -4,7 +4,8 @@ Start of turn (NOTES c "Start-of-turn order"): the engine steps named in
 ``START_STEPS``, in order: Dynamite, then Jail, then phase 1, queued so that a Lucky Duke
 choice or a dying window can interrupt them. An expansion inserts its own with
 :func:`add_start_step` (the Bomb after the Jail; Vera Custer's choice after the checks,
-before phase 1). A failed Jail skips phases 1 and 2 but phase 3 still applies (RULINGS
+before phase 1); a step that only one character needs names that character, so that no
+other turn (and no base game) pays for it. A failed Jail skips phases 1 and 2 but phase 3 still applies (RULINGS
 BANG-076).
 
 Per-turn counters are data too: ``state["uses"]`` (absent until something is counted,
@@ -18,9 +19,9 @@ from __future__ import annotations
 
 from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
-from service.games.bang.characters import ability_of
+from service.games.bang.characters import ABILITIES, ability_of
 from service.games.bang.checks import draw_check
-from service.games.bang.pending import STEPS, RequestKind, Step, request, step
+from service.games.bang.pending import RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
 from service.games.bang.state import (
     Request,
@@ -31,18 +32,23 @@ from service.games.bang.state import (
     player,
     push,
 )
-from service.games.bang.state import hand_limit as usual_hand_limit
+from service.games.bang.tables import CHARACTERS
 
 DRAW_COUNT = 2
 # The start-of-turn steps, in the order they run (each is a registered engine step).
 START_STEPS: list[str] = ["t_dynamite", "t_jail", "t_draw"]
+# A start step queued only in the turns of one (printed) character: step name -> character key.
+START_STEP_CHARACTER: dict[str, str] = {}
 
 
-def add_start_step(name: str, before: str) -> None:
-    """Insert a registered step into the start of every turn, just before ``before``."""
+def add_start_step(name: str, before: str, character: str | None = None) -> None:
+    """Insert a registered step into the start of every turn (or only of ``character``'s turns),
+    just before ``before``."""
     if name in START_STEPS:
         raise ValueError(f"start step {name!r} added twice")
     START_STEPS.insert(START_STEPS.index(before), name)
+    if character is not None:
+        START_STEP_CHARACTER[name] = character
 
 
 def uses(state: State, seat: int, name: str) -> int:
@@ -64,9 +70,15 @@ def check_uses_left(state: State, seat: int, name: str, limit: int | None) -> No
 
 
 def hand_limit(state: State, seat: int) -> int:
-    """Cards the seat may keep at the end of his turn: his ability's say (Sean Mallory's house rule), else the usual."""
-    limit = ability_of(state, seat).hand_limit(state, seat)
-    return usual_hand_limit(state, seat) if limit is None else limit
+    """Cards a player may keep at the end of his turn: his current life (BANG-023), or the
+    character's ``hand_limit`` trait (Sean Mallory: 10) as his ability reads it (a house rule
+    may lift it). One lookup of the acting character: every end of turn asks."""
+    p = state["p"][seat]
+    character = CHARACTERS[p.get("as") or p["char"]]
+    fixed = character.traits.get("hand_limit")
+    if fixed is None:
+        return max(0, int(p["life"]))
+    return ABILITIES[character.ability].hand_limit(state, seat, int(fixed))
 
 
 def start_turn(state: State, seat: int, events: list[Event]) -> None:
@@ -77,8 +89,10 @@ def start_turn(state: State, seat: int, events: list[Event]) -> None:
     state["bangs"] = 0
     state.pop("uses", None)
     events.append({"kind": "turn", "seat": seat, "count": state["turn_no"]})
+    printed = state["p"][seat]["char"]
     for name in reversed(START_STEPS):
-        if STEPS[name].queued(state, seat):
+        only = START_STEP_CHARACTER.get(name)
+        if only is None or only == printed:
             push(state, name, None, seat)
 
 

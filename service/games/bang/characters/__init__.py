@@ -54,9 +54,9 @@ class Ability:
     def on_duel_over(self, state: State, seat: int, duel: dict[str, Any], events: list[Event]) -> None:
         """A Duel the player took part in is over (before its loser's damage; Molly Stark's replacements)."""
 
-    def hand_limit(self, state: State, seat: int) -> int | None:
-        """Phase 3 hand limit set by the ability (None: the usual one, ``state.hand_limit``)."""
-        return None
+    def hand_limit(self, state: State, seat: int, fixed: int) -> int:
+        """Phase 3 hand limit of a character with the ``hand_limit`` trait ``fixed`` (``turn.hand_limit``)."""
+        return fixed
 
     def activations(self, state: State, seat: int) -> list[Action]:
         """Legal uses of an activated ability now."""

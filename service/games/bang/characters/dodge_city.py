@@ -170,8 +170,8 @@ class SeanMallory(Ability):
     The house rule's "any number" is a limit no hand can reach: every card of the game.
     """
 
-    def hand_limit(self, state: State, seat: int) -> int | None:
-        return len(all_cards(state)) if state["opts"].get("sean_mallory_unlimited") else None
+    def hand_limit(self, state: State, seat: int, fixed: int) -> int:
+        return len(all_cards(state)) if state["opts"].get("sean_mallory_unlimited") else fixed
 
 
 @ability("tequila_joe")

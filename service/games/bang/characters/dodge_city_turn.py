@@ -200,9 +200,6 @@ class VeraCuster(Ability):
 class VeraForget(Step):
     """Start of her turn: the ability she copied last turn is gone."""
 
-    def queued(self, state: State, seat: int) -> bool:
-        return bool(player(state, seat)["char"] == VERA)
-
     def run(self, state: State, req: Request, events: list[Event]) -> None:
         p = player(state, req["source"])
         if p["char"] == VERA:
@@ -212,9 +209,6 @@ class VeraForget(Step):
 @step("vera_choose")
 class VeraChoose(Step):
     """After the draw! checks, before phase 1: Vera Custer chooses whom to copy (skipped by a failed Jail)."""
-
-    def queued(self, state: State, seat: int) -> bool:
-        return bool(player(state, seat)["char"] == VERA)
 
     def run(self, state: State, req: Request, events: list[Event]) -> None:
         seat = req["source"]
@@ -252,8 +246,8 @@ class VeraChoice(RequestKind):
         return {"type": "choose", "pick": choices[0]} if len(choices) == 1 else None
 
 
-add_start_step("vera_forget", before="t_dynamite")
-add_start_step("vera_choose", before="t_draw")
+add_start_step("vera_forget", before="t_dynamite", character=VERA)
+add_start_step("vera_choose", before="t_draw", character=VERA)
 
 
 # Helpers

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from service.engine.handlers import Registry
 from service.engine.ruleset import Action, Event, State
+from service.games.bang.tables import TYPE_OF
 
 E = TypeVar("E", bound=type["Effect"])
 
@@ -47,9 +48,9 @@ EFFECTS: Registry[Effect] = Registry("effect")
 def effect_args(card: str, action: Action) -> Mapping[str, Any]:
     """The row arguments of the effect being resolved: the card's, its ``use``'s when used from
     play, its ``response``'s when it answers a request."""
-    from service.games.bang.tables import TYPE_OF
     t = TYPE_OF[card]
-    part = {"use": t.use, "respond": t.response}.get(action.get("type", ""))
+    kind = action.get("type")
+    part = t.use if kind == "use" else t.response if kind == "respond" else None
     return part.args if part is not None else t.args
 
 
