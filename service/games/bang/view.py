@@ -74,16 +74,15 @@ def view(state: State, seat: int | None) -> bang_pb2.BangView:
     if state["discard"]:
         out.discard_top.CopyFrom(card_pb(state["discard"][-1]))
     for i, p in enumerate(state["p"]):
-        player = bang_pb2.BangPlayer(seat=i, character=p["char"], life=p["life"], max_life=p["max"],
-                                     hand_count=len(p["hand"]), in_play=[card_pb(c) for c in p["table"]],
-                                     alive=p["alive"])
-        # Green cards in play and whether each is ready (DC-009): public, like the cards themselves.
-        player.usable.extend(bang_pb2.BangUsableCard(card_id=c, ready=ready(state, c))
-                             for c in p["table"] if TYPE_OF[c].use is not None)
+        player = out.players.add(seat=i, character=p["char"], life=p["life"], max_life=p["max"],
+                                 hand_count=len(p["hand"]), in_play=[card_pb(c) for c in p["table"]],
+                                 alive=p["alive"])
+        for c in p["table"]:  # green cards in play and whether each is ready (DC-009): public, like the cards
+            if TYPE_OF[c].use is not None:
+                player.usable.add(card_id=c, ready=ready(state, c))
         if role_visible(state, i, seat):
             player.role = role_pb(p["role"])
             player.role_goal = role_goal(state, p["role"])
-        out.players.append(player)
     for req in state["pending"]:
         if req["seat"] is not None:
             out.pending.append(_request_pb(req, seat))
