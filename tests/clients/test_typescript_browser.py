@@ -103,7 +103,7 @@ def test_preflight_allows_the_connect_headers(page_origin: str, api_url: str) ->
 # Helpers
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+    def log_message(self, format: str, *args: Any) -> None:
         pass
 
 
