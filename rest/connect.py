@@ -28,6 +28,7 @@ from their last version).
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -140,8 +141,13 @@ class ConnectApp:
                 async for response in call:
                     yield response
             except grpc.RpcError as error:
-                if not self.closing:
-                    raise connect_error(from_rpc_error(rpc_error(error))) from None
+                raise connect_error(from_rpc_error(rpc_error(error))) from None
+            except asyncio.CancelledError:
+                # end_watches cancelled the upstream call: end the stream cleanly. A cancellation
+                # of this task (the client left) propagates.
+                task = asyncio.current_task()
+                if not self.closing or (task is not None and task.cancelling()):
+                    raise
             finally:
                 self.streams.discard(call)
                 call.cancel()
