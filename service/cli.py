@@ -82,7 +82,8 @@ def _run(args: argparse.Namespace, cfg: Config) -> int:
             cfg = _in_process_target(cfg, running.port, running.loopback_port)
     if args.command in ("serve", "rest"):
         loop = running.loop if args.command == "serve" else None  # serve: REST on the gRPC server's loop
-        http, in_flight = _start_rest(cfg, metrics, loop)
+        # serve: unary calls run the service's own handlers in process (rest.local), not over loopback
+        http, in_flight = _start_rest(cfg, metrics, loop, running.handlers if args.command == "serve" else None)
         log.info("REST facade listening on %s port %d (gRPC at %s)", cfg.host, http.port, cfg.grpc_target)
         closers.insert(0, lambda: _drain_rest(http, in_flight, _remaining(deadline)))
     if cfg.metrics_port:
@@ -153,7 +154,7 @@ def _serve_metrics(serve_metrics: Callable[..., tuple[Any, int]], metrics: Any, 
                          "choose another with --metrics-port (0 turns it off)") from None
 
 
-def _start_rest(cfg: Config, metrics: Any, loop: Any = None) -> tuple[Any, Any]:
+def _start_rest(cfg: Config, metrics: Any, loop: Any = None, local: dict[str, Any] | None = None) -> tuple[Any, Any]:
 
     from rest.app import CHANNEL_OPTIONS, create_app, serve
     from rest.routes import ROUTES
@@ -175,10 +176,18 @@ def _start_rest(cfg: Config, metrics: Any, loop: Any = None) -> tuple[Any, Any]:
         http = serve(app, cfg.host, cfg.http_port, cfg.http_threads, limits=limits, caps=caps, metrics=metrics,
                      in_flight=in_flight, loop=loop,
                      forwarded_allow_ips=cfg.http_forwarded_allow_ips,
-                     aio_channel=lambda: tls.facade_channel(cfg, CHANNEL_OPTIONS, aio=True))
+                     aio_channel=lambda: _facade_aio_channel(cfg, CHANNEL_OPTIONS, local))
     except PortBusy as error:
         raise _BindError(f"cannot listen for HTTP: {error.strerror}; choose another with --http-port") from None
     return http, in_flight
+
+
+def _facade_aio_channel(cfg: Config, options: Any, local: dict[str, Any] | None) -> Any:
+    """The event-loop routes' channel: the service's handlers in process when it runs here, else gRPC."""
+    from rest.local import LocalChannel
+    from service.api import tls
+    remote = tls.facade_channel(cfg, options, aio=True)
+    return LocalChannel(local, remote) if local else remote
 
 
 def _raise_fd_limit() -> None:

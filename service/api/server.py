@@ -55,6 +55,7 @@ class Running:
     verdict: safety.Verdict | None = None  # the last safety check (logged when it changes)
     loopback_port: int = 0  # plaintext on 127.0.0.1 beside a TLS port, for an in-process facade (0: none)
     health_server: grpc.aio.Server | None = None  # plaintext, grpc.health.v1 only (config.grpc_health_port)
+    handlers: dict[str, Any] = field(default_factory=dict)  # "/service/Method": wrapped handler (rest.local)
 
     def call(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         """Run a coroutine on the server's loop from another thread and wait for its result."""
@@ -142,7 +143,8 @@ async def _start(config: Config, bind: tuple[str, int | None, bool], client: Any
         await server.start()
         running = Running(server, bound, health_servicer, store, loop, stopping, metrics,
                           safety_mode=config.redis_safety, loopback_port=local,
-                          health_server=await _health_only(config, host, health_servicer))
+                          health_server=await _health_only(config, host, health_servicer),
+                          handlers=generic.handlers)
         await _set_serving(running, await _ready(running))
         running.watcher = asyncio.ensure_future(_watch_redis(running))
         started.set_result(running)
@@ -165,6 +167,7 @@ class _GenericOnly:
     def __init__(self, server: grpc.aio.Server, layers: dict[str, list[MethodInterceptor]]) -> None:
         self.server = server
         self.layers = layers
+        self.handlers: dict[str, Any] = {}  # "/service/Method": the wrapped handler (rest.local calls them)
 
     def add_generic_rpc_handlers(self, handlers: Any) -> None:
         """Ignored: ``add_registered_method_handlers`` gets the same methods, by name."""
@@ -176,6 +179,7 @@ class _GenericOnly:
             for layer in reversed(layers):  # the first layer is the outermost
                 handler = layer.wrap(method, handler)
             wrapped[method] = handler
+            self.handlers[f"/{service_name}/{method}"] = handler
         self.server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service_name, wrapped),))
 
 

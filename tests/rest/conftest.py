@@ -5,21 +5,30 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import grpc
 import pytest
 
 from rest.app import create_app, serve
+from rest.local import LocalChannel
 from rest.server import HttpServer
 from tests.rest.rest_api import Api
 
 HEARTBEAT_SECONDS = 0.5
 
 
-@pytest.fixture(scope="session", params=["fast-path", "flask-views"])
+@pytest.fixture(scope="session", params=["fast-path", "flask-views", "in-process"])
 def rest_server(grpc_server: Any, request: pytest.FixtureRequest) -> Iterator[HttpServer]:
-    """The app served over HTTP, both ways its unary routes can be dispatched."""
-    fast_path = request.param == "fast-path"
+    """The app served over HTTP, every way its unary routes can be dispatched: awaited over a
+    grpc.aio channel, through Flask's blocking channel, and (as ``tabletop serve`` does) on the
+    gRPC server's own loop with the service's handlers called in process (``rest.local``)."""
+    fast_path = request.param != "flask-views"
     app = create_app(grpc_server.target, heartbeat_seconds=HEARTBEAT_SECONDS, fast_path=fast_path)
-    server = serve(app, "127.0.0.1", 0)
+    if request.param == "in-process":
+        running = grpc_server.running
+        server = serve(app, "127.0.0.1", 0, loop=running.loop,
+                       aio_channel=lambda: LocalChannel(running.handlers, grpc.aio.insecure_channel(grpc_server.target)))
+    else:
+        server = serve(app, "127.0.0.1", 0)
     yield server
     server.close()
 

@@ -25,6 +25,15 @@ def test_a_hand_limit_trait_replaces_the_life_limit() -> None:
         give(st2, 0, ["bang", "bang", "beer", "beer", "panic", "missed"])
         act(st2, 0, {"type": "end_turn"})
         assert pending_kind(st2) == "discard"
+        # At the trait's limit and one over (the data row's 10, not the life 4, nor 11).
+        for cards, discards in ((10, 0), (11, 1)):
+            st3 = table(4, chars=["t_sean", "black_jack", "black_jack", "black_jack"])
+            give(st3, 0, st3["deck"][:cards])
+            act(st3, 0, {"type": "end_turn"})
+            for _ in range(discards):
+                assert pending_kind(st3) == "discard"
+                act(st3, 0, {"type": "discard", "card": st3["p"][0]["hand"][0]})
+            assert len(st3["p"][0]["hand"]) == 10 and st3["turn"] == 1
 
 
 def test_a_beer_heal_trait_heals_more_and_saves_from_further_down() -> None:

@@ -90,3 +90,23 @@ def test_add_start_step_inserts_just_before_its_step_and_refuses_a_second_time()
         assert START_STEPS.count("t_record") == 1
     finally:
         START_STEPS[:] = before
+
+
+def test_a_start_step_added_for_one_character_is_queued_only_in_that_characters_turns() -> None:
+    """``add_start_step(..., character=key)``: the step runs at the start of that (printed) character's
+    turns only, as Vera Custer's two do; every other turn starts without it."""
+    from service.games.bang.turn import START_STEP_CHARACTER, add_start_step, start_turn
+
+    before = list(START_STEPS)
+    try:
+        add_start_step("t_record", before="t_draw", character="black_jack")
+        assert START_STEP_CHARACTER["t_record"] == "black_jack"
+        st = table(4, chars=["kit_carlson", "black_jack", "kit_carlson", "kit_carlson"])
+        start_turn(st, 1, [])
+        assert [r["kind"] for r in reversed(st["pending"])] == ["t_dynamite", "t_jail", "t_record", "t_draw"]
+        st["pending"] = []
+        start_turn(st, 2, [])
+        assert [r["kind"] for r in reversed(st["pending"])] == ["t_dynamite", "t_jail", "t_draw"]
+    finally:
+        START_STEPS[:] = before
+        START_STEP_CHARACTER.pop("t_record", None)

@@ -239,3 +239,20 @@ def test_tequila_joes_beer_heals_nothing_with_two_players_left() -> None:
     st["p"][0]["life"] = 1
     events = play(st, 0, give(st, 0, ["beer"])[0])
     assert st["p"][0]["life"] == 1 and events[-1]["amount"] == 0
+
+
+@pytest.mark.rule("DC-036", "DC-038")
+@pytest.mark.parametrize(("house", "kept"), [(False, 10), (True, 12)])
+def test_vera_custer_copying_sean_mallory_has_his_hand_limit(house: bool, kept: int) -> None:
+    """The limit is the acting character's: Vera Custer's copy (``as``) of Sean Mallory keeps 10 (any number
+    with the house rule) at 2 life, where her own limit would be her life."""
+    st = table(4, chars=chars(4, s0="vera_custer"), expansions=DC)
+    st["p"][0]["as"] = "sean_mallory"
+    st["opts"]["sean_mallory_unlimited"] = house
+    st["p"][0]["life"] = 2
+    give(st, 0, st["deck"][:12])
+    act(st, 0, {"type": "end_turn"})
+    for _ in range(12 - kept):
+        assert pending_kind(st) == "discard"
+        act(st, 0, {"type": "discard", "card": st["p"][0]["hand"][0]})
+    assert st["turn"] == 1 and len(st["p"][0]["hand"]) == kept
