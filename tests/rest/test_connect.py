@@ -21,6 +21,7 @@ from tabletop.v1 import game_service_pb2_grpc
 
 from rest.app import create_app, serve
 from rest.connect import CODES
+from rest.local import LocalChannel
 from rest.server import HttpServer
 from service.api.observability import Metrics
 from tests.rest.connect_wire import PROTOCOLS, ConnectWire, frame
@@ -34,10 +35,17 @@ def metrics() -> Metrics:
     return Metrics()
 
 
-@pytest.fixture(scope="module")
-def connect_server(grpc_server: Any, metrics: Metrics) -> Iterator[HttpServer]:
-    server = serve(create_app(grpc_server.target, max_body_bytes=MAX_BODY, cors_origins=[ORIGIN]), "127.0.0.1", 0,
-                   metrics=metrics)
+@pytest.fixture(scope="module", params=["over-grpc", "in-process"])
+def connect_server(grpc_server: Any, metrics: Metrics, request: pytest.FixtureRequest) -> Iterator[HttpServer]:
+    """The HTTP server calling the service over a grpc.aio channel, or (as ``tabletop serve`` does)
+    calling its handlers in process on the gRPC server's loop (``rest.local``; streams stay on gRPC)."""
+    app = create_app(grpc_server.target, max_body_bytes=MAX_BODY, cors_origins=[ORIGIN])
+    if request.param == "in-process":
+        running = grpc_server.running
+        server = serve(app, "127.0.0.1", 0, metrics=metrics, loop=running.loop, aio_channel=lambda: LocalChannel(
+            running.handlers, grpc.aio.insecure_channel(grpc_server.target)))
+    else:
+        server = serve(app, "127.0.0.1", 0, metrics=metrics)
     yield server
     server.close()
 
