@@ -9,7 +9,8 @@ HTTP/2 and trailers, which uvicorn has not; it is refused here and served on the
 
 The endpoints are a gRPC client like the rest of the facade (DESIGN 1 and 11). They are
 built from the service descriptor, never by hand per method, and forward each decoded
-message over the facade's ``grpc.aio`` channel with the forwarded headers as metadata
+message over the facade's channel (``grpc.aio``; in ``tabletop serve`` the service's own handlers
+in process, ``rest.local``, streams excepted) with the forwarded headers as metadata
 (``rest.handlers.metadata``: ``authorization``, ``x-api-key``, ``x-request-id``,
 ``x-forwarded-for``, the proxy secret) and the facade's deadline, or the client's
 (``Connect-Timeout-Ms``, ``Grpc-Timeout``) when shorter. A failed call goes through the
