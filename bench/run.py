@@ -6,7 +6,8 @@ processes on this machine, then drives them from this process:
 - SubmitAction throughput at concurrency 1 and 16, as a ratio to the bare GET + EVALSHA
   handler and to a bare echo RPC on the same server stack;
 - p50 / p99 latency; server CPU per action (process CPU time / actions);
-- REST ``:act`` against gRPC ``SubmitAction``;
+- REST ``:act`` against gRPC ``SubmitAction``, and Connect unary JSON ``SubmitAction`` on the same
+  HTTP port (``rest.connect``) at concurrency 1 and 16;
 - Redis round trips per action (from INFO commandstats) and stored bytes per game;
 - then (``bench/http_scale.py``) unary p99 with 10,000 idle and 110 slow clients open, memory
   per idle connection, SSE watchers per process and per GiB, and how fast cut watchers free slots.
@@ -46,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 from service.engine import registry
 
 CONCURRENCY = (1, 16, 64)
+CONNECT_CONCURRENCY = (1, 16)  # Connect unary SubmitAction on the HTTP port, beside REST :act
 BOARDGAME_IO_MS_PER_MOVE = 0.30  # measured on this machine class (issue 2): boardgame.io 0.50 in-memory server
 
 
@@ -133,6 +135,8 @@ def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, b
         trips = sum(sub["counters"].get(c, 0) for c in ("hmget", "evalsha", "eval"))
         sub["round_trips"] = trips / max(sub["count"], 1)
         results[f"REST :act c{conc}"] = _load(conc, args.seconds, _rest_player(stub, http_port, scripts), pid)
+        if conc in CONNECT_CONCURRENCY:
+            results[f"Connect :act c{conc}"] = _load(conc, args.seconds, _connect_player(stub, http_port, scripts), pid)
         # CPU of both processes: the facade and the gRPC work it causes.
         results[f"REST :act own process c{conc}"] = _load(conc, args.seconds, _rest_player(stub, rest_port, scripts),
                                                           (rest_pid, pid))
@@ -172,8 +176,20 @@ def _grpc_player(stub, scripts):  # type: ignore[no-untyped-def]
 
 
 def _rest_player(stub, port: int, scripts):  # type: ignore[no-untyped-def]
-    bodies = {seed: [(seat, json.dumps({"action": json_format.MessageToDict(a)})) for seat, a in steps]
-              for seed, steps in scripts}
+    """REST ``:act``: the action in the body, the game in the path."""
+    return _http_player(stub, port, scripts, lambda name, action: (f"/v1/{name}:act", f'{{"action":{action}}}'), {})
+
+
+def _connect_player(stub, port: int, scripts):  # type: ignore[no-untyped-def]
+    """Connect unary JSON SubmitAction on the same HTTP port: the whole request message in the body."""
+    path = "/tabletop.v1.GameService/SubmitAction"
+    return _http_player(stub, port, scripts, lambda name, action: (path, f'{{"name":"{name}","action":{action}}}'),
+                        {"connect-protocol-version": "1"})
+
+
+def _http_player(stub, port: int, scripts, request, headers):  # type: ignore[no-untyped-def]
+    """Replays the scripts over HTTP/1.1 keep-alive; ``request(name, action_json)`` gives (path, body)."""
+    actions = {seed: [(seat, json.dumps(json_format.MessageToDict(a))) for seat, a in steps] for seed, steps in scripts}
 
     def run(record, more) -> None:  # type: ignore[no-untyped-def]
         rng = random.Random(threading.get_ident())
@@ -181,12 +197,13 @@ def _rest_player(stub, port: int, scripts):  # type: ignore[no-untyped-def]
         while more():
             seed, _ = rng.choice(scripts)
             name, tokens = _create(stub, seed)
-            for seat, body in bodies[seed]:
+            for seat, action in actions[seed]:
                 if not more():
                     return
+                path, body = request(name, action)
                 t = time.perf_counter()
-                conn.request("POST", f"/v1/{name}:act", body, {"authorization": f"Bearer {tokens[seat]}",
-                                                               "content-type": "application/json"})
+                conn.request("POST", path, body, {"authorization": f"Bearer {tokens[seat]}",
+                                                  "content-type": "application/json", **headers})
                 response = conn.getresponse()
                 response.read()
                 assert response.status == 200, response.status
@@ -257,6 +274,9 @@ def _print(r: dict[str, dict[str, float]]) -> None:
               f"(target >= 0.8); p99 REST / gRPC = {rest['p99_ms'] / max(sub['p99_ms'], 1e-9):.2f} in serve "
               f"(target <= 2), {own['p99_ms'] / max(sub['p99_ms'], 1e-9):.2f} own process; REST server CPU per "
               f":act {rest['cpu_ms']:.3f} ms (serve), {own['cpu_ms']:.3f} ms (both processes)")
+        if (connect := r.get(f"Connect :act c{c}")) is not None:
+            print(f"     Connect SubmitAction / REST :act = {connect['per_s'] / rest['per_s']:.2f}, / gRPC SubmitAction "
+                  f"= {connect['per_s'] / sub['per_s']:.2f}; server CPU per Connect call {connect['cpu_ms']:.3f} ms")
     for c in CONCURRENCY:
         sub = r[f"SubmitAction c{c}"]
         print(f"c{c:<3} server CPU per call on this stack: echo {r[f'echo c{c}']['cpu_ms']:.3f} ms, bare GET+EVALSHA "

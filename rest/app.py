@@ -95,7 +95,8 @@ def create_app(
         app.wsgi_app = cors  # type: ignore[method-assign]
     watch = next((route for route in ROUTES if route.streaming), None)
     app.extensions["tabletop.rest"] = RestParts(grpc_target, handlers, watch, heartbeat_seconds, watch_open_seconds,
-                                                proxy_secret, fast_path, cors, max_watch_streams)
+                                                proxy_secret, fast_path, cors, max_watch_streams, max_body_bytes,
+                                                deadline_seconds)
     return app
 
 
@@ -112,6 +113,8 @@ class RestParts:
     fast_path: bool
     cors: Cors | None
     max_watch_streams: int | None
+    max_body_bytes: int = 65536
+    deadline_seconds: float = 10.0
 
     @staticmethod
     def method_path(route: Route) -> str:
@@ -137,8 +140,9 @@ def serve(app: Flask, host: str, port: int, threads: int = 16, *, limits: HttpLi
         metrics, in_flight = app.extensions["tabletop.metrics"]
     front = AsgiApp(app, threads, caps, metrics, in_flight, async_unary, aio_channel)
     if metrics is not None and hasattr(metrics, "http_connections"):
-        watch_gauge = metrics.watches.labels("sse")
-        watch_gauge.set_function(lambda: front.watches.open)
+        # Connect watches are admitted under the same caps (rest.connect) but counted apart.
+        metrics.watches.labels("sse").set_function(lambda: front.watches.open - front.connect.open)
+        metrics.watches.labels("connect").set_function(lambda: front.connect.open)
     sock = bind(host, port)
     server = HttpServer(front, sock, limits or HttpLimits(), loop, front._refused, forwarded_allow_ips)
     if metrics is not None and hasattr(metrics, "http_connections"):

@@ -12,8 +12,9 @@ pool through ``a2wsgi``. Two kinds of request never take a thread:
 Those routes are counted into the same metrics as the WSGI ones (``instrument_rest``)
 and into its in-flight count, so the SIGTERM drain waits for them too. When tracing is
 on, or the app was built without its fast path, the unary routes go through Flask as
-before (tracing instruments the WSGI app and its blocking channel). The same server
-can mount more ASGI apps later (Connect / gRPC-Web, issue 13) in ``AsgiApp.__call__``.
+before (tracing instruments the WSGI app and its blocking channel). POSTs under
+``/tabletop.v1.GameService/`` go to ``rest.connect`` (Connect and gRPC-Web, issue 13) on the
+same loop and channel.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from a2wsgi import WSGIMiddleware
 from werkzeug.datastructures import MultiDict
 
 from rest.aio import rpc_error
+from rest.connect import PREFIX as CONNECT_PREFIX
+from rest.connect import ConnectApp
 from rest.errors import ApiError, from_rpc_error
 from rest.handlers import (
     Reply,
@@ -70,6 +73,7 @@ class AsgiApp:
         self.async_unary = async_unary and parts.fast_path
         self._unary: list[tuple[str, re.Pattern[str], UnaryHandler, Any]] = []
         self._watch: tuple[re.Pattern[str], Route, Any] | None = None
+        self.connect = ConnectApp(parts, self.watches, metrics, in_flight)
 
     async def start(self) -> None:
         """Open the ``grpc.aio`` channel on the serving loop (call it there, before serving)."""
@@ -86,10 +90,12 @@ class AsgiApp:
                                             request_serializer=route.request_class.SerializeToString,
                                             response_deserializer=route.response_class.FromString)
             self._watch = (_regex(route.openapi_path), route, rpc)
+        self.connect.start(self.channel)
 
     def end_watches(self) -> None:
         """End every watch stream (at shutdown: clients resume elsewhere with Last-Event-ID)."""
         self.watches.close_all()
+        self.connect.end_watches()
 
     async def stop(self) -> None:
         """Close the channel (once the server has finished every request)."""
@@ -100,6 +106,9 @@ class AsgiApp:
         if scope["type"] != "http":
             return
         method, path = scope["method"], scope["path"]
+        if method == "POST" and path.startswith(CONNECT_PREFIX):
+            await self.connect(scope, receive, send)
+            return
         if self._watch is not None and method == "GET" and self._watch[0].fullmatch(path):
             match = self._watch[0].fullmatch(path)
             assert match is not None

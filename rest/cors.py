@@ -6,7 +6,10 @@ Flask and the SSE stream alike): it answers preflight requests itself and adds t
 CORS headers to every answer for an allowed ``Origin``. Origins come from
 ``TABLETOP_CORS_ORIGINS`` (comma-separated, or ``*``); empty means no CORS at all.
 Credentials travel in ``Authorization``, never in cookies, so no
-``Access-Control-Allow-Credentials`` is sent.
+``Access-Control-Allow-Credentials`` is sent. The Connect and gRPC-Web routes
+(``rest.connect``) share these settings: their request headers (``Connect-Protocol-Version``,
+``Connect-Timeout-Ms``, ``Grpc-Timeout``, ``X-Grpc-Web``, ``X-User-Agent``) are allowed and the
+gRPC-Web status headers exposed, as connect-web's CORS guide lists them.
 """
 
 from __future__ import annotations
@@ -15,8 +18,9 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 ALLOW_HEADERS = ("authorization, content-type, idempotency-key, if-match, if-none-match, last-event-id, "
-                 "x-api-key, x-request-id, traceparent")
-EXPOSE_HEADERS = "etag, retry-after, x-request-id"
+                 "x-api-key, x-request-id, traceparent, "
+                 "connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent")
+EXPOSE_HEADERS = "etag, retry-after, x-request-id, grpc-status, grpc-message, grpc-status-details-bin"
 StartResponse = Callable[..., Any]
 
 

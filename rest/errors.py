@@ -34,6 +34,8 @@ class Reason(StrEnum):
     """The ErrorInfo reasons of errors the facade raises itself (the service has its own)."""
 
     MALFORMED_JSON = "MALFORMED_JSON"
+    MALFORMED_PROTOBUF = "MALFORMED_PROTOBUF"  # a Connect or gRPC-Web body that is not the request message's binary
+    UNSUPPORTED_PROTOCOL = "UNSUPPORTED_PROTOCOL"  # native gRPC sent to the HTTP port: it is served on the gRPC port
     UNKNOWN_FIELD = "UNKNOWN_FIELD"
     INVALID_FIELD = "INVALID_FIELD"
     CONFLICTING_FIELD = "CONFLICTING_FIELD"

@@ -53,14 +53,18 @@ def decode_request(
             raise bad_request(
                 Reason.CONFLICTING_FIELD, f"{name!r} is {value!r} from the path, not {sent!r}", name
             )
-    message = route.request_class()
-    try:
-        json_format.ParseDict(document, message)
-    except json_format.ParseError as error:
-        raise _parse_error(route, error) from None
+    message = _parse_document(route.request_class, document)
     for name, value in path_values.items():
         setattr(message, name, value)
     return message
+
+
+def decode_json(message_class: type[Message], body: bytes) -> Message:
+    """A whole request message from a JSON body, with the facade's checks and errors (malformed JSON,
+    unknown and duplicate fields): for ``rest.connect``, whose requests have no path or query."""
+    document = _body_document(body, JSON_TYPES[0])
+    _refuse_dual_names(document, message_class.DESCRIPTOR, "")
+    return _parse_document(message_class, document)
 
 
 def apply_headers(route: Route, message: Message, idempotency_key: str | None, if_match: str | None) -> None:
@@ -163,10 +167,19 @@ def _merge_query(route: Route, query: MultiDict[str, str], document: dict[str, A
         document[param.field.json_name] = converted if param.repeated else converted[0]
 
 
-def _parse_error(route: Route, error: json_format.ParseError) -> Exception:
+def _parse_document(message_class: type[Message], document: dict[str, Any]) -> Message:
+    message = message_class()
+    try:
+        json_format.ParseDict(document, message)
+    except json_format.ParseError as error:
+        raise _parse_error(message_class, error) from None
+    return message
+
+
+def _parse_error(message_class: type[Message], error: json_format.ParseError) -> Exception:
     """A 400 naming the offending field path (e.g. ``options.ttrEurope.bar``)."""
     text = str(error)
-    root = route.request_class.DESCRIPTOR.name
+    root = message_class.DESCRIPTOR.name
     unknown = _NO_FIELD.search(text)
     if unknown is not None:
         name, at = unknown.groups()

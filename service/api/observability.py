@@ -15,8 +15,10 @@ result=applied|replayed|rejected|failed, reason}``, ``tabletop_action_duration_s
 ``tabletop_rate_limited_total{scope}``, ``tabletop_redis_duration_seconds{op}``, and for
 the REST facade ``tabletop_http_requests_total{route,method,status}``,
 ``tabletop_http_request_duration_seconds{route}``, ``tabletop_http_requests_in_flight``,
-``tabletop_http_connections_open``, ``tabletop_watches_open{transport=sse|grpc}`` and
-``tabletop_http_refusals_total{reason}`` (issue 11: idle load the CPU autoscaler cannot see).
+``tabletop_http_connections_open``, ``tabletop_watches_open{transport=sse|connect|grpc}`` and
+``tabletop_http_refusals_total{reason}`` (issue 11: idle load the CPU autoscaler cannot see), and
+for Connect and gRPC-Web on the HTTP port ``tabletop_connect_requests_total{method,protocol,code}``
+and ``tabletop_connect_request_duration_seconds{method}`` (issue 13).
 All counts are per process; Prometheus sums the replicas.
 """
 
@@ -100,10 +102,17 @@ class Metrics:
                                       ("route",), registry=r)
         self.http_in_flight = Gauge("tabletop_http_requests_in_flight", "REST requests being answered now",
                                     registry=r)
+        # The contract over Connect and gRPC-Web on the HTTP port (rest.connect; issue 13), by method.
+        self.connect_requests = Counter("tabletop_connect_requests", "Connect and gRPC-Web calls by method, protocol "
+                                        "(connect, connect-stream, grpc-web) and Connect code",
+                                        ("method", "protocol", "code"), registry=r)
+        self.connect_seconds = Histogram("tabletop_connect_request_duration_seconds",
+                                         "Connect and gRPC-Web call latency by method", ("method",), registry=r)
         # The HTTP server's load (issue 11): idle streams cost no CPU, so autoscale on these too.
         self.http_connections = Gauge("tabletop_http_connections_open", "HTTP connections open now", registry=r)
         self.watches = Gauge("tabletop_watches_open", "Watches open now by transport (sse: REST watchers held by "
-                             "this facade; grpc: WatchGame streams of this service)", ("transport",), registry=r)
+                             "this facade; connect: its Connect and gRPC-Web WatchGame streams; grpc: WatchGame streams "
+                             "of this service)", ("transport",), registry=r)
         self.http_refusals = Counter("tabletop_http_refusals", "HTTP connections and watches refused or cut, by reason",
                                      ("reason",), registry=r)
 

@@ -15,7 +15,8 @@ import pytest
 
 from rest.app import create_app, serve
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+ROOT = Path(__file__).resolve().parents[2]
+README = (ROOT / "README.md").read_text()
 
 
 def _section(title: str) -> str:
@@ -41,11 +42,13 @@ def test_readme_gives_the_two_commands_and_ci_runs_the_test_one() -> None:
 def test_curl_walkthrough_runs(grpc_server: Any, tmp_path: Path) -> None:
     http = serve(create_app(grpc_server.target), "127.0.0.1", 0)
     try:
-        blocks = _blocks(_section("Five-minute walkthrough"), "sh") + _blocks(_section("The same over gRPC"), "sh")
+        blocks = (_blocks(_section("Five-minute walkthrough"), "sh") + _blocks(_section("The same over gRPC"), "sh")
+                  + _blocks(_section("Connect and gRPC-Web"), "sh"))
         script = "set -euo pipefail\n" + "\n".join(blocks)
         script = (script.replace("localhost:8080", f"127.0.0.1:{http.port}")
                   .replace("localhost:50051", grpc_server.target).replace("curl -sN", "timeout 2 curl -sN")
-                  .replace(".venv/bin/buf", str(Path(sys.executable).with_name("buf"))))
+                  .replace(".venv/bin/buf", str(Path(sys.executable).with_name("buf")))
+                  .replace("rest/descriptors.binpb", str(ROOT / "rest" / "descriptors.binpb")))
         out = subprocess.run(["bash", "-c", script.replace("timeout 2 curl -sN", "{ timeout 2 curl -sN")
                               .replace(':watch" -H "authorization: Bearer $T0"',
                                        ':watch" -H "authorization: Bearer $T0" || true; }')],
@@ -55,6 +58,7 @@ def test_curl_walkthrough_runs(grpc_server: Any, tmp_path: Path) -> None:
         assert "event: event" in out.stdout
         assert '"entries"' in out.stdout
         assert '"viewerSeat": 0' in out.stdout  # buf curl's GetGame as seat 0 (buf prints defaults)
+        assert out.stdout.count('"id": "ttr-europe"') >= 2  # ListRulesets over gRPC and over gRPC-Web
     finally:
         http.close()
 

@@ -4,139 +4,26 @@
 // "host:port" target, the bearer-token interceptor that selects the caller's
 // seat, and a decoder for the server's rich errors (google.rpc.ErrorInfo and
 // friends), so callers branch on a stable reason instead of parsing messages.
+// This is the Node entry (gRPC over HTTP/2); browsers import "@tabletop/client/browser".
 
-import { Code, ConnectError, createClient } from "@connectrpc/connect";
-import type { CallOptions, Client, Interceptor, Transport } from "@connectrpc/connect";
+import { createClient } from "@connectrpc/connect";
+import type { Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 
 import { GameService } from "./gen/tabletop/v1/game_service_pb.js";
-import {
-  BadRequestSchema,
-  ErrorInfoSchema,
-  PreconditionFailureSchema,
-  RetryInfoSchema,
-} from "./gen/google/rpc/error_details_pb.js";
-import type {
-  BadRequest_FieldViolation,
-  ErrorInfo,
-  PreconditionFailure_Violation,
-} from "./gen/google/rpc/error_details_pb.js";
+import { grpcBaseUrl, optionInterceptors } from "./common.js";
+import type { TabletopClient, TabletopClientOptions } from "./common.js";
 
-export * from "./gen/tabletop/v1/game_service_pb.js";
-export * from "./gen/tabletop/v1/game_pb.js";
-export * from "./gen/tabletop/v1/ttr_europe_pb.js";
-export * from "./gen/tabletop/v1/bang_pb.js";
-// The limits of request fields, as the contract annotates them (the server enforces exactly these):
-// getOption(JoinGameRequestSchema.field.displayName, fieldRules).maxLength is 64.
-export { FieldRulesSchema, rules as fieldRules } from "./gen/tabletop/v1/field_rules_pb.js";
-export type { FieldRules } from "./gen/tabletop/v1/field_rules_pb.js";
-export { FieldBehavior, field_behavior as fieldBehavior } from "./gen/google/api/field_behavior_pb.js";
-export {
-  BadRequestSchema,
-  BadRequest_FieldViolationSchema,
-  ErrorInfoSchema,
-  PreconditionFailureSchema,
-  PreconditionFailure_ViolationSchema,
-  RetryInfoSchema,
-} from "./gen/google/rpc/error_details_pb.js";
-export type {
-  BadRequest,
-  BadRequest_FieldViolation,
-  ErrorInfo,
-  PreconditionFailure,
-  PreconditionFailure_Violation,
-  RetryInfo,
-} from "./gen/google/rpc/error_details_pb.js";
-export { Code, ConnectError } from "@connectrpc/connect";
-
-/** The ErrorInfo domain of every error the Tabletop server raises. */
-export const ERROR_DOMAIN = "tabletop.dev";
-
-/** A typed client of tabletop.v1.GameService. */
-export type TabletopClient = Client<typeof GameService>;
-
-/** How to reach the server and as whom. */
-export interface TabletopClientOptions {
-  /** A seat's player token; omitted means the caller is a spectator. */
-  token?: string;
-  /** The operator-issued key some deployments require for CreateGame (sent as `x-api-key`). */
-  apiKey?: string;
-  /** More interceptors, run after the bearer-token one. */
-  interceptors?: Interceptor[];
-  /**
-   * Default deadline of every call, in milliseconds. It applies to watchGame too:
-   * pass `{ timeoutMs: 0 }` there, or the stream is cut after this long (and, with
-   * Connect 2.1, a stream left early still holds its deadline timer until it fires).
-   */
-  timeoutMs?: number;
-  /** A transport to share (one HTTP/2 connection for many seats); `token` is then ignored. */
-  transport?: Transport;
-}
-
-/**
- * Turns a gRPC target into the base URL Connect wants.
- *
- * Servers and the Python client speak of targets as "host:port" (the form
- * grpc uses); Connect needs a URL. A bare target means plaintext HTTP/2
- * (h2c), which is how the server listens unless TLS is put in front of it.
- */
-export function grpcBaseUrl(target: string): string {
-  const trimmed = target.trim();
-  if (trimmed === "") {
-    throw new Error("empty gRPC target: expected host:port or an http(s):// URL");
-  }
-  return trimmed.includes("://") ? trimmed : `http://${trimmed}`;
-}
-
-/**
- * The `authorization` header value the server reads the caller's seat from.
- *
- * Use it per call (`{ headers: tokenHeaders(token) }`) to act for several seats
- * over one shared transport.
- */
-export function tokenHeaders(token: string): Record<string, string> {
-  return { authorization: `Bearer ${token}` };
-}
-
-/**
- * An interceptor that sends `authorization: Bearer <token>` on every call.
- *
- * A header set by the call itself wins, so one client can still act for
- * another seat in a single call.
- */
-export function bearerToken(token: string): Interceptor {
-  return (next) => async (req) => {
-    if (!req.header.has("authorization")) {
-      req.header.set("authorization", `Bearer ${token}`);
-    }
-    return await next(req);
-  };
-}
-
-/** An interceptor that sends the operator's `x-api-key` on every call. */
-export function apiKeyHeader(apiKey: string): Interceptor {
-  return (next) => async (req) => {
-    req.header.set("x-api-key", apiKey);
-    return await next(req);
-  };
-}
+export * from "./common.js";
 
 /** A gRPC (HTTP/2) transport to the server, authenticated when a token is given. */
 export function createTabletopTransport(
   baseUrl: string,
   options: Omit<TabletopClientOptions, "transport"> = {},
 ): Transport {
-  const interceptors: Interceptor[] = [];
-  if (options.token !== undefined) {
-    interceptors.push(bearerToken(options.token));
-  }
-  if (options.apiKey !== undefined) {
-    interceptors.push(apiKeyHeader(options.apiKey));
-  }
-  interceptors.push(...(options.interceptors ?? []));
   return createGrpcTransport({
     baseUrl: grpcBaseUrl(baseUrl),
-    interceptors,
+    interceptors: optionInterceptors(options),
     ...(options.timeoutMs === undefined ? {} : { defaultTimeoutMs: options.timeoutMs }),
   });
 }
@@ -155,76 +42,3 @@ export function createTabletopClient(
   return createClient(GameService, transport);
 }
 
-/** What a caller needs from a failed call, decoded from the rich gRPC status. */
-export interface TabletopErrorDetails {
-  /** The gRPC status code. */
-  code: Code;
-  /** The code's name, for example "FailedPrecondition". */
-  codeName: string;
-  /** The server's message, which says what to do. */
-  message: string;
-  /** The UPPER_SNAKE reason; empty when the error did not come from the server (network, deadline). */
-  reason: string;
-  /** The ErrorInfo domain ("tabletop.dev" for server errors). */
-  domain: string;
-  /** Short facts about the error, for example `current_version`. */
-  metadata: Record<string, string>;
-  /** PreconditionFailure violations (a stale version: subject "version"). */
-  preconditionViolations: PreconditionFailure_Violation[];
-  /** BadRequest field violations (a malformed request). */
-  fieldViolations: BadRequest_FieldViolation[];
-  /** How long to wait before retrying (RetryInfo, sent with RATE_LIMITED), when the server said. */
-  retryDelayMs: number | undefined;
-}
-
-/** The ErrorInfo of a failed call, or undefined when it carries none. */
-export function errorInfo(err: unknown): ErrorInfo | undefined {
-  return ConnectError.from(err).findDetails(ErrorInfoSchema)[0];
-}
-
-/**
- * Decodes any error thrown by a client call.
- *
- * Connect parses `grpc-status-details-bin` into details; this picks out the
- * three kinds the server sends, so callers never touch google.protobuf.Any.
- */
-export function tabletopErrorDetails(err: unknown): TabletopErrorDetails {
-  const error = ConnectError.from(err);
-  const info = error.findDetails(ErrorInfoSchema)[0];
-  return {
-    code: error.code,
-    codeName: Code[error.code],
-    message: error.rawMessage,
-    reason: info?.reason ?? "",
-    domain: info?.domain ?? "",
-    metadata: { ...(info?.metadata ?? {}) },
-    preconditionViolations: error.findDetails(PreconditionFailureSchema).flatMap((d) => d.violations),
-    fieldViolations: error.findDetails(BadRequestSchema).flatMap((d) => d.fieldViolations),
-    retryDelayMs: retryDelayMs(error),
-  };
-}
-
-/** Call options carrying a seat's token, for one call over a shared transport. */
-export function asSeat(token: string, options: CallOptions = {}): CallOptions {
-  return { ...options, headers: { ...headerRecord(options.headers), ...tokenHeaders(token) } };
-}
-
-// Helpers
-
-function retryDelayMs(error: ConnectError): number | undefined {
-  const delay = error.findDetails(RetryInfoSchema)[0]?.retryDelay;
-  return delay === undefined ? undefined : Number(delay.seconds) * 1000 + delay.nanos / 1e6;
-}
-
-function headerRecord(headers: CallOptions["headers"]): Record<string, string> {
-  if (headers === undefined) {
-    return {};
-  }
-  if (Array.isArray(headers)) {
-    return Object.fromEntries(headers);
-  }
-  if (headers instanceof Headers) {
-    return Object.fromEntries(headers.entries());
-  }
-  return { ...headers };
-}
