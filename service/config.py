@@ -59,6 +59,11 @@ class Config:
     shutdown_grace_seconds: float = 20.0
     max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED
+    # Bots and turn timers (issue 16): the deadline index in Redis, swept by every replica.
+    bot_delay_seconds: float = 1.0  # a bot's seat plays this long after its decision starts (watchers see it)
+    timer_poll_seconds: float = 0.25  # how often each replica looks for due decisions
+    timer_lease_seconds: float = 15.0  # a claimed due game not done within this is claimed again (a crash)
+    timer_batch: int = 100  # due games claimed per look
     redis_wait_replicas: int = 0  # > 0: each write waits (WAIT) for this many replicas; see deploy/README.md
     redis_wait_timeout_ms: int = 500  # how long a write waits for them before REPLICATION_TIMEOUT
     redis_tls_ca_file: str = ""  # PEM CA bundle that verifies a rediss:// server (else the system's CAs)

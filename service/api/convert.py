@@ -20,6 +20,8 @@ LIFECYCLE = {
     "STARTED": game_pb2.LifecycleEvent.KIND_STARTED,
     "FINISHED": game_pb2.LifecycleEvent.KIND_FINISHED,
     "ABANDONED": game_pb2.LifecycleEvent.KIND_ABANDONED,
+    "BOT_PLAYED": game_pb2.LifecycleEvent.KIND_BOT_PLAYED,
+    "SEAT_TAKEN_OVER": game_pb2.LifecycleEvent.KIND_SEAT_TAKEN_OVER,
 }
 # How a finished game ended (a game finished before "end" was stored ended by its rules).
 END = {"COMPLETED": game_pb2.GAME_END_COMPLETED, "ABANDONED": game_pb2.GAME_END_ABANDONED}
@@ -27,8 +29,14 @@ END = {"COMPLETED": game_pb2.GAME_END_COMPLETED, "ABANDONED": game_pb2.GAME_END_
 
 def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
     """The public ``Game`` message of a stored document."""
-    seats = [game_pb2.Seat(index=i, display_name=(s or {}).get("name", ""), occupied=s is not None)
-             for i, s in enumerate(doc["seats"])]
+    bots = doc.get("bots", {})
+    seats = [game_pb2.Seat(index=i, display_name=(s or {}).get("name", ""), occupied=s is not None,
+                           bot=bots.get(str(i), "")) for i, s in enumerate(doc["seats"])]
+    timer = doc.get("timer")
+    timed = {"turn_timer": game_pb2.TurnTimer(decision_seconds=timer["seconds"], bot=timer["bot"],
+                                              takeover_after=timer["takeover_after"])} if timer else {}
+    deadlines = [game_pb2.Deadline(seat=int(seat), due_time=timestamp(due))
+                 for seat, due in sorted(doc.get("waiting", {}).items(), key=lambda item: int(item[0]))]
     # The oneof field is chosen by the ruleset at run time, hence the ignores on ** below.
     options = game_pb2.GameOptions(**{ruleset.INFO.proto_field: ruleset.encode_options(doc["options"])})  # type: ignore[arg-type]
     return game_pb2.Game(name=f"games/{doc['id']}", ruleset=doc["ruleset"], status=STATUS[doc["status"]],
@@ -36,7 +44,8 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
                          create_time=timestamp(doc["created"]), update_time=timestamp(doc["updated"]),
                          seed_chosen=doc.get("seed_chosen", False), action_count=doc.get("actions", 0),
                          max_actions=doc.get("max_actions", ruleset.INFO.max_actions),
-                         end=END[doc.get("end", "COMPLETED")] if doc["status"] == "FINISHED" else game_pb2.GAME_END_UNSPECIFIED)
+                         end=END[doc.get("end", "COMPLETED")] if doc["status"] == "FINISHED" else game_pb2.GAME_END_UNSPECIFIED,
+                         deadlines=deadlines, **timed)
 
 
 def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
@@ -46,7 +55,8 @@ def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
     if kind == "l":
         seat_field = {"seat": payload["seat"]} if "seat" in payload else {}
         return game_pb2.Event(version=version, lifecycle=game_pb2.LifecycleEvent(
-            kind=LIFECYCLE[payload["kind"]], display_name=payload.get("name", ""), **seat_field))
+            kind=LIFECYCLE[payload["kind"]], display_name=payload.get("name", ""), bot=payload.get("bot", ""),
+            timed_out=payload.get("timed_out", False), **seat_field))
     projected = payload if reveal_all else ruleset.project(payload, seat)
     if projected is None:
         return None

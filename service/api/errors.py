@@ -34,6 +34,10 @@ class ServiceReason(StrEnum):
     INVALID_DISPLAY_NAME = "INVALID_DISPLAY_NAME"  # empty, only spaces, over 64 characters, or with a control or invisible formatting character
     TOO_MANY_NAMES = "TOO_MANY_NAMES"  # more display names than seats
     SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"  # JoinGame.seat outside the table
+    INVALID_BOT_NAME = "INVALID_BOT_NAME"  # a bot name that is no name (1 to 32 of a-z, 0-9, _)
+    UNKNOWN_BOT = "UNKNOWN_BOT"  # a bot name the ruleset does not offer (CreateGame.bots, turn_timer.bot)
+    TOO_MANY_BOTS = "TOO_MANY_BOTS"  # more CreateGame.bots than seats
+    INVALID_TURN_TIMER = "INVALID_TURN_TIMER"  # TurnTimer outside its bounds
     REQUEST_ID_TOO_LONG = "REQUEST_ID_TOO_LONG"  # request_id over 128 characters
     IDEMPOTENCY_KEY_REUSED = "IDEMPOTENCY_KEY_REUSED"  # a request_id / Idempotency-Key sent before with another request (REST 422)
     INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # page_token not from this game's GetGameLog (or over 111 characters)

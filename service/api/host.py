@@ -27,7 +27,7 @@ import orjson
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api import auth, convert, log_pages
+from service.api import auth, convert, log_pages, timers
 from service.api.errors import (
     Aborted,
     FailedPrecondition,
@@ -38,10 +38,11 @@ from service.api.errors import (
     Unauthenticated,
 )
 from service.config import Config
-from service.engine import registry
+from service.engine import bots, registry
 from service.engine.errors import EngineReason, RuleError
 from service.engine.replay import new_game
 from service.engine.ruleset import Ruleset
+from service.store.deadlines import Deadlines
 from service.store.redis_store import GameStore, Loaded
 
 
@@ -55,6 +56,8 @@ class Game:
     ruleset: Ruleset
 
 
+MAX_BOT_MOVES = 64  # due decisions one sweep makes in one game before it looks at the others
+
 # What a mutation decided: (acting seat, action, events, response builder from the new Game).
 Decision = tuple[int | None, Any, list[Any], Callable[[Game], bytes]]
 
@@ -63,11 +66,12 @@ class GameHost:
     """The service's behaviour, independent of gRPC: every RPC is one method here."""
 
     def __init__(self, store: GameStore, config: Config, clock: Callable[[], float] = time.time,
-                 observer: Any = None) -> None:
+                 observer: Any = None, deadlines: Any = None) -> None:
         self.store = store
         self.config = config
         self.clock = clock
         self.observer = observer  # metrics/logging hook: loaded(), conflict(), replayed() (observability.py)
+        self.deadlines = deadlines if deadlines is not None else Deadlines(store.client)  # timers.py
 
     async def create(self, req: svc.CreateGameRequest) -> svc.CreateGameResponse:
         """Deal a new game; seats named at creation are filled at once."""
@@ -80,6 +84,8 @@ class GameHost:
         if len(req.display_names) > req.seat_count:
             raise InvalidArgument(ServiceReason.TOO_MANY_NAMES, "Give at most one display name per seat.", field="display_names")
         names = [n.strip() for n in req.display_names]
+        seat_bots = _seat_bots(req, ruleset, len(names))
+        timer = _timer(req, ruleset)
         options = ruleset.decode_options(_options(req, ruleset))
         seed = req.seed if req.HasField("seed") else secrets.randbits(63)
         max_actions = _max_actions(req, info.max_actions)
@@ -94,14 +100,18 @@ class GameHost:
                     token, digest = auth.new_token(game_id, i)
                     seats.append({"name": names[i], "token": digest})
                     creds.append(game_pb2.SeatCredential(seat=i, player_token=token))
+                elif str(i) in seat_bots:  # a bot's seat: its token is never given to anyone
+                    seats.append({"name": f"{seat_bots[str(i)]} bot", "token": auth.new_token(game_id, i)[1]})
                 else:
                     seats.append(None)
-            status = "ACTIVE" if len(names) == req.seat_count else "WAITING"
+            status = "ACTIVE" if None not in seats else "WAITING"
             doc = {"id": game_id, "ruleset": info.id, "options": options, "seed": seed, "seats": seats,
                    "seed_chosen": req.HasField("seed"), "actions": 0, "max_actions": max_actions,
-                   "status": status, "created": now, "updated": now, "state": state}
+                   "status": status, "created": now, "updated": now, "state": state,
+                   **({"bots": seat_bots} if seat_bots else {}), **({"timer": timer} if timer else {})}
             events: list[Any] = [["l", {"kind": "CREATED"}]] + ([["l", {"kind": "STARTED"}]] if status == "ACTIVE"
                                                                  else []) + [["g", e] for e in opening]
+            await self._schedule(game_id, doc, ruleset, None, now)
             ok, _ = await self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
                                      self._ttl(doc))
             if ok:
@@ -177,6 +187,7 @@ class GameHost:
             action = ruleset.decode_action(getattr(req.action, ruleset.INFO.proto_field))
             state = game.doc["state"]
             events: list[Any] = [["g", e] for e in ruleset.apply(state, seat, action)]
+            timers.person_acted(game.doc, seat)
             _count_action(game.doc, ruleset.is_over(state), ruleset.INFO.max_actions, events)
 
             def respond(new: Game) -> bytes:
@@ -188,6 +199,28 @@ class GameHost:
         response: bytes = await self._transact(game_id, parsed, req.request_id, decide, want_response=True,
                                                fingerprint=fingerprint)
         return response
+
+    async def play_due(self, game_id: str) -> float | None:
+        """Make every decision of the game that is due now with its bot (the sweeper's call,
+        ``timers.py``); the next due time, or None when nothing more is timed."""
+        def decide(game: Game, _seat: int | None) -> Decision:
+            seat = timers.due_seat(game.doc, self.clock()) if game.doc["status"] == "ACTIVE" else None
+            if seat is None:
+                raise _NothingDue(min(game.doc.get("waiting", {}).values(), default=None))
+            action, events = timers.bot_move(game.doc, game.ruleset, seat, game.version)
+            state = game.doc["state"]
+            events += [["g", e] for e in game.ruleset.apply(state, seat, action)]
+            _count_action(game.doc, game.ruleset.is_over(state), game.ruleset.INFO.max_actions, events)
+            return seat, action, events, lambda g: b""
+
+        for _ in range(MAX_BOT_MOVES):
+            try:
+                await self._transact(game_id, None, "", decide)
+            except _NothingDue as nothing:
+                return nothing.due
+            except NotFound:
+                return None  # expired meanwhile
+        return self.clock()  # more than MAX_BOT_MOVES due at once: look again at the next sweep
 
     async def watch(self, name: str, token: str | None, from_version: int,
                     active: Callable[[], bool]) -> AsyncIterator[svc.WatchGameResponse]:
@@ -266,6 +299,7 @@ class GameHost:
             actor, action, events, respond = decide(game, seat)
             now = self.clock()
             game.doc["updated"] = now
+            await self._schedule(game_id, game.doc, game.ruleset, actor, now)
             new = Game(game_id, game.version + 1, game.doc, game.ruleset)
             response = respond(new) if want_response else b""
             ok, _ = await self.store.write(game_id, game.version, _dumps(game.doc),
@@ -276,6 +310,13 @@ class GameHost:
             if ok:
                 return response if want_response else new
         raise Aborted(ServiceReason.CONFLICT, "Too many concurrent changes to this game; retry.")
+
+    async def _schedule(self, game_id: str, doc: dict[str, Any], ruleset: Ruleset, actor: int | None,
+                        now: float) -> None:
+        """Update the waiting seats' due times; index the earliest *before* the write (``deadlines.py``)."""
+        due = timers.plan(doc, ruleset, actor, now, self.config.bot_delay_seconds)
+        if due is not None:
+            await self.deadlines.schedule(game_id, due)
 
     def _ttl(self, doc: dict[str, Any]) -> int:
         return self.config.finished_game_ttl_seconds if doc["status"] == "FINISHED" else self.config.game_ttl_seconds
@@ -298,6 +339,43 @@ def _options(req: svc.CreateGameRequest, ruleset: Ruleset) -> Any:
                               f"Options for {ruleset.INFO.id} go in `options.{ruleset.INFO.proto_field}`.",
                               field="options")
     return getattr(req.options, ruleset.INFO.proto_field)
+
+
+class _NothingDue(Exception):
+    """``play_due`` found no decision due (another replica or the seat made it); ``due``: the next one."""
+
+    def __init__(self, due: float | None) -> None:
+        super().__init__()
+        self.due = due
+
+
+def _seat_bots(req: svc.CreateGameRequest, ruleset: Ruleset, named: int) -> dict[str, str]:
+    """``{seat: bot}`` of CreateGameRequest.bots: seats past the named ones, each once, bots the ruleset has."""
+    offered = bots.bots_of(ruleset)
+    out: dict[str, str] = {}
+    for entry in req.bots:
+        if not named <= entry.seat < req.seat_count:
+            raise InvalidArgument(ServiceReason.SEAT_OUT_OF_RANGE, f"A bot's seat is {named} to {req.seat_count - 1} "
+                                  "(the seats without a display name).", field="bots")
+        if str(entry.seat) in out:
+            raise InvalidArgument(ServiceReason.SEAT_TAKEN, f"Seat {entry.seat} is given two bots.", field="bots")
+        if entry.bot not in offered:
+            raise InvalidArgument(ServiceReason.UNKNOWN_BOT, f"No bot {entry.bot!r} for {ruleset.INFO.id}; "
+                                  f"offered: {', '.join(sorted(offered))}.", field="bots")
+        out[str(entry.seat)] = entry.bot
+    return out
+
+
+def _timer(req: svc.CreateGameRequest, ruleset: Ruleset) -> dict[str, Any] | None:
+    """The stored TurnTimer (None: no time limit)."""
+    if not req.HasField("turn_timer"):
+        return None
+    timer = req.turn_timer
+    bot = timer.bot or bots.DEFAULT_BOT
+    if bot not in bots.bots_of(ruleset):
+        raise InvalidArgument(ServiceReason.UNKNOWN_BOT, f"No bot {bot!r} for {ruleset.INFO.id}; offered: "
+                              f"{', '.join(sorted(bots.bots_of(ruleset)))}.", field="turn_timer.bot")
+    return {"seconds": timer.decision_seconds, "bot": bot, "takeover_after": timer.takeover_after}
 
 
 def _game_id(name: str) -> str:

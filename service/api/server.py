@@ -21,7 +21,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
-from service.api import tls, tracing
+from service.api import timers, tls, tracing
 from service.api.field_rules import RulesInterceptor
 from service.api.host import GameHost
 from service.api.interceptors import ErrorInterceptor, MethodInterceptor
@@ -51,6 +51,7 @@ class Running:
     metrics: Metrics = field(default_factory=Metrics)
     thread: threading.Thread | None = None
     watcher: asyncio.Task[None] | None = None  # health follows Redis
+    sweeper: asyncio.Future[None] | None = None  # makes due decisions with bots (timers.Sweeper)
     safety_mode: str = "refuse"  # TABLETOP_REDIS_SAFETY: unsafe Redis settings keep health NOT_SERVING
     verdict: safety.Verdict | None = None  # the last safety check (logged when it changes)
     loopback_port: int = 0  # plaintext on 127.0.0.1 beside a TLS port, for an in-process facade (0: none)
@@ -129,8 +130,8 @@ async def _start(config: Config, bind: tuple[str, int | None, bool], client: Any
                   LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc(),
                                     redis=client), RulesInterceptor(AUTHENTICATED)]
         generic: Any = _GenericOnly(server, {SERVICE_NAME: layers})  # stands in for the server (see the class)
-        game_service_pb2_grpc.add_GameServiceServicer_to_server(
-            GameServicer(GameHost(store, config, observer=observer)), generic)
+        game_host = GameHost(store, config, observer=observer)
+        game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(game_host), generic)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, generic)
         reflection_pb2_grpc.add_ServerReflectionServicer_to_server(reflection.aio.ReflectionServicer(  # type: ignore[no-untyped-call]
@@ -147,6 +148,9 @@ async def _start(config: Config, bind: tuple[str, int | None, bool], client: Any
                           handlers=generic.handlers)
         await _set_serving(running, await _ready(running))
         running.watcher = asyncio.ensure_future(_watch_redis(running))
+        sweeper = timers.Sweeper(game_host.deadlines, game_host.play_due, config.timer_poll_seconds, config.timer_lease_seconds,
+                                 config.timer_batch)
+        running.sweeper = asyncio.ensure_future(sweeper.run())  # bot seats and turn timers (timers.py)
         started.set_result(running)
     except BaseException as exc:  # noqa: BLE001 - handed to the thread that waits for the start
         started.set_exception(exc)
@@ -215,6 +219,8 @@ async def _stop(running: Running, grace: float | None) -> None:
     await _set_serving(running, False)
     if running.watcher is not None:
         running.watcher.cancel()
+    if running.sweeper is not None:
+        running.sweeper.cancel()
     await running.server.stop(grace)
     if running.health_server is not None:  # after the drain: probes see NOT_SERVING until the end
         await running.health_server.stop(0)

@@ -2,7 +2,7 @@
 
 A bot is a pure function of what its seat may see: the seat's view (the ruleset's own view
 message, ``ruleset.view(state, seat)``), the seat's legal actions and a random generator the
-caller seeds. It never receives the state, so it cannot use hidden information by
+caller seeds (the engine's :class:`~service.engine.rng.Rng`, as every random choice of a game). It never receives the state, so it cannot use hidden information by
 construction (principle 3). It returns one of the legal actions it was given.
 
 A ruleset lists its bots in an optional ``BOTS`` mapping (name -> bot) beside its rules;
@@ -14,21 +14,21 @@ random choice of the game.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from google.protobuf.message import Message
 
+from service.engine.rng import Rng, seed_state
 from service.engine.ruleset import Action, Ruleset, State
 
-Bot = Callable[[Message, list[Action], random.Random], Action]
+Bot = Callable[[Message, list[Action], Rng], Action]
 DEFAULT_BOT = "random"
 
 
-def random_bot(view: Message, legal: list[Action], rng: random.Random) -> Action:
+def random_bot(view: Message, legal: list[Action], rng: Rng) -> Action:
     """Uniform over the legal actions."""
-    return legal[rng.randrange(len(legal))]
+    return legal[rng.below(len(legal))]
 
 
 def bots_of(ruleset: Any) -> Mapping[str, Bot]:
@@ -42,7 +42,7 @@ def choose(ruleset: Ruleset, state: State, seat: int, bot: str, seed: int) -> Ac
     legal = ruleset.legal_actions(state, seat)
     if not legal:
         raise ValueError(f"seat {seat} has no decision to make")
-    action = bots_of(ruleset)[bot](ruleset.view(state, seat), legal, random.Random(seed))
+    action = bots_of(ruleset)[bot](ruleset.view(state, seat), legal, Rng({"rng": seed_state(seed)}))
     if action not in legal:  # a bot bug must never become an illegal move
         raise ValueError(f"bot {bot!r} chose an action that is not legal: {action!r}")
     return action

@@ -20,3 +20,15 @@ def stream(game_id: str) -> str:
 def request(game_id: str, seat: int, request_id: str) -> str:
     """The stored response of one seat's request id (idempotent retries)."""
     return f"{{g:{game_id}}}:req:{seat}:{request_id}"
+
+
+def deadlines_due() -> str:
+    """Sorted set: game id by the epoch milliseconds its earliest timed decision is due (``deadlines.py``).
+
+    One key for all games (hash tag ``{t}``: one Redis Cluster slot), written apart from the game's own keys."""
+    return "{t}:due"
+
+
+def deadlines_claimed() -> str:
+    """Sorted set: game id by the end of the lease of the replica that claimed it."""
+    return "{t}:claimed"

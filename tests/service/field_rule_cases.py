@@ -238,12 +238,44 @@ CARDS_OK = ["base.bang.2c", "base.bang.10d", "base.rev_carabine.Ac", "base.stage
 CARDS_BAD = [f"base.{'b' * 25}.2c", f"{'b' * 25}.bang.2c", "base.bang.1c", "base.bang.2x", "base.bang.2C", "BASE.bang.2c", "base.bang", "bang", "base..2c",
              "base.bang.2c\n", " base.bang.2c", "base.bang.2c.", "base.bang.2c.abcde", "base.bang.11h", "7"]
 # Per annotated field: where its value goes, a string filler (length n -> value), and pattern samples.
+def _seat_bot(field: str) -> Place:
+    """An 8-seat BANG! game (refused later without Dodge City, for another reason) with one bot seat."""
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        bot = game_pb2.SeatBot(seat=0, bot="random")
+        bot.ClearField(field)
+        return "CreateGame", svc.CreateGameRequest(ruleset="bang", seat_count=8, bots=[_set(bot, field, value)]), None
+    return place
+
+
+def _turn_timer(field: str) -> Place:
+    """A two-seat Ticket to Ride game with a turn timer."""
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        timer = game_pb2.TurnTimer(decision_seconds=60)
+        timer.ClearField(field)
+        return "CreateGame", svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2,
+                                                   turn_timer=_set(timer, field, value)), None
+    return place
+
+
+def _seat_bots(k: int) -> list[game_pb2.SeatBot]:
+    """``k`` bot seats (seats repeat past 8: only the count is past its limit)."""
+    return [game_pb2.SeatBot(seat=i % 8, bot="random") for i in range(k)]
+
+
+BOTS_OK = ["random", "basic", "b", "b" * 32, "a1_2"]
+BOTS_BAD = ["", "Random", "1bot", "_bot", "bot-x", "b" * 33, "bot\n", "bot "]
 PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.CreateGameRequest.ruleset": (_create("ruleset"), lambda n: "b" * n, ["bang"], []),
     "tabletop.v1.CreateGameRequest.seat_count": (_create("seat_count"), str, [], []),
     "tabletop.v1.CreateGameRequest.display_names": (_create("display_names"), lambda n: "p" * n,
                                                     [[n] for n in DISPLAY_OK], [[n] for n in DISPLAY_BAD]),
     "tabletop.v1.CreateGameRequest.max_actions": (_create("max_actions"), str, [], []),
+    "tabletop.v1.CreateGameRequest.bots": (_create("bots"), str, [], []),
+    "tabletop.v1.SeatBot.seat": (_seat_bot("seat"), str, [], []),
+    "tabletop.v1.SeatBot.bot": (_seat_bot("bot"), str, BOTS_OK, BOTS_BAD),
+    "tabletop.v1.TurnTimer.decision_seconds": (_turn_timer("decision_seconds"), str, [], []),
+    "tabletop.v1.TurnTimer.bot": (_turn_timer("bot"), str, ["", *BOTS_OK], BOTS_BAD[1:]),
+    "tabletop.v1.TurnTimer.takeover_after": (_turn_timer("takeover_after"), str, [], []),
     "tabletop.v1.JoinGameRequest.name": (_join("name"), str, NAMES_OK, NAMES_BAD),
     "tabletop.v1.JoinGameRequest.display_name": (_join("display_name"), lambda n: "é" * n, DISPLAY_OK, DISPLAY_BAD),
     "tabletop.v1.JoinGameRequest.seat": (_join("seat"), str, [], []),
@@ -291,6 +323,7 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
 }
 # Repeated fields whose items must differ to be accepted at ``max_items`` (default: the filler's value, repeated).
 ITEMS: dict[str, Callable[[int], list[Any]]] = {
+    "tabletop.v1.CreateGameRequest.bots": _seat_bots,
     "tabletop.v1.BangOptions.kept_characters": _kept_items,
     "tabletop.v1.BangOptions.retired_characters": _characters,
 }

@@ -268,26 +268,116 @@ class Seat(_message.Message):
     INDEX_FIELD_NUMBER: _builtins.int
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
     OCCUPIED_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
     index: _builtins.int
     """Seat index, 0-based, in turn order."""
     display_name: _builtins.str
     """Display name; empty while open."""
     occupied: _builtins.bool
-    """True once a player holds the seat."""
+    """True once a player (or a bot) holds the seat."""
+    bot: _builtins.str
+    """The bot that plays this seat ("random", "basic"); empty for a person. A person's seat becomes a
+    bot's when its decisions time out TurnTimer.takeover_after times in a row.
+    """
     def __init__(
         self,
         *,
         index: _builtins.int = ...,
         display_name: _builtins.str = ...,
         occupied: _builtins.bool = ...,
+        bot: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["display_name", b"display_name", "index", b"index", "occupied", b"occupied"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "display_name", b"display_name", "index", b"index", "occupied", b"occupied"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Seat: _TypeAlias = Seat  # noqa: Y015
+
+@_typing.final
+class SeatBot(_message.Message):
+    """A seat played by a bot from the start (CreateGameRequest.bots)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """Seat index."""
+    bot: _builtins.str
+    """The bot: "random" (any legal action) or "basic" (plays sensibly where the ruleset has one)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatBot: _TypeAlias = SeatBot  # noqa: Y015
+
+@_typing.final
+class TurnTimer(_message.Message):
+    """A time limit on every decision; off when absent. When a decision's time runs out, a bot makes it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DECISION_SECONDS_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    TAKEOVER_AFTER_FIELD_NUMBER: _builtins.int
+    decision_seconds: _builtins.int
+    """Seconds each decision may take."""
+    bot: _builtins.str
+    """The bot that decides when the time is up; "random" when empty."""
+    takeover_after: _builtins.int
+    """After this many timed-out decisions in a row the bot keeps the seat (Seat.bot); 0: never."""
+    def __init__(
+        self,
+        *,
+        decision_seconds: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        takeover_after: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "decision_seconds", b"decision_seconds", "takeover_after", b"takeover_after"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TurnTimer: _TypeAlias = TurnTimer  # noqa: Y015
+
+@_typing.final
+class Deadline(_message.Message):
+    """When a seat's pending decision times out (or, for a bot's seat, when the bot plays)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    DUE_TIME_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat whose decision is awaited."""
+    @_builtins.property
+    def due_time(self) -> _timestamp_pb2.Timestamp:
+        """When a bot makes the decision if the seat has not."""
+
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        due_time: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["due_time", b"due_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["due_time", b"due_time", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Deadline: _TypeAlias = Deadline  # noqa: Y015
 
 @_typing.final
 class SeatCredential(_message.Message):
@@ -333,6 +423,8 @@ class Game(_message.Message):
     END_FIELD_NUMBER: _builtins.int
     ACTION_COUNT_FIELD_NUMBER: _builtins.int
     MAX_ACTIONS_FIELD_NUMBER: _builtins.int
+    TURN_TIMER_FIELD_NUMBER: _builtins.int
+    DEADLINES_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     ruleset: _builtins.str
@@ -367,6 +459,14 @@ class Game(_message.Message):
     def update_time(self) -> _timestamp_pb2.Timestamp:
         """When the game last changed."""
 
+    @_builtins.property
+    def turn_timer(self) -> Global___TurnTimer:
+        """The decision time limit the game was created with; absent: none."""
+
+    @_builtins.property
+    def deadlines(self) -> _containers.RepeatedCompositeFieldContainer[Global___Deadline]:
+        """The pending decisions that a bot makes at a set time (bot seats, and every decision under a turn timer)."""
+
     def __init__(
         self,
         *,
@@ -382,10 +482,12 @@ class Game(_message.Message):
         end: Global___GameEnd.ValueType = ...,
         action_count: _builtins.int = ...,
         max_actions: _builtins.int = ...,
+        turn_timer: Global___TurnTimer | None = ...,
+        deadlines: _abc.Iterable[Global___Deadline] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "options", b"options", "update_time", b"update_time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "options", b"options", "turn_timer", b"turn_timer", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "deadlines", b"deadlines", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "turn_timer", b"turn_timer", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -521,6 +623,12 @@ class LifecycleEvent(_message.Message):
         """The game is over."""
         KIND_ABANDONED: LifecycleEvent._Kind.ValueType  # 5
         """The game reached its ruleset's action limit and ended without a winner (then KIND_FINISHED follows)."""
+        KIND_BOT_PLAYED: LifecycleEvent._Kind.ValueType  # 6
+        """A bot made `seat`'s decision (its own seat, or a person's whose time ran out: `timed_out`); the
+        move's own events follow at the same version.
+        """
+        KIND_SEAT_TAKEN_OVER: LifecycleEvent._Kind.ValueType  # 7
+        """After TurnTimer.takeover_after timed-out decisions in a row, the bot keeps `seat`."""
 
     class Kind(_Kind, metaclass=_KindEnumTypeWrapper):
         """What kind of change."""
@@ -537,26 +645,40 @@ class LifecycleEvent(_message.Message):
     """The game is over."""
     KIND_ABANDONED: LifecycleEvent.Kind.ValueType  # 5
     """The game reached its ruleset's action limit and ended without a winner (then KIND_FINISHED follows)."""
+    KIND_BOT_PLAYED: LifecycleEvent.Kind.ValueType  # 6
+    """A bot made `seat`'s decision (its own seat, or a person's whose time ran out: `timed_out`); the
+    move's own events follow at the same version.
+    """
+    KIND_SEAT_TAKEN_OVER: LifecycleEvent.Kind.ValueType  # 7
+    """After TurnTimer.takeover_after timed-out decisions in a row, the bot keeps `seat`."""
 
     KIND_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
     kind: Global___LifecycleEvent.Kind.ValueType
     """What kind of change."""
     seat: _builtins.int
     """The seat concerned, for joins."""
     display_name: _builtins.str
     """The display name, for joins."""
+    bot: _builtins.str
+    """The bot, for KIND_BOT_PLAYED and KIND_SEAT_TAKEN_OVER."""
+    timed_out: _builtins.bool
+    """For KIND_BOT_PLAYED: the seat's time ran out (else it is a bot's seat)."""
     def __init__(
         self,
         *,
         kind: Global___LifecycleEvent.Kind.ValueType = ...,
         seat: _builtins.int | None = ...,
         display_name: _builtins.str = ...,
+        bot: _builtins.str = ...,
+        timed_out: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "display_name", b"display_name", "kind", b"kind", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "display_name", b"display_name", "kind", b"kind", "seat", b"seat", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

@@ -78,6 +78,8 @@ class CreateGameRequest(_message.Message):
     DISPLAY_NAMES_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
     MAX_ACTIONS_FIELD_NUMBER: _builtins.int
+    BOTS_FIELD_NUMBER: _builtins.int
+    TURN_TIMER_FIELD_NUMBER: _builtins.int
     ruleset: _builtins.str
     """Ruleset id, for example "ttr-europe" or "bang"."""
     seat_count: _builtins.int
@@ -98,6 +100,16 @@ class CreateGameRequest(_message.Message):
         trailing spaces are dropped.
         """
 
+    @_builtins.property
+    def bots(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatBot]:
+        """Seats played by a bot; a seat is named (display_names) or a bot, not both. The game starts once
+        every seat is a person's or a bot's.
+        """
+
+    @_builtins.property
+    def turn_timer(self) -> _game_pb2.TurnTimer:
+        """A time limit on every decision (off when absent): when it runs out, a bot decides."""
+
     def __init__(
         self,
         *,
@@ -107,10 +119,12 @@ class CreateGameRequest(_message.Message):
         display_names: _abc.Iterable[_builtins.str] | None = ...,
         seed: _builtins.int | None = ...,
         max_actions: _builtins.int | None = ...,
+        bots: _abc.Iterable[_game_pb2.SeatBot] | None = ...,
+        turn_timer: _game_pb2.TurnTimer | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "max_actions", b"max_actions", "options", b"options", "seed", b"seed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "max_actions", b"max_actions", "options", b"options", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "display_names", b"display_names", "max_actions", b"max_actions", "options", b"options", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "bots", b"bots", "display_names", b"display_names", "max_actions", b"max_actions", "options", b"options", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_actions: _TypeAlias = _typing.Literal["max_actions"]  # noqa: Y015
     _WhichOneofArgType__max_actions: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions"]  # noqa: Y015

@@ -9,6 +9,7 @@ import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_tabletop_v1_field_rules } from "./field_rules_pb.js";
 import type { BangAction, BangEvent, BangOptions, BangView } from "./bang_pb.js";
 import { file_tabletop_v1_bang } from "./bang_pb.js";
 import type { TtrEuropeAction, TtrEuropeEvent, TtrEuropeOptions, TtrEuropeView } from "./ttr_europe_pb.js";
@@ -19,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/game.proto.
  */
 export const file_tabletop_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YWJsZXRvcC92MS9nYW1lLnByb3RvEgt0YWJsZXRvcC52MSLXAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoJbWluX3NlYXRzGAMgASgFEhEKCW1heF9zZWF0cxgEIAEoBRIVCg1ydWxlc192ZXJzaW9uGAUgASgJEisKB29wdGlvbnMYBiADKAsyGi50YWJsZXRvcC52MS5SdWxlc2V0T3B0aW9uEhMKC21heF9hY3Rpb25zGAcgASgFEisKC3NlYXRfcmFuZ2VzGAggAygLMhYudGFibGV0b3AudjEuU2VhdFJhbmdlImgKCVNlYXRSYW5nZRIRCgltaW5fc2VhdHMYASABKAUSEQoJbWF4X3NlYXRzGAIgASgFEjUKEHJlcXVpcmVkX29wdGlvbnMYAyADKAsyGy50YWJsZXRvcC52MS5SZXF1aXJlZE9wdGlvbiIvCg5SZXF1aXJlZE9wdGlvbhIOCgZvcHRpb24YASABKAkSDQoFdmFsdWUYAiABKAkiYQoNUnVsZXNldE9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSFgoOYWxsb3dlZF92YWx1ZXMYBCADKAkidwoLR2FtZU9wdGlvbnMSMwoKdHRyX2V1cm9wZRgBIAEoCzIdLnRhYmxldG9wLnYxLlR0ckV1cm9wZU9wdGlvbnNIABIoCgRiYW5nGAIgASgLMhgudGFibGV0b3AudjEuQmFuZ09wdGlvbnNIAEIJCgdydWxlc2V0Ij0KBFNlYXQSDQoFaW5kZXgYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCG9jY3VwaWVkGAMgASgIIjQKDlNlYXRDcmVkZW50aWFsEgwKBHNlYXQYASABKAUSFAoMcGxheWVyX3Rva2VuGAIgASgJIr0DCgRHYW1lEhIKBG5hbWUYASABKAlCBOJBAQgSFgoHcnVsZXNldBgCIAEoCUIF4kECAwUSLQoGc3RhdHVzGAMgASgOMhcudGFibGV0b3AudjEuR2FtZVN0YXR1c0IE4kEBAxImCgVzZWF0cxgEIAMoCzIRLnRhYmxldG9wLnYxLlNlYXRCBOJBAQMSFQoHdmVyc2lvbhgFIAEoA0IE4kEBAxIwCgdvcHRpb25zGAYgASgLMhgudGFibGV0b3AudjEuR2FtZU9wdGlvbnNCBeJBAgMFEjUKC2NyZWF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI1Cgt1cGRhdGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSGgoLc2VlZF9jaG9zZW4YCSABKAhCBeJBAgMFEicKA2VuZBgKIAEoDjIULnRhYmxldG9wLnYxLkdhbWVFbmRCBOJBAQMSGgoMYWN0aW9uX2NvdW50GAsgASgFQgTiQQEDEhoKC21heF9hY3Rpb25zGAwgASgFQgXiQQIDBSJtCgZBY3Rpb24SMgoKdHRyX2V1cm9wZRgBIAEoCzIcLnRhYmxldG9wLnYxLlR0ckV1cm9wZUFjdGlvbkgAEicKBGJhbmcYAiABKAsyFy50YWJsZXRvcC52MS5CYW5nQWN0aW9uSABCBgoEZ2FtZSJnCgRWaWV3EjAKCnR0cl9ldXJvcGUYASABKAsyGi50YWJsZXRvcC52MS5UdHJFdXJvcGVWaWV3SAASJQoEYmFuZxgCIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdWaWV3SABCBgoEZ2FtZSKtAQoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoAxIwCglsaWZlY3ljbGUYAiABKAsyGy50YWJsZXRvcC52MS5MaWZlY3ljbGVFdmVudEgAEjEKCnR0cl9ldXJvcGUYAyABKAsyGy50YWJsZXRvcC52MS5UdHJFdXJvcGVFdmVudEgAEiYKBGJhbmcYBCABKAsyFi50YWJsZXRvcC52MS5CYW5nRXZlbnRIAEIGCgRraW5kIvEBCg5MaWZlY3ljbGVFdmVudBIuCgRraW5kGAEgASgOMiAudGFibGV0b3AudjEuTGlmZWN5Y2xlRXZlbnQuS2luZBIRCgRzZWF0GAIgASgFSACIAQESFAoMZGlzcGxheV9uYW1lGAMgASgJIn0KBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhAKDEtJTkRfQ1JFQVRFRBABEhQKEEtJTkRfU0VBVF9KT0lORUQQAhIQCgxLSU5EX1NUQVJURUQQAxIRCg1LSU5EX0ZJTklTSEVEEAQSEgoOS0lORF9BQkFORE9ORUQQBUIHCgVfc2VhdCJ2CghTbmFwc2hvdBIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIYCgt2aWV3ZXJfc2VhdBgCIAEoBUgAiAEBEh8KBHZpZXcYAyABKAsyES50YWJsZXRvcC52MS5WaWV3Qg4KDF92aWV3ZXJfc2VhdCKqAQoITG9nRW50cnkSDwoHdmVyc2lvbhgBIAEoAxIRCgRzZWF0GAIgASgFSACIAQESIwoGYWN0aW9uGAMgASgLMhMudGFibGV0b3AudjEuQWN0aW9uEiIKBmV2ZW50cxgEIAMoCzISLnRhYmxldG9wLnYxLkV2ZW50EigKBHRpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9zZWF0KnQKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIXChNHQU1FX1NUQVRVU19XQUlUSU5HEAESFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAISGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAypTCgdHYW1lRW5kEhgKFEdBTUVfRU5EX1VOU1BFQ0lGSUVEEAASFgoSR0FNRV9FTkRfQ09NUExFVEVEEAESFgoSR0FNRV9FTkRfQUJBTkRPTkVEEAJCjwEKD2Rldi50YWJsZXRvcC52MUIJR2FtZVByb3RvUAFaLnRhYmxldG9wLmRldi9jbGllbnRzL2dvL3RhYmxldG9wL3YxO3RhYmxldG9wdjGiAgRUVFYxqgILVGFibGV0b3AuVjG6AgxUYWJsZXRvcF9WMV/KAgtUYWJsZXRvcFxWMeoCDFRhYmxldG9wOjpWMWIGcHJvdG8z", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_tabletop_v1_bang, file_tabletop_v1_ttr_europe]);
+  fileDesc("ChZ0YWJsZXRvcC92MS9nYW1lLnByb3RvEgt0YWJsZXRvcC52MSLXAQoHUnVsZXNldBIKCgJpZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSEQoJbWluX3NlYXRzGAMgASgFEhEKCW1heF9zZWF0cxgEIAEoBRIVCg1ydWxlc192ZXJzaW9uGAUgASgJEisKB29wdGlvbnMYBiADKAsyGi50YWJsZXRvcC52MS5SdWxlc2V0T3B0aW9uEhMKC21heF9hY3Rpb25zGAcgASgFEisKC3NlYXRfcmFuZ2VzGAggAygLMhYudGFibGV0b3AudjEuU2VhdFJhbmdlImgKCVNlYXRSYW5nZRIRCgltaW5fc2VhdHMYASABKAUSEQoJbWF4X3NlYXRzGAIgASgFEjUKEHJlcXVpcmVkX29wdGlvbnMYAyADKAsyGy50YWJsZXRvcC52MS5SZXF1aXJlZE9wdGlvbiIvCg5SZXF1aXJlZE9wdGlvbhIOCgZvcHRpb24YASABKAkSDQoFdmFsdWUYAiABKAkiYQoNUnVsZXNldE9wdGlvbhIMCgRuYW1lGAEgASgJEhMKC2Rlc2NyaXB0aW9uGAIgASgJEhUKDWRlZmF1bHRfdmFsdWUYAyABKAkSFgoOYWxsb3dlZF92YWx1ZXMYBCADKAkidwoLR2FtZU9wdGlvbnMSMwoKdHRyX2V1cm9wZRgBIAEoCzIdLnRhYmxldG9wLnYxLlR0ckV1cm9wZU9wdGlvbnNIABIoCgRiYW5nGAIgASgLMhgudGFibGV0b3AudjEuQmFuZ09wdGlvbnNIAEIJCgdydWxlc2V0IkoKBFNlYXQSDQoFaW5kZXgYASABKAUSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCG9jY3VwaWVkGAMgASgIEgsKA2JvdBgEIAEoCSLgAQoHU2VhdEJvdBJHCgRzZWF0GAEgASgFQjnSgBk1ChFTRUFUX09VVF9PRl9SQU5HRSgAMAdKHHNlYXQgaXMgMCB0byBzZWF0X2NvdW50IC0gMS4SiwEKA2JvdBgCIAEoCUJ+4kEBAtKAGXYKEElOVkFMSURfQk9UX05BTUUiFl5bYS16XVthLXowLTlfXXswLDMxfSRKSmJvdCBpcyB0aGUgbmFtZSBvZiBvbmUgb2YgdGhlIHJ1bGVzZXQncyBib3RzLCBzdWNoIGFzICJyYW5kb20iIG9yICJiYXNpYyIuItwCCglUdXJuVGltZXISZwoQZGVjaXNpb25fc2Vjb25kcxgBIAEoBUJN4kEBAtKAGUUKEklOVkFMSURfVFVSTl9USU1FUigBMID1JEopZGVjaXNpb25fc2Vjb25kcyBpcyAxIHRvIDYwNDgwMCAoYSB3ZWVrKS4SigEKA2JvdBgCIAEoCUJ90oAZeQoQSU5WQUxJRF9CT1RfTkFNRSIZXihbYS16XVthLXowLTlfXXswLDMxfSk/JEpKYm90IGlzIHRoZSBuYW1lIG9mIG9uZSBvZiB0aGUgcnVsZXNldCdzIGJvdHMsIHN1Y2ggYXMgInJhbmRvbSIgb3IgImJhc2ljIi4SWQoOdGFrZW92ZXJfYWZ0ZXIYAyABKAVCQdKAGT0KEklOVkFMSURfVFVSTl9USU1FUigAMGRKI3Rha2VvdmVyX2FmdGVyIGlzIDAgKG5ldmVyKSB0byAxMDAuIkYKCERlYWRsaW5lEgwKBHNlYXQYASABKAUSLAoIZHVlX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjQKDlNlYXRDcmVkZW50aWFsEgwKBHNlYXQYASABKAUSFAoMcGxheWVyX3Rva2VuGAIgASgJIqAECgRHYW1lEhIKBG5hbWUYASABKAlCBOJBAQgSFgoHcnVsZXNldBgCIAEoCUIF4kECAwUSLQoGc3RhdHVzGAMgASgOMhcudGFibGV0b3AudjEuR2FtZVN0YXR1c0IE4kEBAxImCgVzZWF0cxgEIAMoCzIRLnRhYmxldG9wLnYxLlNlYXRCBOJBAQMSFQoHdmVyc2lvbhgFIAEoA0IE4kEBAxIwCgdvcHRpb25zGAYgASgLMhgudGFibGV0b3AudjEuR2FtZU9wdGlvbnNCBeJBAgMFEjUKC2NyZWF0ZV90aW1lGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIE4kEBAxI1Cgt1cGRhdGVfdGltZRgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBOJBAQMSGgoLc2VlZF9jaG9zZW4YCSABKAhCBeJBAgMFEicKA2VuZBgKIAEoDjIULnRhYmxldG9wLnYxLkdhbWVFbmRCBOJBAQMSGgoMYWN0aW9uX2NvdW50GAsgASgFQgTiQQEDEhoKC21heF9hY3Rpb25zGAwgASgFQgXiQQIDBRIxCgp0dXJuX3RpbWVyGA0gASgLMhYudGFibGV0b3AudjEuVHVyblRpbWVyQgXiQQIDBRIuCglkZWFkbGluZXMYDiADKAsyFS50YWJsZXRvcC52MS5EZWFkbGluZUIE4kEBAyJtCgZBY3Rpb24SMgoKdHRyX2V1cm9wZRgBIAEoCzIcLnRhYmxldG9wLnYxLlR0ckV1cm9wZUFjdGlvbkgAEicKBGJhbmcYAiABKAsyFy50YWJsZXRvcC52MS5CYW5nQWN0aW9uSABCBgoEZ2FtZSJnCgRWaWV3EjAKCnR0cl9ldXJvcGUYASABKAsyGi50YWJsZXRvcC52MS5UdHJFdXJvcGVWaWV3SAASJQoEYmFuZxgCIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdWaWV3SABCBgoEZ2FtZSKtAQoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoAxIwCglsaWZlY3ljbGUYAiABKAsyGy50YWJsZXRvcC52MS5MaWZlY3ljbGVFdmVudEgAEjEKCnR0cl9ldXJvcGUYAyABKAsyGy50YWJsZXRvcC52MS5UdHJFdXJvcGVFdmVudEgAEiYKBGJhbmcYBCABKAsyFi50YWJsZXRvcC52MS5CYW5nRXZlbnRIAEIGCgRraW5kIsECCg5MaWZlY3ljbGVFdmVudBIuCgRraW5kGAEgASgOMiAudGFibGV0b3AudjEuTGlmZWN5Y2xlRXZlbnQuS2luZBIRCgRzZWF0GAIgASgFSACIAQESFAoMZGlzcGxheV9uYW1lGAMgASgJEgsKA2JvdBgEIAEoCRIRCgl0aW1lZF9vdXQYBSABKAgirAEKBEtpbmQSFAoQS0lORF9VTlNQRUNJRklFRBAAEhAKDEtJTkRfQ1JFQVRFRBABEhQKEEtJTkRfU0VBVF9KT0lORUQQAhIQCgxLSU5EX1NUQVJURUQQAxIRCg1LSU5EX0ZJTklTSEVEEAQSEgoOS0lORF9BQkFORE9ORUQQBRITCg9LSU5EX0JPVF9QTEFZRUQQBhIYChRLSU5EX1NFQVRfVEFLRU5fT1ZFUhAHQgcKBV9zZWF0InYKCFNuYXBzaG90Eh8KBGdhbWUYASABKAsyES50YWJsZXRvcC52MS5HYW1lEhgKC3ZpZXdlcl9zZWF0GAIgASgFSACIAQESHwoEdmlldxgDIAEoCzIRLnRhYmxldG9wLnYxLlZpZXdCDgoMX3ZpZXdlcl9zZWF0IqoBCghMb2dFbnRyeRIPCgd2ZXJzaW9uGAEgASgDEhEKBHNlYXQYAiABKAVIAIgBARIjCgZhY3Rpb24YAyABKAsyEy50YWJsZXRvcC52MS5BY3Rpb24SIgoGZXZlbnRzGAQgAygLMhIudGFibGV0b3AudjEuRXZlbnQSKAoEdGltZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX3NlYXQqdAoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhcKE0dBTUVfU1RBVFVTX1dBSVRJTkcQARIWChJHQU1FX1NUQVRVU19BQ1RJVkUQAhIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBADKlMKB0dhbWVFbmQSGAoUR0FNRV9FTkRfVU5TUEVDSUZJRUQQABIWChJHQU1FX0VORF9DT01QTEVURUQQARIWChJHQU1FX0VORF9BQkFORE9ORUQQAkKPAQoPZGV2LnRhYmxldG9wLnYxQglHYW1lUHJvdG9QAVoudGFibGV0b3AuZGV2L2NsaWVudHMvZ28vdGFibGV0b3AvdjE7dGFibGV0b3B2MaICBFRUVjGqAgtUYWJsZXRvcC5WMboCDFRhYmxldG9wX1YxX8oCC1RhYmxldG9wXFYx6gIMVGFibGV0b3A6OlYxYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_tabletop_v1_field_rules, file_tabletop_v1_bang, file_tabletop_v1_ttr_europe]);
 
 /**
  * A game the server offers.
@@ -257,11 +258,19 @@ export type Seat = Message<"tabletop.v1.Seat"> & {
   displayName: string;
 
   /**
-   * True once a player holds the seat.
+   * True once a player (or a bot) holds the seat.
    *
    * @generated from field: bool occupied = 3;
    */
   occupied: boolean;
+
+  /**
+   * The bot that plays this seat ("random", "basic"); empty for a person. A person's seat becomes a
+   * bot's when its decisions time out TurnTimer.takeover_after times in a row.
+   *
+   * @generated from field: string bot = 4;
+   */
+  bot: string;
 };
 
 /**
@@ -270,6 +279,97 @@ export type Seat = Message<"tabletop.v1.Seat"> & {
  */
 export const SeatSchema: GenMessage<Seat> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_game, 5);
+
+/**
+ * A seat played by a bot from the start (CreateGameRequest.bots).
+ *
+ * @generated from message tabletop.v1.SeatBot
+ */
+export type SeatBot = Message<"tabletop.v1.SeatBot"> & {
+  /**
+   * Seat index.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The bot: "random" (any legal action) or "basic" (plays sensibly where the ruleset has one).
+   *
+   * @generated from field: string bot = 2;
+   */
+  bot: string;
+};
+
+/**
+ * Describes the message tabletop.v1.SeatBot.
+ * Use `create(SeatBotSchema)` to create a new message.
+ */
+export const SeatBotSchema: GenMessage<SeatBot> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_game, 6);
+
+/**
+ * A time limit on every decision; off when absent. When a decision's time runs out, a bot makes it.
+ *
+ * @generated from message tabletop.v1.TurnTimer
+ */
+export type TurnTimer = Message<"tabletop.v1.TurnTimer"> & {
+  /**
+   * Seconds each decision may take.
+   *
+   * @generated from field: int32 decision_seconds = 1;
+   */
+  decisionSeconds: number;
+
+  /**
+   * The bot that decides when the time is up; "random" when empty.
+   *
+   * @generated from field: string bot = 2;
+   */
+  bot: string;
+
+  /**
+   * After this many timed-out decisions in a row the bot keeps the seat (Seat.bot); 0: never.
+   *
+   * @generated from field: int32 takeover_after = 3;
+   */
+  takeoverAfter: number;
+};
+
+/**
+ * Describes the message tabletop.v1.TurnTimer.
+ * Use `create(TurnTimerSchema)` to create a new message.
+ */
+export const TurnTimerSchema: GenMessage<TurnTimer> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_game, 7);
+
+/**
+ * When a seat's pending decision times out (or, for a bot's seat, when the bot plays).
+ *
+ * @generated from message tabletop.v1.Deadline
+ */
+export type Deadline = Message<"tabletop.v1.Deadline"> & {
+  /**
+   * The seat whose decision is awaited.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * When a bot makes the decision if the seat has not.
+   *
+   * @generated from field: google.protobuf.Timestamp due_time = 2;
+   */
+  dueTime?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message tabletop.v1.Deadline.
+ * Use `create(DeadlineSchema)` to create a new message.
+ */
+export const DeadlineSchema: GenMessage<Deadline> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_game, 8);
 
 /**
  * A seat's secret credential: send it as `authorization: Bearer <player_token>`.
@@ -297,7 +397,7 @@ export type SeatCredential = Message<"tabletop.v1.SeatCredential"> & {
  * Use `create(SeatCredentialSchema)` to create a new message.
  */
 export const SeatCredentialSchema: GenMessage<SeatCredential> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 6);
+  messageDesc(file_tabletop_v1_game, 9);
 
 /**
  * A hosted game.
@@ -389,6 +489,20 @@ export type Game = Message<"tabletop.v1.Game"> & {
    * @generated from field: int32 max_actions = 12;
    */
   maxActions: number;
+
+  /**
+   * The decision time limit the game was created with; absent: none.
+   *
+   * @generated from field: tabletop.v1.TurnTimer turn_timer = 13;
+   */
+  turnTimer?: TurnTimer | undefined;
+
+  /**
+   * The pending decisions that a bot makes at a set time (bot seats, and every decision under a turn timer).
+   *
+   * @generated from field: repeated tabletop.v1.Deadline deadlines = 14;
+   */
+  deadlines: Deadline[];
 };
 
 /**
@@ -396,7 +510,7 @@ export type Game = Message<"tabletop.v1.Game"> & {
  * Use `create(GameSchema)` to create a new message.
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 7);
+  messageDesc(file_tabletop_v1_game, 10);
 
 /**
  * An action, typed per ruleset.
@@ -433,7 +547,7 @@ export type Action = Message<"tabletop.v1.Action"> & {
  * Use `create(ActionSchema)` to create a new message.
  */
 export const ActionSchema: GenMessage<Action> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 8);
+  messageDesc(file_tabletop_v1_game, 11);
 
 /**
  * A seat's (or a spectator's) view of the state, typed per ruleset.
@@ -470,7 +584,7 @@ export type View = Message<"tabletop.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 9);
+  messageDesc(file_tabletop_v1_game, 12);
 
 /**
  * Something that happened, as the receiving seat may see it.
@@ -522,7 +636,7 @@ export type Event = Message<"tabletop.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 10);
+  messageDesc(file_tabletop_v1_game, 13);
 
 /**
  * A game-agnostic change of the game's life.
@@ -550,6 +664,20 @@ export type LifecycleEvent = Message<"tabletop.v1.LifecycleEvent"> & {
    * @generated from field: string display_name = 3;
    */
   displayName: string;
+
+  /**
+   * The bot, for KIND_BOT_PLAYED and KIND_SEAT_TAKEN_OVER.
+   *
+   * @generated from field: string bot = 4;
+   */
+  bot: string;
+
+  /**
+   * For KIND_BOT_PLAYED: the seat's time ran out (else it is a bot's seat).
+   *
+   * @generated from field: bool timed_out = 5;
+   */
+  timedOut: boolean;
 };
 
 /**
@@ -557,7 +685,7 @@ export type LifecycleEvent = Message<"tabletop.v1.LifecycleEvent"> & {
  * Use `create(LifecycleEventSchema)` to create a new message.
  */
 export const LifecycleEventSchema: GenMessage<LifecycleEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 11);
+  messageDesc(file_tabletop_v1_game, 14);
 
 /**
  * What kind of change.
@@ -606,13 +734,28 @@ export enum LifecycleEvent_Kind {
    * @generated from enum value: KIND_ABANDONED = 5;
    */
   ABANDONED = 5,
+
+  /**
+   * A bot made `seat`'s decision (its own seat, or a person's whose time ran out: `timed_out`); the
+   * move's own events follow at the same version.
+   *
+   * @generated from enum value: KIND_BOT_PLAYED = 6;
+   */
+  BOT_PLAYED = 6,
+
+  /**
+   * After TurnTimer.takeover_after timed-out decisions in a row, the bot keeps `seat`.
+   *
+   * @generated from enum value: KIND_SEAT_TAKEN_OVER = 7;
+   */
+  SEAT_TAKEN_OVER = 7,
 }
 
 /**
  * Describes the enum tabletop.v1.LifecycleEvent.Kind.
  */
 export const LifecycleEvent_KindSchema: GenEnum<LifecycleEvent_Kind> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_game, 11, 0);
+  enumDesc(file_tabletop_v1_game, 14, 0);
 
 /**
  * A game and a view of it at one version.
@@ -647,7 +790,7 @@ export type Snapshot = Message<"tabletop.v1.Snapshot"> & {
  * Use `create(SnapshotSchema)` to create a new message.
  */
 export const SnapshotSchema: GenMessage<Snapshot> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 12);
+  messageDesc(file_tabletop_v1_game, 15);
 
 /**
  * One version's entry in the action log.
@@ -696,7 +839,7 @@ export type LogEntry = Message<"tabletop.v1.LogEntry"> & {
  * Use `create(LogEntrySchema)` to create a new message.
  */
 export const LogEntrySchema: GenMessage<LogEntry> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game, 13);
+  messageDesc(file_tabletop_v1_game, 16);
 
 /**
  * Where a game is in its life.

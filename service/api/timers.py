@@ -1,0 +1,132 @@
+"""Bot seats and turn timers: who decides when nobody does (issue 16).
+
+A game document may hold, beside the ruleset's state:
+
+- ``bots``: ``{seat: bot name}``, the seats bots play (from creation, or taken over);
+- ``timer``: ``{"seconds", "bot", "takeover_after"}``, a limit on every decision;
+- ``waiting``: ``{seat: due}``, each seat whose decision is awaited and a bot makes at ``due``
+  (epoch seconds): a bot's own seat after ``bot_delay`` (so watchers see the moves arrive), a
+  person's seat after the timer's seconds. A seat's due time is set when its decision starts
+  and kept while it thinks (another seat acting does not reset it);
+- ``strikes``: ``{seat: timed-out decisions in a row}``.
+
+:func:`plan` keeps ``waiting`` up to date after every accepted change (the host calls it in
+the same compare-and-set), and returns the earliest due time for the deadline index. A
+due decision is made by :func:`bot_move` inside the host's compare-and-set, which reads the
+due times from the document it writes: a decision already made, by its seat or by another
+replica's sweeper, is no longer due, so no decision is ever made twice. :class:`Sweeper`
+runs on every replica and asks the index (``store/deadlines.py``) which games to look at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from service.engine import bots
+from service.engine.ruleset import Ruleset
+
+log = logging.getLogger("tabletop.timers")
+
+
+def plan(doc: dict[str, Any], ruleset: Ruleset, actor: int | None, now: float, bot_delay: float) -> float | None:
+    """Update ``doc["waiting"]`` after a change made by ``actor``; the earliest due time, or None."""
+    waiting: dict[str, float] = doc.get("waiting", {})
+    timer = doc.get("timer")
+    bot_seats = doc.get("bots", {})
+    if doc["status"] != "ACTIVE" or not (timer or bot_seats):
+        doc.pop("waiting", None)
+        return None
+    fresh: dict[str, float] = {}
+    for seat in ruleset.to_act(doc["state"]):
+        key = str(seat)
+        if key in waiting and seat != actor:
+            fresh[key] = waiting[key]  # still thinking about the same decision
+        elif key in bot_seats:
+            fresh[key] = now + bot_delay
+        elif timer:
+            fresh[key] = now + timer["seconds"]
+    if fresh:
+        doc["waiting"] = fresh
+    else:
+        doc.pop("waiting", None)
+    return min(fresh.values()) if fresh else None
+
+
+def due_seat(doc: dict[str, Any], now: float) -> int | None:
+    """The seat whose decision is due first at ``now`` (None: none is)."""
+    due = [(at, int(seat)) for seat, at in doc.get("waiting", {}).items() if at <= now]
+    return min(due)[1] if due else None
+
+
+def bot_move(doc: dict[str, Any], ruleset: Ruleset, seat: int, version: int) -> tuple[Any, list[Any]]:
+    """The due decision of ``seat``, made by its bot: the action and the lifecycle events before its own.
+
+    A person's seat counts a strike, and after ``takeover_after`` strikes in a row the timer's bot
+    keeps the seat. The bot's random choices come from the game's seed, the version and the seat,
+    so a replayed game makes them again."""
+    key = str(seat)
+    own = doc.get("bots", {}).get(key)
+    timer = doc.get("timer") or {}
+    bot = own or timer.get("bot") or bots.DEFAULT_BOT
+    action = bots.choose(ruleset, doc["state"], seat, bot, _seed(doc["seed"], version, seat))
+    events: list[Any] = [["l", {"kind": "BOT_PLAYED", "seat": seat, "bot": bot, "timed_out": own is None}]]
+    if own is None:
+        strikes = doc.setdefault("strikes", {})
+        strikes[key] = strikes.get(key, 0) + 1
+        if timer.get("takeover_after") and strikes[key] >= timer["takeover_after"]:
+            doc.setdefault("bots", {})[key] = bot
+            del strikes[key]
+            events.append(["l", {"kind": "SEAT_TAKEN_OVER", "seat": seat, "bot": bot}])
+    return action, events
+
+
+def person_acted(doc: dict[str, Any], seat: int) -> None:
+    """A person made a decision in time: the strikes of the seat start again."""
+    strikes = doc.get("strikes")
+    if strikes:
+        strikes.pop(str(seat), None)
+
+
+def _seed(game_seed: int, version: int, seat: int) -> int:
+    digest = hashlib.sha256(f"{game_seed}:{version}:{seat}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+class Sweeper:
+    """Every replica's loop over due games: claim a batch, let the host make their due decisions.
+
+    ``play_due(game_id) -> next due or None`` is the host's (``GameHost.play_due``); a failure
+    (Redis away, a bug) leaves the claim to run out and be taken again, so nothing is lost."""
+
+    def __init__(self, index: Any, play_due: Callable[[str], Any], poll: float, lease: float, batch: int,
+                 clock: Callable[[], float] = time.time, on_fired: Callable[[float], None] | None = None) -> None:
+        self.index, self.play_due = index, play_due
+        self.poll, self.lease, self.batch, self.clock = poll, lease, batch, clock
+        self.on_fired = on_fired  # metrics: called with the lag (now - due) of each fired decision
+
+    async def run(self) -> None:
+        """Sweep until cancelled."""
+        while True:
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # logged; the claims run out and are taken again
+                log.exception("timer sweep failed; retrying")
+            await asyncio.sleep(self.poll)
+
+    async def sweep(self) -> int:
+        """One look: the number of games claimed."""
+        now = self.clock()
+        claimed = await self.index.claim(now, now + self.lease, self.batch)
+        for game_id, lease in claimed:
+            following = await self.play_due(game_id)
+            if following is not None:
+                await self.index.schedule(game_id, following)
+            await self.index.release(game_id, lease)
+        return len(claimed)

@@ -1,0 +1,56 @@
+"""The deadline index: which games have a decision that a bot makes at a set time (issue 16).
+
+The game document holds each waiting seat's due time (``timers.py``); this index only says
+when to look at a game. It is written *before* the game's compare-and-set that sets a due
+time (the host's ``_transact``), so a crash between the two leaves at worst an entry for a
+write that never happened: the sweeper finds nothing due in the game and drops it. Entries
+only ever move earlier (``ZADD LT``): a racing writer's entry can make the sweeper look
+early (it then schedules the real due time), never late. Two sorted sets under one hash tag:
+
+- ``{t}:due``: game id -> epoch ms of its earliest due decision;
+- ``{t}:claimed``: game id -> end of the lease of the replica working on it. A replica that
+  dies holding a claim loses it when the lease ends, and another replica claims it again.
+  Acting twice is impossible anyway: a bot acts only for a decision the document, read and
+  written under the game's compare-and-set, still shows as due.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from service.store import keys, resp
+
+CLAIM = resp.Script((Path(__file__).with_name("deadlines.lua")).read_text())
+RELEASE = resp.Script("if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end\n"
+                      "return 1")
+
+
+class Deadlines:
+    """The index over a store client (``redis_store.connect``)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    async def schedule(self, game_id: str, due: float) -> None:
+        """Look at ``game_id`` at ``due`` (epoch seconds) at the latest."""
+        await self.client.execute("ZADD", keys.deadlines_due(), "LT", _ms(due), game_id)
+
+    async def claim(self, now: float, lease_end: float, limit: int) -> list[tuple[str, int]]:
+        """Due games (and claims whose lease ended) for this replica: ``(game id, lease)`` pairs."""
+        lease = _ms(lease_end)
+        claimed = await self.client.evalsha(CLAIM, [keys.deadlines_due(), keys.deadlines_claimed()],
+                                            [_ms(now), lease, limit])
+        return [(m.decode() if isinstance(m, bytes) else str(m), lease) for m in claimed]
+
+    async def release(self, game_id: str, lease: int) -> None:
+        """Done with a claim (only this claim: a later claim by another replica stays)."""
+        await self.client.evalsha(RELEASE, [keys.deadlines_claimed()], [game_id, lease])
+
+    async def due(self) -> int:
+        """How many games have a decision scheduled (the gauge)."""
+        return int(await self.client.execute("ZCARD", keys.deadlines_due()))
+
+
+def _ms(seconds: float) -> int:
+    return int(seconds * 1000)

@@ -1,0 +1,259 @@
+"""Bot seats and turn timers through the running service (issue 16): real gRPC, real Redis.
+
+Every replica sweeps the one deadline index, so the servers here race on purpose: a decision is
+made once, by a bot, at its due time, whichever replica (or none, for a while) is up.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+import pytest
+from tabletop.v1 import game_pb2, game_service_pb2_grpc
+from tabletop.v1 import game_service_pb2 as svc
+
+from service.api import timers
+from service.engine import bots, registry
+from tests.conftest import GrpcServer, start_grpc
+from tests.helpers import bearer, error_info, read_all
+
+FAST = {"bot_delay_seconds": 0.0, "timer_poll_seconds": 0.02}
+LIFECYCLE = game_pb2.LifecycleEvent
+
+
+@pytest.fixture
+def fast_server(redis_url: str) -> Iterator[GrpcServer]:
+    server = start_grpc(redis_url, **FAST)
+    yield server
+    server.running.stop(0)
+
+
+def _stub(server: GrpcServer) -> tuple[grpc.Channel, Any]:
+    channel = grpc.insecure_channel(server.target)
+    return channel, game_service_pb2_grpc.GameServiceStub(channel)
+
+
+def _wait(stub: Any, name: str, done: Any, seconds: float) -> svc.GetGameResponse:
+    deadline = time.monotonic() + seconds
+    while True:
+        game = stub.GetGame(svc.GetGameRequest(name=name))
+        if done(game) or time.monotonic() > deadline:
+            return game
+        time.sleep(0.05)
+
+
+def _bot_entries(stub: Any, name: str) -> list[tuple[Any, LIFECYCLE]]:
+    """(log entry, its BOT_PLAYED event) of every bot move, in order."""
+    out = []
+    for page in read_all(stub, name):
+        for entry in page.entries:
+            for event in entry.events:
+                if event.WhichOneof("kind") == "lifecycle" and event.lifecycle.kind == LIFECYCLE.KIND_BOT_PLAYED:
+                    out.append((entry, event.lifecycle))
+    return out
+
+
+@pytest.mark.parametrize(("ruleset", "seats"), [("ttr-europe", 2), ("ttr-europe", 5), ("bang", 4), ("bang", 7)])
+def test_a_game_of_bots_plays_to_the_end_on_its_own(fast_server: GrpcServer, ruleset: str, seats: int) -> None:
+    channel, stub = _stub(fast_server)
+    with channel:
+        created = stub.CreateGame(svc.CreateGameRequest(
+            ruleset=ruleset, seat_count=seats, seed=11,
+            bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(seats)]))
+        assert created.game.status == game_pb2.GAME_STATUS_ACTIVE and not created.credentials
+        assert [s.bot for s in created.game.seats] == ["random"] * seats and created.game.deadlines
+        watch = stub.WatchGame(svc.WatchGameRequest(name=created.game.name), timeout=60)
+        game = _wait(stub, created.game.name, lambda g: g.game.status == game_pb2.GAME_STATUS_FINISHED, 60)
+        assert game.game.status == game_pb2.GAME_STATUS_FINISHED and not game.game.deadlines
+        versions = []
+        for update in watch:  # the watcher saw every move arrive, in order, once
+            versions.append(update.version)
+            if update.version == game.game.version:
+                break
+        watch.cancel()
+        assert versions == sorted(set(versions)) and versions[-1] == game.game.version
+        moves = _bot_entries(stub, created.game.name)
+        assert len(moves) == game.game.action_count and all(not e.timed_out for _, e in moves)
+
+
+def test_a_persons_decision_times_out_to_the_bot_and_the_bot_keeps_the_seat_after_the_strikes(
+        fast_server: GrpcServer) -> None:
+    channel, stub = _stub(fast_server)
+    with channel:
+        created = stub.CreateGame(svc.CreateGameRequest(
+            ruleset="ttr-europe", seat_count=2, display_names=["ann", "bob"], seed=3,
+            turn_timer=game_pb2.TurnTimer(decision_seconds=1, bot="random", takeover_after=2)))
+        name = created.game.name
+        assert created.game.turn_timer.decision_seconds == 1
+        due = {d.seat: d.due_time.ToMicroseconds() / 1e6 for d in created.game.deadlines}
+        assert set(due) == {0, 1}  # both keep their first tickets at once, each on its own clock
+        assert all(0.8 < t - time.time() <= 1.05 for t in due.values())
+        game = _wait(stub, name, lambda g: any(s.bot for s in g.game.seats), 8)
+        moves = _bot_entries(stub, name)
+        assert [e.timed_out for _, e in moves][:2] == [True, True]
+        taken = [s.index for s in game.game.seats if s.bot == "random"]
+        assert taken, "after two timed-out decisions in a row the bot keeps the seat"
+        events = [e.lifecycle for p in read_all(stub, name) for entry in p.entries for e in entry.events
+                  if e.WhichOneof("kind") == "lifecycle"]
+        assert LIFECYCLE.KIND_SEAT_TAKEN_OVER in [e.kind for e in events]
+
+
+def test_a_decision_made_in_time_is_not_made_again_by_the_bot(fast_server: GrpcServer) -> None:
+    channel, stub = _stub(fast_server)
+    with channel:
+        created = stub.CreateGame(svc.CreateGameRequest(
+            ruleset="ttr-europe", seat_count=2, display_names=["ann", "bob"], seed=3,
+            turn_timer=game_pb2.TurnTimer(decision_seconds=2)))
+        name, tokens = created.game.name, {c.seat: c.player_token for c in created.credentials}
+        for token in tokens.values():  # both keep their tickets in time
+            action = stub.ListLegalActions(svc.ListLegalActionsRequest(name=name), metadata=bearer(token)).actions[0]
+            stub.SubmitAction(svc.SubmitActionRequest(name=name, action=action), metadata=bearer(token))
+        version = stub.GetGame(svc.GetGameRequest(name=name)).game.version
+        time.sleep(0.6)  # well before the next decision's 2 s, after the kept tickets' deadlines moved
+        assert stub.GetGame(svc.GetGameRequest(name=name)).game.version == version
+        assert _bot_entries(stub, name) == []
+
+
+def test_a_timer_survives_every_replica_stopping_and_fires_once_after(redis_url: str) -> None:
+    first = start_grpc(redis_url, **FAST)
+    channel, stub = _stub(first)
+    with channel:
+        created = stub.CreateGame(svc.CreateGameRequest(
+            ruleset="ttr-europe", seat_count=2, display_names=["ann", "bob"], seed=5,
+            turn_timer=game_pb2.TurnTimer(decision_seconds=1)))
+    first.running.stop(0)  # nobody is up when it is due
+    time.sleep(1.5)
+    second = start_grpc(redis_url, **FAST)
+    try:
+        channel, stub = _stub(second)
+        with channel:
+            _wait(stub, created.game.name, lambda g: g.game.version >= 3, 5)
+            moves = _bot_entries(stub, created.game.name)
+            assert sorted(e.seat for _, e in moves[:2]) == [0, 1]  # each first decision once, late but made
+            assert len({(e.seat, entry.version) for entry, e in moves}) == len(moves)
+    finally:
+        second.running.stop(0)
+
+
+def test_three_replicas_racing_make_each_decision_once(redis_url: str) -> None:
+    """Many games due in the same second, three sweepers: a seat's decisions are at least a timer
+    apart (a double firing would make the next one at once) and none is missed."""
+    servers = [start_grpc(redis_url, **FAST) for _ in range(3)]
+    try:
+        channel, stub = _stub(servers[0])
+        with channel:
+            names = [stub.CreateGame(svc.CreateGameRequest(
+                ruleset="ttr-europe", seat_count=2, display_names=["a", "b"], seed=i,
+                turn_timer=game_pb2.TurnTimer(decision_seconds=1))).game.name for i in range(40)]
+            time.sleep(3.6)
+            for name in names:
+                moves = _bot_entries(stub, name)
+                assert len(moves) >= 3, name  # the first two at ~1 s, the next at ~2 s, ~3 s
+                by_seat: dict[int, list[float]] = {}
+                for entry, event in moves:
+                    by_seat.setdefault(event.seat, []).append(entry.time.ToMicroseconds() / 1e6)
+                for times in by_seat.values():
+                    assert all(b - a >= 0.9 for a, b in itertools.pairwise(times)), (name, times)
+    finally:
+        for server in servers:
+            server.running.stop(0)
+
+
+@pytest.mark.parametrize(("bots_", "reason"), [
+    ([game_pb2.SeatBot(seat=0, bot="random")], "SEAT_OUT_OF_RANGE"),  # seat 0 is named
+    ([game_pb2.SeatBot(seat=1, bot="random"), game_pb2.SeatBot(seat=1, bot="random")], "SEAT_TAKEN"),
+    ([game_pb2.SeatBot(seat=1, bot="genius")], "UNKNOWN_BOT"),
+    ([game_pb2.SeatBot(seat=2, bot="random")], "SEAT_OUT_OF_RANGE"),  # no seat 2 at a 2-seat table
+])
+def test_bot_seats_are_checked(stub: Any, bots_: list[game_pb2.SeatBot], reason: str) -> None:
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, display_names=["ann"], bots=bots_))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and error_info(err.value).reason == reason
+
+
+def test_a_turn_timers_bot_must_exist(stub: Any) -> None:
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2,
+                                              turn_timer=game_pb2.TurnTimer(decision_seconds=5, bot="genius")))
+    assert error_info(err.value).reason == "UNKNOWN_BOT"
+
+
+def test_a_game_with_a_bot_seat_waits_for_its_people_then_the_bot_plays(fast_server: GrpcServer) -> None:
+    channel, stub = _stub(fast_server)
+    with channel:
+        created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, seed=2,
+                                                        bots=[game_pb2.SeatBot(seat=1, bot="random")]))
+        assert created.game.status == game_pb2.GAME_STATUS_WAITING and not created.game.deadlines
+        joined = stub.JoinGame(svc.JoinGameRequest(name=created.game.name, display_name="ann"))
+        assert joined.credential.seat == 0
+        game = _wait(stub, created.game.name, lambda g: 1 not in {d.seat for d in g.game.deadlines}, 3)
+        moves = _bot_entries(stub, created.game.name)
+        assert [e.seat for _, e in moves] == [1] and [d.seat for d in game.game.deadlines] == []
+
+
+# The pure parts, on a real game document
+
+def _doc(seats: int = 2, **extra: Any) -> tuple[dict[str, Any], Any]:
+    ruleset = registry.get("ttr-europe")
+    assert ruleset is not None
+    return {"status": "ACTIVE", "seed": 9, "state": ruleset.setup({}, seats, 9), **extra}, ruleset
+
+
+def test_plan_keeps_a_seats_clock_while_it_thinks_and_restarts_it_for_its_next_decision() -> None:
+    doc, ruleset = _doc(timer={"seconds": 30, "bot": "random", "takeover_after": 0})
+    assert timers.plan(doc, ruleset, None, 100.0, 1.0) == 130.0
+    assert doc["waiting"] == {"0": 130.0, "1": 130.0}
+    assert timers.plan(doc, ruleset, None, 110.0, 1.0) == 130.0  # nobody decided: clocks kept
+    assert timers.plan(doc, ruleset, 0, 110.0, 1.0) == 130.0 and doc["waiting"]["0"] == 140.0
+    doc["status"] = "FINISHED"
+    assert timers.plan(doc, ruleset, None, 120.0, 1.0) is None and "waiting" not in doc
+
+
+def test_plan_gives_a_bots_seat_the_bot_delay_and_a_game_without_either_no_deadline() -> None:
+    doc, ruleset = _doc(bots={"1": "random"})
+    assert timers.plan(doc, ruleset, None, 100.0, 0.5) == 100.5 and doc["waiting"] == {"1": 100.5}
+    plain, _ = _doc()
+    assert timers.plan(plain, ruleset, None, 100.0, 0.5) is None and "waiting" not in plain
+
+
+def test_the_first_due_seat_is_the_earliest_and_none_before_its_time() -> None:
+    doc = {"waiting": {"0": 12.0, "1": 11.0}}
+    assert timers.due_seat(doc, 10.9) is None
+    assert timers.due_seat(doc, 11.0) == 1 and timers.due_seat(doc, 12.5) == 1
+
+
+def test_a_bot_move_is_legal_and_replays_and_counts_strikes_to_the_takeover() -> None:
+    doc, ruleset = _doc(timer={"seconds": 30, "bot": "random", "takeover_after": 2})
+    legal = ruleset.legal_actions(doc["state"], 0)
+    action, events = timers.bot_move(doc, ruleset, 0, 4)
+    assert action in legal and timers.bot_move(dict(doc, strikes={}), ruleset, 0, 4)[0] == action
+    assert events == [["l", {"kind": "BOT_PLAYED", "seat": 0, "bot": "random", "timed_out": True}]]
+    assert doc["strikes"] == {"0": 1}
+    timers.person_acted(doc, 0)
+    assert doc["strikes"] == {}
+    timers.bot_move(doc, ruleset, 0, 5)
+    _, events = timers.bot_move(doc, ruleset, 0, 6)
+    assert events[-1] == ["l", {"kind": "SEAT_TAKEN_OVER", "seat": 0, "bot": "random"}]
+    assert doc["bots"] == {"0": "random"} and "0" not in doc["strikes"]
+    _, events = timers.bot_move(doc, ruleset, 0, 7)  # now the bot's own seat: no strike, not timed out
+    assert events == [["l", {"kind": "BOT_PLAYED", "seat": 0, "bot": "random", "timed_out": False}]]
+
+
+def test_a_bot_that_chooses_an_illegal_action_is_refused() -> None:
+    doc, ruleset = _doc()
+
+    class Ruleset:
+        def __init__(self) -> None:
+            self.BOTS = {"bad": lambda view, legal, rng: {"type": "nonsense"}}
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(ruleset, name)
+
+    with pytest.raises(ValueError, match="not legal"):
+        bots.choose(Ruleset(), doc["state"], 0, "bad", 1)  # type: ignore[arg-type]
+    with pytest.raises(KeyError):
+        bots.choose(ruleset, doc["state"], 0, "genius", 1)
