@@ -207,15 +207,21 @@ class GameHost:
             seat = timers.due_seat(game.doc, self.clock()) if game.doc["status"] == "ACTIVE" else None
             if seat is None:
                 raise _NothingDue(min(game.doc.get("waiting", {}).values(), default=None))
+            lag = self.clock() - game.doc["waiting"][str(seat)]
             action, events = timers.bot_move(game.doc, game.ruleset, seat, game.version)
+            moved.append((lag, bool(events[0][1]["timed_out"])))
             state = game.doc["state"]
             events += [["g", e] for e in game.ruleset.apply(state, seat, action)]
             _count_action(game.doc, game.ruleset.is_over(state), game.ruleset.INFO.max_actions, events)
             return seat, action, events, lambda g: b""
 
+        moved: list[tuple[float, bool]] = []  # (lag, timed out) of the move decided last
         for _ in range(MAX_BOT_MOVES):
             try:
                 await self._transact(game_id, None, "", decide)
+                if moved and self.observer is not None:
+                    self.observer.bot_played(*moved[-1])
+                moved.clear()
             except _NothingDue as nothing:
                 return nothing.due
             except NotFound:

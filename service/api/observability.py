@@ -115,6 +115,13 @@ class Metrics:
                              "of this service)", ("transport",), registry=r)
         self.http_refusals = Counter("tabletop_http_refusals", "HTTP connections and watches refused or cut, by reason",
                                      ("reason",), registry=r)
+        # Bot seats and turn timers (timers.py; issue 16).
+        self.bot_moves = Counter("tabletop_bot_moves", "Decisions made by bots, by cause (bot_seat, timeout)",
+                                 ("cause",), registry=r)
+        self.timer_lag = Histogram("tabletop_timer_lag_seconds", "From a decision's due time to its bot move",
+                                   buckets=(.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30), registry=r)
+        self.timer_sweep_errors = Counter("tabletop_timer_sweep_errors", "Sweeps that failed (Redis away); their "
+                                          "claims run out and are taken again", registry=r)
 
 
 class HostObserver:
@@ -142,6 +149,11 @@ class HostObserver:
     def conflict(self, game_id: str) -> None:
         """A compare-and-set lost a race and will be retried on fresh state."""
         self.metrics.cas_conflicts.inc()
+
+    def bot_played(self, lag: float, timed_out: bool) -> None:
+        """A bot made a due decision ``lag`` seconds after its due time."""
+        self.metrics.bot_moves.labels("timeout" if timed_out else "bot_seat").inc()
+        self.metrics.timer_lag.observe(max(0.0, lag))
 
     def replayed(self, game_id: str) -> None:
         """A request id was seen before: its remembered response is returned."""

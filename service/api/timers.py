@@ -104,10 +104,10 @@ class Sweeper:
     (Redis away, a bug) leaves the claim to run out and be taken again, so nothing is lost."""
 
     def __init__(self, index: Any, play_due: Callable[[str], Any], poll: float, lease: float, batch: int,
-                 clock: Callable[[], float] = time.time, on_fired: Callable[[float], None] | None = None) -> None:
+                 clock: Callable[[], float] = time.time, on_error: Callable[[], None] | None = None) -> None:
         self.index, self.play_due = index, play_due
         self.poll, self.lease, self.batch, self.clock = poll, lease, batch, clock
-        self.on_fired = on_fired  # metrics: called with the lag (now - due) of each fired decision
+        self.on_error = on_error  # metrics: a failed sweep
 
     async def run(self) -> None:
         """Sweep until cancelled."""
@@ -118,6 +118,8 @@ class Sweeper:
                 raise
             except Exception:  # logged; the claims run out and are taken again
                 log.exception("timer sweep failed; retrying")
+                if self.on_error is not None:
+                    self.on_error()
             await asyncio.sleep(self.poll)
 
     async def sweep(self) -> int:

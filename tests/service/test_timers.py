@@ -257,3 +257,57 @@ def test_a_bot_that_chooses_an_illegal_action_is_refused() -> None:
         bots.choose(Ruleset(), doc["state"], 0, "bad", 1)  # type: ignore[arg-type]
     with pytest.raises(KeyError):
         bots.choose(ruleset, doc["state"], 0, "genius", 1)
+
+
+def test_a_sweep_that_fails_is_counted_and_the_due_game_is_played_once_redis_is_back() -> None:
+    """Redis away while a decision is due: the sweep fails (counted), nothing is dropped, and the
+    game is played at the first sweep after Redis returns."""
+    import asyncio
+
+    class Index:
+        def __init__(self) -> None:
+            self.down, self.entries = 3, {"g1": 1.0}
+            self.released: list[str] = []
+
+        async def claim(self, now: float, lease_end: float, limit: int) -> list[tuple[str, int]]:
+            if self.down:
+                self.down -= 1
+                raise ConnectionError("Redis is away")
+            claimed = [(g, int(lease_end)) for g, due in self.entries.items() if due <= now]
+            for g, _ in claimed:
+                del self.entries[g]
+            return claimed
+
+        async def schedule(self, game_id: str, due: float) -> None:
+            self.entries[game_id] = due
+
+        async def release(self, game_id: str, lease: int) -> None:
+            self.released.append(game_id)
+
+    index, played, errors = Index(), [], []
+
+    async def play_due(game_id: str) -> float | None:
+        played.append(game_id)
+        return None
+
+    sweeper = timers.Sweeper(index, play_due, poll=0.001, lease=5, batch=10, clock=lambda: 2.0,
+                             on_error=lambda: errors.append(1))
+
+    async def run() -> None:
+        task = asyncio.ensure_future(sweeper.run())
+        await asyncio.sleep(0.2)
+        task.cancel()
+    asyncio.run(run())
+    assert len(errors) == 3 and played == ["g1"] and index.released == ["g1"]
+
+
+def test_bot_moves_and_their_lag_are_in_the_metrics(fast_server: GrpcServer) -> None:
+    channel, stub = _stub(fast_server)
+    metrics = fast_server.running.metrics
+    before = metrics.bot_moves.labels("bot_seat")._value.get()
+    with channel:
+        created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, seed=4,
+                                                        bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(2)]))
+        _wait(stub, created.game.name, lambda g: g.game.version > 5, 10)
+    assert metrics.bot_moves.labels("bot_seat")._value.get() > before
+    assert metrics.timer_lag._sum.get() >= 0
