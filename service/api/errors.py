@@ -55,6 +55,7 @@ class ServiceReason(StrEnum):
     STALE_VERSION = "STALE_VERSION"  # expected_version / If-Match is not the current version
     GAME_ALREADY_STARTED = "GAME_ALREADY_STARTED"  # JoinGame when every seat is taken
     SEAT_TAKEN = "SEAT_TAKEN"  # JoinGame.seat is occupied
+    NOT_A_BOT_SEAT = "NOT_A_BOT_SEAT"  # SetSeatBot takes back a seat no bot plays
     # ABORTED: lost races; retry.
     CONFLICT = "CONFLICT"  # too many concurrent writers to one game
     ID_COLLISION = "ID_COLLISION"  # no free game id found (practically never)

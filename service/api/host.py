@@ -38,7 +38,7 @@ from service.api.errors import (
     Unauthenticated,
 )
 from service.config import Config
-from service.engine import bots, registry
+from service.engine import registry
 from service.engine.errors import EngineReason, RuleError
 from service.engine.replay import new_game
 from service.engine.ruleset import Ruleset
@@ -84,8 +84,8 @@ class GameHost:
         if len(req.display_names) > req.seat_count:
             raise InvalidArgument(ServiceReason.TOO_MANY_NAMES, "Give at most one display name per seat.", field="display_names")
         names = [n.strip() for n in req.display_names]
-        seat_bots = _seat_bots(req, ruleset, len(names))
-        timer = _timer(req, ruleset)
+        seat_bots = timers.seat_bots(req, ruleset, len(names))
+        timer = timers.turn_timer(req, ruleset)
         options = ruleset.decode_options(_options(req, ruleset))
         seed = req.seed if req.HasField("seed") else secrets.randbits(63)
         max_actions = _max_actions(req, info.max_actions)
@@ -137,6 +137,9 @@ class GameHost:
             seats[seat] = {"name": name, "token": digest}
             credential[:] = [game_pb2.SeatCredential(seat=seat, player_token=token)]
             events: list[Any] = [["l", {"kind": "SEAT_JOINED", "seat": seat, "name": name}]]
+            if req.bot:
+                game.doc.setdefault("bots", {})[str(seat)] = timers.offered_bot(game.ruleset, req.bot, "bot")
+                events.append(["l", {"kind": "SEAT_TAKEN_OVER", "seat": seat, "bot": req.bot}])
             if None not in seats:
                 game.doc["status"] = "ACTIVE"
                 events.append(["l", {"kind": "STARTED"}])
@@ -200,29 +203,38 @@ class GameHost:
                                                fingerprint=fingerprint)
         return response
 
+    async def set_seat_bot(self, req: svc.SetSeatBotRequest, token: str | None) -> svc.SetSeatBotResponse:
+        """Hand the caller's seat to a bot, or take it back; its decision's clock starts again."""
+        parsed = auth.parse(_required(token))
+
+        def decide(game: Game, seat: int | None) -> Decision:
+            assert seat is not None
+            _check_active(game.doc)
+            return seat, None, [["l", timers.hand_over(game.doc, game.ruleset, seat, req.bot)]], lambda g: b""
+
+        game = await self._transact(_game_id(req.name), parsed, "", decide)
+        return svc.SetSeatBotResponse(game=convert.game(game.doc, game.version, game.ruleset))
+
     async def play_due(self, game_id: str) -> float | None:
         """Make every decision of the game that is due now with its bot (the sweeper's call,
         ``timers.py``); the next due time, or None when nothing more is timed."""
+        moved: list[tuple[float, bool]] = []  # (lag, timed out) of the move decided last
+
         def decide(game: Game, _seat: int | None) -> Decision:
-            seat = timers.due_seat(game.doc, self.clock()) if game.doc["status"] == "ACTIVE" else None
-            if seat is None:
-                raise _NothingDue(min(game.doc.get("waiting", {}).values(), default=None))
-            lag = self.clock() - game.doc["waiting"][str(seat)]
-            action, events = timers.bot_move(game.doc, game.ruleset, seat, game.version)
+            seat, action, events, lag = timers.due_decision(game.doc, game.ruleset, game.version, self.clock())
             moved.append((lag, bool(events[0][1]["timed_out"])))
             state = game.doc["state"]
             events += [["g", e] for e in game.ruleset.apply(state, seat, action)]
             _count_action(game.doc, game.ruleset.is_over(state), game.ruleset.INFO.max_actions, events)
             return seat, action, events, lambda g: b""
 
-        moved: list[tuple[float, bool]] = []  # (lag, timed out) of the move decided last
         for _ in range(MAX_BOT_MOVES):
             try:
                 await self._transact(game_id, None, "", decide)
                 if moved and self.observer is not None:
                     self.observer.bot_played(*moved[-1])
                 moved.clear()
-            except _NothingDue as nothing:
+            except timers.NothingDue as nothing:
                 return nothing.due
             except NotFound:
                 return None  # expired meanwhile
@@ -345,43 +357,6 @@ def _options(req: svc.CreateGameRequest, ruleset: Ruleset) -> Any:
                               f"Options for {ruleset.INFO.id} go in `options.{ruleset.INFO.proto_field}`.",
                               field="options")
     return getattr(req.options, ruleset.INFO.proto_field)
-
-
-class _NothingDue(Exception):
-    """``play_due`` found no decision due (another replica or the seat made it); ``due``: the next one."""
-
-    def __init__(self, due: float | None) -> None:
-        super().__init__()
-        self.due = due
-
-
-def _seat_bots(req: svc.CreateGameRequest, ruleset: Ruleset, named: int) -> dict[str, str]:
-    """``{seat: bot}`` of CreateGameRequest.bots: seats past the named ones, each once, bots the ruleset has."""
-    offered = bots.bots_of(ruleset)
-    out: dict[str, str] = {}
-    for entry in req.bots:
-        if not named <= entry.seat < req.seat_count:
-            raise InvalidArgument(ServiceReason.SEAT_OUT_OF_RANGE, f"A bot's seat is {named} to {req.seat_count - 1} "
-                                  "(the seats without a display name).", field="bots")
-        if str(entry.seat) in out:
-            raise InvalidArgument(ServiceReason.SEAT_TAKEN, f"Seat {entry.seat} is given two bots.", field="bots")
-        if entry.bot not in offered:
-            raise InvalidArgument(ServiceReason.UNKNOWN_BOT, f"No bot {entry.bot!r} for {ruleset.INFO.id}; "
-                                  f"offered: {', '.join(sorted(offered))}.", field="bots")
-        out[str(entry.seat)] = entry.bot
-    return out
-
-
-def _timer(req: svc.CreateGameRequest, ruleset: Ruleset) -> dict[str, Any] | None:
-    """The stored TurnTimer (None: no time limit)."""
-    if not req.HasField("turn_timer"):
-        return None
-    timer = req.turn_timer
-    bot = timer.bot or bots.DEFAULT_BOT
-    if bot not in bots.bots_of(ruleset):
-        raise InvalidArgument(ServiceReason.UNKNOWN_BOT, f"No bot {bot!r} for {ruleset.INFO.id}; offered: "
-                              f"{', '.join(sorted(bots.bots_of(ruleset)))}.", field="turn_timer.bot")
-    return {"seconds": timer.decision_seconds, "bot": bot, "takeover_after": timer.takeover_after}
 
 
 def _game_id(name: str) -> str:

@@ -17,7 +17,7 @@ from service.api.interceptors import Context
 from service.engine import registry
 
 # The methods that read the caller's player token (a malformed one is refused before their fields).
-AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "WatchGame", "GetGameLog"})
+AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "WatchGame", "GetGameLog", "SetSeatBot"})
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
@@ -46,6 +46,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def SubmitAction(self, request: svc.SubmitActionRequest,  # type: ignore[override]
                            context: Context) -> bytes:
         return await self.host.submit(request, _token(context))  # already serialized (see GameHost.submit)
+
+    async def SetSeatBot(self, request: svc.SetSeatBotRequest, context: Context) -> svc.SetSeatBotResponse:
+        return await self.host.set_seat_bot(request, _token(context))
 
     async def WatchGame(self, request: svc.WatchGameRequest,
                         context: Context) -> AsyncIterator[svc.WatchGameResponse]:

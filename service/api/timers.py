@@ -27,6 +27,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from tabletop.v1 import game_service_pb2 as svc
+
+from service.api.errors import FailedPrecondition, InvalidArgument, ServiceReason
 from service.engine import bots
 from service.engine.ruleset import Ruleset
 
@@ -90,6 +93,69 @@ def person_acted(doc: dict[str, Any], seat: int) -> None:
     strikes = doc.get("strikes")
     if strikes:
         strikes.pop(str(seat), None)
+
+
+def due_decision(doc: dict[str, Any], ruleset: Ruleset, version: int, now: float) -> tuple[int, Any, list[Any], float]:
+    """The first due decision, made by its bot: (seat, action, lifecycle events, lag after its due time);
+    raises :class:`NothingDue` (with the next due time) when none is due."""
+    seat = due_seat(doc, now) if doc["status"] == "ACTIVE" else None
+    if seat is None:
+        raise NothingDue(min(doc.get("waiting", {}).values(), default=None))
+    lag = now - doc["waiting"][str(seat)]
+    action, events = bot_move(doc, ruleset, seat, version)
+    return seat, action, events, lag
+
+
+def hand_over(doc: dict[str, Any], ruleset: Ruleset, seat: int, bot: str) -> dict[str, Any]:
+    """SetSeatBot: ``bot`` plays the seat from now on, or (empty) its person again; the lifecycle event."""
+    seat_bots = doc.setdefault("bots", {})
+    key = str(seat)
+    person_acted(doc, seat)
+    if bot:
+        seat_bots[key] = offered_bot(ruleset, bot, "bot")
+        return {"kind": "SEAT_TAKEN_OVER", "seat": seat, "bot": bot}
+    if seat_bots.pop(key, None) is None:
+        raise FailedPrecondition(ServiceReason.NOT_A_BOT_SEAT, f"Seat {seat} is not played by a bot.")
+    return {"kind": "SEAT_TAKEN_BACK", "seat": seat}
+
+
+class NothingDue(Exception):
+    """``GameHost.play_due`` found no decision due (another replica or the seat made it); ``due``: the next one."""
+
+    def __init__(self, due: float | None) -> None:
+        super().__init__()
+        self.due = due
+
+
+def seat_bots(req: svc.CreateGameRequest, ruleset: Ruleset, named: int) -> dict[str, str]:
+    """``{seat: bot}`` of CreateGameRequest.bots: seats past the named ones, each once, bots the ruleset has."""
+    out: dict[str, str] = {}
+    for entry in req.bots:
+        if not named <= entry.seat < req.seat_count:
+            raise InvalidArgument(ServiceReason.SEAT_OUT_OF_RANGE, f"A bot's seat is {named} to {req.seat_count - 1} "
+                                  "(the seats without a display name).", field="bots")
+        if str(entry.seat) in out:
+            raise InvalidArgument(ServiceReason.SEAT_TAKEN, f"Seat {entry.seat} is given two bots.", field="bots")
+        out[str(entry.seat)] = offered_bot(ruleset, entry.bot, "bots")
+    return out
+
+
+def offered_bot(ruleset: Ruleset, bot: str, field: str) -> str:
+    """``bot`` when the ruleset offers it (else INVALID_ARGUMENT UNKNOWN_BOT naming the offered ones)."""
+    offered = bots.bots_of(ruleset)
+    if bot not in offered:
+        raise InvalidArgument(ServiceReason.UNKNOWN_BOT, f"No bot {bot!r} for {ruleset.INFO.id}; "
+                              f"offered: {', '.join(sorted(offered))}.", field=field)
+    return bot
+
+
+def turn_timer(req: svc.CreateGameRequest, ruleset: Ruleset) -> dict[str, Any] | None:
+    """The stored TurnTimer (None: no time limit)."""
+    if not req.HasField("turn_timer"):
+        return None
+    timer = req.turn_timer
+    bot = offered_bot(ruleset, timer.bot or bots.DEFAULT_BOT, "turn_timer.bot")
+    return {"seconds": timer.decision_seconds, "bot": bot, "takeover_after": timer.takeover_after}
 
 
 def _seed(game_seed: int, version: int, seat: int) -> int:

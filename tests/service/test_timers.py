@@ -311,3 +311,44 @@ def test_bot_moves_and_their_lag_are_in_the_metrics(fast_server: GrpcServer) -> 
         _wait(stub, created.game.name, lambda g: g.game.version > 5, 10)
     assert metrics.bot_moves.labels("bot_seat")._value.get() > before
     assert metrics.timer_lag._sum.get() >= 0
+
+
+def test_a_seat_handed_to_a_bot_is_played_by_it_and_taken_back_with_the_same_token(fast_server: GrpcServer) -> None:
+    channel, stub = _stub(fast_server)
+    with channel:
+        created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, seed=8,
+                                                        display_names=["ann", "bob"]))
+        name, tokens = created.game.name, {c.seat: c.player_token for c in created.credentials}
+        handed = stub.SetSeatBot(svc.SetSeatBotRequest(name=name, bot="random"), metadata=bearer(tokens[1]))
+        assert [s.bot for s in handed.game.seats] == ["", "random"]
+        _wait(stub, name, lambda g: 1 not in {d.seat for d in g.game.deadlines}, 3)
+        assert [e.seat for _, e in _bot_entries(stub, name)] == [1]  # it kept bob's tickets; ann still thinks
+        back = stub.SetSeatBot(svc.SetSeatBotRequest(name=name), metadata=bearer(tokens[1]))
+        assert [s.bot for s in back.game.seats] == ["", ""]
+        kinds = [e.lifecycle.kind for p in read_all(stub, name) for entry in p.entries for e in entry.events
+                 if e.WhichOneof("kind") == "lifecycle"]
+        assert [k for k in kinds if k in (LIFECYCLE.KIND_SEAT_TAKEN_OVER, LIFECYCLE.KIND_SEAT_TAKEN_BACK)] == [
+            LIFECYCLE.KIND_SEAT_TAKEN_OVER, LIFECYCLE.KIND_SEAT_TAKEN_BACK]
+        with pytest.raises(grpc.RpcError) as err:  # no bot plays it now
+            stub.SetSeatBot(svc.SetSeatBotRequest(name=name), metadata=bearer(tokens[1]))
+        assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert error_info(err.value).reason == "NOT_A_BOT_SEAT"
+        with pytest.raises(grpc.RpcError) as err:
+            stub.SetSeatBot(svc.SetSeatBotRequest(name=name, bot="genius"), metadata=bearer(tokens[1]))
+        assert error_info(err.value).reason == "UNKNOWN_BOT"
+        with pytest.raises(grpc.RpcError) as err:
+            stub.SetSeatBot(svc.SetSeatBotRequest(name=name, bot="random"))
+        assert err.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_bot_can_join_an_open_seat_and_the_joiner_can_take_it_back(fast_server: GrpcServer) -> None:
+    channel, stub = _stub(fast_server)
+    with channel:
+        created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, seed=8,
+                                                        display_names=["ann"]))
+        joined = stub.JoinGame(svc.JoinGameRequest(name=created.game.name, display_name="robo", bot="random"))
+        assert joined.game.status == game_pb2.GAME_STATUS_ACTIVE and joined.game.seats[1].bot == "random"
+        _wait(stub, created.game.name, lambda g: 1 not in {d.seat for d in g.game.deadlines}, 3)
+        back = stub.SetSeatBot(svc.SetSeatBotRequest(name=created.game.name),
+                               metadata=bearer(joined.credential.player_token))
+        assert back.game.seats[1].bot == ""

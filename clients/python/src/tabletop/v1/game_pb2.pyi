@@ -628,7 +628,11 @@ class LifecycleEvent(_message.Message):
         move's own events follow at the same version.
         """
         KIND_SEAT_TAKEN_OVER: LifecycleEvent._Kind.ValueType  # 7
-        """After TurnTimer.takeover_after timed-out decisions in a row, the bot keeps `seat`."""
+        """A bot plays `seat` from now on: handed over (SetSeatBot), or kept after TurnTimer.takeover_after
+        timed-out decisions in a row.
+        """
+        KIND_SEAT_TAKEN_BACK: LifecycleEvent._Kind.ValueType  # 8
+        """The person plays `seat` again (SetSeatBot with no bot)."""
 
     class Kind(_Kind, metaclass=_KindEnumTypeWrapper):
         """What kind of change."""
@@ -650,7 +654,11 @@ class LifecycleEvent(_message.Message):
     move's own events follow at the same version.
     """
     KIND_SEAT_TAKEN_OVER: LifecycleEvent.Kind.ValueType  # 7
-    """After TurnTimer.takeover_after timed-out decisions in a row, the bot keeps `seat`."""
+    """A bot plays `seat` from now on: handed over (SetSeatBot), or kept after TurnTimer.takeover_after
+    timed-out decisions in a row.
+    """
+    KIND_SEAT_TAKEN_BACK: LifecycleEvent.Kind.ValueType  # 8
+    """The person plays `seat` again (SetSeatBot with no bot)."""
 
     KIND_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int

@@ -176,22 +176,28 @@ class JoinGameRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     display_name: _builtins.str
     """The display name shown to the other seats; leading and trailing spaces are dropped."""
     seat: _builtins.int
     """A specific open seat; the lowest open seat when absent."""
+    bot: _builtins.str
+    """A bot that plays the seat (empty: the caller plays it). The credential still comes back: with it the
+    seat can be taken back (SetSeatBot).
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         display_name: _builtins.str = ...,
         seat: _builtins.int | None = ...,
+        bot: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "display_name", b"display_name", "name", b"name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "display_name", b"display_name", "name", b"name", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -540,3 +546,53 @@ class GetGameLogResponse(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
 
 Global___GetGameLogResponse: _TypeAlias = GetGameLogResponse  # noqa: Y015
+
+@_typing.final
+class SetSeatBotRequest(_message.Message):
+    """Request for SetSeatBot. The seat is the caller's (its player token)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Resource name, "games/{game}"."""
+    bot: _builtins.str
+    """The bot that plays the seat from now on; empty: the caller plays it again."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetSeatBotRequest: _TypeAlias = SetSeatBotRequest  # noqa: Y015
+
+@_typing.final
+class SetSeatBotResponse(_message.Message):
+    """Response of SetSeatBot."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The game after the change."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.Game | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetSeatBotResponse: _TypeAlias = SetSeatBotResponse  # noqa: Y015

@@ -70,6 +70,11 @@ class GameServiceStub:
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_game__service__pb2.WatchGameResponse.FromString,
                 _registered_method=True)
+        self.SetSeatBot = channel.unary_unary(
+                '/tabletop.v1.GameService/SetSeatBot',
+                request_serializer=tabletop_dot_v1_dot_game__service__pb2.SetSeatBotRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_game__service__pb2.SetSeatBotResponse.FromString,
+                _registered_method=True)
         self.GetGameLog = channel.unary_unary(
                 '/tabletop.v1.GameService/GetGameLog',
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.GetGameLogRequest.SerializeToString,
@@ -130,6 +135,13 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetSeatBot(self, request, context):
+        """Hands the caller's seat to a bot (`bot`), or takes it back (`bot` empty): the seat's token stays valid.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetGameLog(self, request, context):
         """The action log as the caller may see it; complete, with the seed, once the game is over.
         """
@@ -174,6 +186,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.WatchGame,
                     request_deserializer=tabletop_dot_v1_dot_game__service__pb2.WatchGameRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_game__service__pb2.WatchGameResponse.SerializeToString,
+            ),
+            'SetSeatBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetSeatBot,
+                    request_deserializer=tabletop_dot_v1_dot_game__service__pb2.SetSeatBotRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_game__service__pb2.SetSeatBotResponse.SerializeToString,
             ),
             'GetGameLog': grpc.unary_unary_rpc_method_handler(
                     servicer.GetGameLog,
@@ -371,6 +388,33 @@ class GameService:
             '/tabletop.v1.GameService/WatchGame',
             tabletop_dot_v1_dot_game__service__pb2.WatchGameRequest.SerializeToString,
             tabletop_dot_v1_dot_game__service__pb2.WatchGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetSeatBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/SetSeatBot',
+            tabletop_dot_v1_dot_game__service__pb2.SetSeatBotRequest.SerializeToString,
+            tabletop_dot_v1_dot_game__service__pb2.SetSeatBotResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -53,6 +53,8 @@ class GameServiceStub:
     """Applies one action for the caller's seat."""
     WatchGame: _grpc.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]
     """Streams every event after `from_version`, projected for the caller."""
+    SetSeatBot: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SetSeatBotRequest, _game_service_pb2.SetSeatBotResponse]
+    """Hands the caller's seat to a bot (`bot`), or takes it back (`bot` empty): the seat's token stays valid."""
     GetGameLog: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameLogRequest, _game_service_pb2.GetGameLogResponse]
     """The action log as the caller may see it; complete, with the seed, once the game is over."""
 
@@ -75,6 +77,8 @@ class GameServiceAsyncStub(GameServiceStub):
     """Applies one action for the caller's seat."""
     WatchGame: _aio.UnaryStreamMultiCallable[_game_service_pb2.WatchGameRequest, _game_service_pb2.WatchGameResponse]  # type: ignore[assignment]
     """Streams every event after `from_version`, projected for the caller."""
+    SetSeatBot: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SetSeatBotRequest, _game_service_pb2.SetSeatBotResponse]  # type: ignore[assignment]
+    """Hands the caller's seat to a bot (`bot`), or takes it back (`bot` empty): the seat's token stays valid."""
     GetGameLog: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameLogRequest, _game_service_pb2.GetGameLogResponse]  # type: ignore[assignment]
     """The action log as the caller may see it; complete, with the seed, once the game is over."""
 
@@ -136,6 +140,14 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_game_service_pb2.WatchGameResponse], _abc.AsyncIterator[_game_service_pb2.WatchGameResponse]]:
         """Streams every event after `from_version`, projected for the caller."""
+
+    @_abc_1.abstractmethod
+    def SetSeatBot(
+        self,
+        request: _game_service_pb2.SetSeatBotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.SetSeatBotResponse, _abc.Awaitable[_game_service_pb2.SetSeatBotResponse]]:
+        """Hands the caller's seat to a bot (`bot`), or takes it back (`bot` empty): the seat's token stays valid."""
 
     @_abc_1.abstractmethod
     def GetGameLog(
