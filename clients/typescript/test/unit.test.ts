@@ -112,6 +112,7 @@ test("the generated service names every RPC of the contract", () => {
     GameService.methods.map((m) => m.name),
     [
       "ListRulesets",
+      "GetRuleset",
       "CreateGame",
       "JoinGame",
       "GetGame",

@@ -14,15 +14,19 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import { file_tabletop_v1_field_rules } from "./field_rules_pb.js";
+import type { BangCatalog } from "./bang_pb.js";
+import { file_tabletop_v1_bang } from "./bang_pb.js";
 import type { Action, Event, Game, GameOptions, LogEntry, Ruleset, SeatBot, SeatCredential, Snapshot, TurnTimer, View } from "./game_pb.js";
 import { file_tabletop_v1_game } from "./game_pb.js";
+import type { TtrEuropeCatalog } from "./ttr_europe_pb.js";
+import { file_tabletop_v1_ttr_europe } from "./ttr_europe_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tabletop/v1/game_service.proto.
  */
 export const file_tabletop_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch50YWJsZXRvcC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC3RhYmxldG9wLnYxIhUKE0xpc3RSdWxlc2V0c1JlcXVlc3QiPgoUTGlzdFJ1bGVzZXRzUmVzcG9uc2USJgoIcnVsZXNldHMYASADKAsyFC50YWJsZXRvcC52MS5SdWxlc2V0IsMHChFDcmVhdGVHYW1lUmVxdWVzdBIqCgdydWxlc2V0GAEgASgJQhniQQEC0oAZEQoPVU5LTk9XTl9SVUxFU0VUEikKB29wdGlvbnMYAiABKAsyGC50YWJsZXRvcC52MS5HYW1lT3B0aW9ucxKLAQoKc2VhdF9jb3VudBgDIAEoBUJ34kEBAtKAGW8KEklOVkFMSURfU0VBVF9DT1VOVCgCMAhKVXNlYXRfY291bnQgaXMgMiB0byA4LCB3aXRoaW4gdGhlIHJ1bGVzZXQncyBvd24gYm91bmRzIGFuZCBzZWF0IHJhbmdlcyAoTGlzdFJ1bGVzZXRzKS4SqgMKDWRpc3BsYXlfbmFtZXMYBCADKAlCkgPSgBmNAwoUSU5WQUxJRF9ESVNQTEFZX05BTUUQARhAIvIBXlsgXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMF0qW14gXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMFx1MDAwMC1cdTAwMWZcdTAwN2YtXHUwMDlmXHUyMDBiLVx1MjAwZlx1MjAyOC1cdTIwMmVcdTIwNjAtXHUyMDZmXHVmZWZmXVteXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdKiQ4CEIOVE9PX01BTllfTkFNRVNKakEgZGlzcGxheSBuYW1lIGlzIDEgdG8gNjQgY2hhcmFjdGVycywgbm90IG9ubHkgc3BhY2VzLCB3aXRob3V0IGNvbnRyb2wgb3IgaW52aXNpYmxlIGZvcm1hdHRpbmcgY2hhcmFjdGVycy4SEQoEc2VlZBgFIAEoBEgAiAEBEncKC21heF9hY3Rpb25zGAYgASgFQl3SgBlZChNJTlZBTElEX01BWF9BQ1RJT05TKAEw0A9KPW1heF9hY3Rpb25zIGlzIDEgdG8gdGhlIHJ1bGVzZXQncyBtYXhfYWN0aW9ucyAoTGlzdFJ1bGVzZXRzKS5IAYgBARJLCgRib3RzGAcgAygLMhQudGFibGV0b3AudjEuU2VhdEJvdEIn0oAZIwoQSU5WQUxJRF9CT1RfTkFNRTgIQg1UT09fTUFOWV9CT1RTEioKCnR1cm5fdGltZXIYCCABKAsyFi50YWJsZXRvcC52MS5UdXJuVGltZXJCBwoFX3NlZWRCDgoMX21heF9hY3Rpb25zImcKEkNyZWF0ZUdhbWVSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIwCgtjcmVkZW50aWFscxgCIAMoCzIbLnRhYmxldG9wLnYxLlNlYXRDcmVkZW50aWFsIqUFCg9Kb2luR2FtZVJlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhKbAwoMZGlzcGxheV9uYW1lGAIgASgJQoQD4kEBAtKAGfsCChRJTlZBTElEX0RJU1BMQVlfTkFNRRABGEAi8gFeWyBcdTAwYTBcdTE2ODBcdTIwMDAtXHUyMDBhXHUyMDJmXHUyMDVmXHUzMDAwXSpbXiBcdTAwYTBcdTE2ODBcdTIwMDAtXHUyMDBhXHUyMDJmXHUyMDVmXHUzMDAwXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdW15cdTAwMDAtXHUwMDFmXHUwMDdmLVx1MDA5Zlx1MjAwYi1cdTIwMGZcdTIwMjgtXHUyMDJlXHUyMDYwLVx1MjA2Zlx1ZmVmZl0qJEpqQSBkaXNwbGF5IG5hbWUgaXMgMSB0byA2NCBjaGFyYWN0ZXJzLCBub3Qgb25seSBzcGFjZXMsIHdpdGhvdXQgY29udHJvbCBvciBpbnZpc2libGUgZm9ybWF0dGluZyBjaGFyYWN0ZXJzLhJfCgRzZWF0GAMgASgFQkzSgBlIChFTRUFUX09VVF9PRl9SQU5HRSgAMAdKL1NlYXRzIGFyZSAwIHRvIHRoZSBnYW1lJ3Mgc2VhdCBjb3VudCBtaW51cyBvbmUuSACIAQFCBwoFX3NlYXQiZAoQSm9pbkdhbWVSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIvCgpjcmVkZW50aWFsGAIgASgLMhsudGFibGV0b3AudjEuU2VhdENyZWRlbnRpYWwinAEKDkdldEdhbWVSZXF1ZXN0EokBCgRuYW1lGAEgASgJQnviQQEC0oAZcwoMSU5WQUxJRF9OQU1FIhZeZ2FtZXMvW2EtejAtOV17MSw2NH0kSktBIGdhbWUgbmFtZSBsb29rcyBsaWtlICdnYW1lcy88aWQ+JyAoMSB0byA2NCBsb3dlcmNhc2UgbGV0dGVycyBhbmQgZGlnaXRzKS4ifQoPR2V0R2FtZVJlc3BvbnNlEh8KBGdhbWUYASABKAsyES50YWJsZXRvcC52MS5HYW1lEhgKC3ZpZXdlcl9zZWF0GAIgASgFSACIAQESHwoEdmlldxgDIAEoCzIRLnRhYmxldG9wLnYxLlZpZXdCDgoMX3ZpZXdlcl9zZWF0IqUBChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBKJAQoEbmFtZRgBIAEoCUJ74kEBAtKAGXMKDElOVkFMSURfTkFNRSIWXmdhbWVzL1thLXowLTldezEsNjR9JEpLQSBnYW1lIG5hbWUgbG9va3MgbGlrZSAnZ2FtZXMvPGlkPicgKDEgdG8gNjQgbG93ZXJjYXNlIGxldHRlcnMgYW5kIGRpZ2l0cykuIlEKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiQKB2FjdGlvbnMYAiADKAsyEy50YWJsZXRvcC52MS5BY3Rpb24iyQMKE1N1Ym1pdEFjdGlvblJlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhKSAQoGYWN0aW9uGAIgASgLMhMudGFibGV0b3AudjEuQWN0aW9uQm3iQQEC0oAZZQoNV1JPTkdfUlVMRVNFVEpUU2VuZCB0aGUgYWN0aW9uIGluIHRoZSBmaWVsZCBvZiB0aGUgZ2FtZSdzIHJ1bGVzZXQsIGZvciBleGFtcGxlIGBhY3Rpb24udHRyX2V1cm9wZWAuEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKANIAIgBARJdCgpyZXF1ZXN0X2lkGAQgASgJQknSgBlFChNSRVFVRVNUX0lEX1RPT19MT05HGIABSitVc2UgYSByZXF1ZXN0X2lkIG9mIGF0IG1vc3QgMTI4IGNoYXJhY3RlcnMuQhMKEV9leHBlY3RlZF92ZXJzaW9uInwKFFN1Ym1pdEFjdGlvblJlc3BvbnNlEh8KBGdhbWUYASABKAsyES50YWJsZXRvcC52MS5HYW1lEh8KBHZpZXcYAiABKAsyES50YWJsZXRvcC52MS5WaWV3EiIKBmV2ZW50cxgDIAMoCzISLnRhYmxldG9wLnYxLkV2ZW50IrQBChBXYXRjaEdhbWVSZXF1ZXN0EokBCgRuYW1lGAEgASgJQnviQQEC0oAZcwoMSU5WQUxJRF9OQU1FIhZeZ2FtZXMvW2EtejAtOV17MSw2NH0kSktBIGdhbWUgbmFtZSBsb29rcyBsaWtlICdnYW1lcy88aWQ+JyAoMSB0byA2NCBsb3dlcmNhc2UgbGV0dGVycyBhbmQgZGlnaXRzKS4SFAoMZnJvbV92ZXJzaW9uGAIgASgDInEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIgoGZXZlbnRzGAIgAygLMhIudGFibGV0b3AudjEuRXZlbnQSJwoIc25hcHNob3QYAyABKAsyFS50YWJsZXRvcC52MS5TbmFwc2hvdCL3AgoRR2V0R2FtZUxvZ1JlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhJLCglwYWdlX3NpemUYAiABKAVCONKAGTQKEUlOVkFMSURfUEFHRV9TSVpFKABKHXBhZ2Vfc2l6ZSBjYW5ub3QgYmUgbmVnYXRpdmUuEogBCgpwYWdlX3Rva2VuGAMgASgJQnTSgBlwChJJTlZBTElEX1BBR0VfVE9LRU4YbyIQXltBLVphLXowLTlfLV0qJEpGUGFzcyBiYWNrIHRoZSBuZXh0X3BhZ2VfdG9rZW4gb2YgYSBHZXRHYW1lTG9nIGNhbGwgZm9yIHRoaXMgc2FtZSBnYW1lLiKDAQoSR2V0R2FtZUxvZ1Jlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS50YWJsZXRvcC52MS5Mb2dFbnRyeRIRCgRzZWVkGAIgASgESACIAQESEAoIY29tcGxldGUYAyABKAgSFwoPbmV4dF9wYWdlX3Rva2VuGAQgASgJQgcKBV9zZWVkMo4HCgtHYW1lU2VydmljZRJpCgxMaXN0UnVsZXNldHMSIC50YWJsZXRvcC52MS5MaXN0UnVsZXNldHNSZXF1ZXN0GiEudGFibGV0b3AudjEuTGlzdFJ1bGVzZXRzUmVzcG9uc2UiFILT5JMCDhIML3YxL3J1bGVzZXRzEmMKCkNyZWF0ZUdhbWUSHi50YWJsZXRvcC52MS5DcmVhdGVHYW1lUmVxdWVzdBofLnRhYmxldG9wLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOOgEqIgkvdjEvZ2FtZXMSawoISm9pbkdhbWUSHC50YWJsZXRvcC52MS5Kb2luR2FtZVJlcXVlc3QaHS50YWJsZXRvcC52MS5Kb2luR2FtZVJlc3BvbnNlIiKC0+STAhw6ASoiFy92MS97bmFtZT1nYW1lcy8qfTpqb2luEmAKB0dldEdhbWUSGy50YWJsZXRvcC52MS5HZXRHYW1lUmVxdWVzdBocLnRhYmxldG9wLnYxLkdldEdhbWVSZXNwb25zZSIagtPkkwIUEhIvdjEve25hbWU9Z2FtZXMvKn0SiAEKEExpc3RMZWdhbEFjdGlvbnMSJC50YWJsZXRvcC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBolLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZSIngtPkkwIhEh8vdjEve25hbWU9Z2FtZXMvKn06bGVnYWxBY3Rpb25zEnYKDFN1Ym1pdEFjdGlvbhIgLnRhYmxldG9wLnYxLlN1Ym1pdEFjdGlvblJlcXVlc3QaIS50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEve25hbWU9Z2FtZXMvKn06YWN0Em4KCVdhdGNoR2FtZRIdLnRhYmxldG9wLnYxLldhdGNoR2FtZVJlcXVlc3QaHi50YWJsZXRvcC52MS5XYXRjaEdhbWVSZXNwb25zZSIggtPkkwIaEhgvdjEve25hbWU9Z2FtZXMvKn06d2F0Y2gwARJtCgpHZXRHYW1lTG9nEh4udGFibGV0b3AudjEuR2V0R2FtZUxvZ1JlcXVlc3QaHy50YWJsZXRvcC52MS5HZXRHYW1lTG9nUmVzcG9uc2UiHoLT5JMCGBIWL3YxL3tuYW1lPWdhbWVzLyp9L2xvZ0KWAQoPZGV2LnRhYmxldG9wLnYxQhBHYW1lU2VydmljZVByb3RvUAFaLnRhYmxldG9wLmRldi9jbGllbnRzL2dvL3RhYmxldG9wL3YxO3RhYmxldG9wdjGiAgRUVFYxqgILVGFibGV0b3AuVjG6AgxUYWJsZXRvcF9WMV/KAgtUYWJsZXRvcFxWMeoCDFRhYmxldG9wOjpWMWIGcHJvdG8z", [file_google_api_annotations, file_google_api_field_behavior, file_tabletop_v1_field_rules, file_tabletop_v1_game]);
+  fileDesc("Ch50YWJsZXRvcC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC3RhYmxldG9wLnYxIhUKE0xpc3RSdWxlc2V0c1JlcXVlc3QiPgoUTGlzdFJ1bGVzZXRzUmVzcG9uc2USJgoIcnVsZXNldHMYASADKAsyFC50YWJsZXRvcC52MS5SdWxlc2V0ItMBChFHZXRSdWxlc2V0UmVxdWVzdBK9AQoEbmFtZRgBIAEoCUKuAeJBAQLSgBmlAQoMSU5WQUxJRF9OQU1FIhpecnVsZXNldHMvW2EtejAtOS1dezEsNjR9JEp5QSBydWxlc2V0IG5hbWUgbG9va3MgbGlrZSAncnVsZXNldHMvPGlkPicgKDEgdG8gNjQgbG93ZXJjYXNlIGxldHRlcnMsIGRpZ2l0cyBhbmQgJy0nKSwgZm9yIGV4YW1wbGUgJ3J1bGVzZXRzL3R0ci1ldXJvcGUnLiKzAQoSR2V0UnVsZXNldFJlc3BvbnNlEiUKB3J1bGVzZXQYASABKAsyFC50YWJsZXRvcC52MS5SdWxlc2V0EgwKBGV0YWcYAiABKAkSMwoKdHRyX2V1cm9wZRgDIAEoCzIdLnRhYmxldG9wLnYxLlR0ckV1cm9wZUNhdGFsb2dIABIoCgRiYW5nGAQgASgLMhgudGFibGV0b3AudjEuQmFuZ0NhdGFsb2dIAEIJCgdjYXRhbG9nIsMHChFDcmVhdGVHYW1lUmVxdWVzdBIqCgdydWxlc2V0GAEgASgJQhniQQEC0oAZEQoPVU5LTk9XTl9SVUxFU0VUEikKB29wdGlvbnMYAiABKAsyGC50YWJsZXRvcC52MS5HYW1lT3B0aW9ucxKLAQoKc2VhdF9jb3VudBgDIAEoBUJ34kEBAtKAGW8KEklOVkFMSURfU0VBVF9DT1VOVCgCMAhKVXNlYXRfY291bnQgaXMgMiB0byA4LCB3aXRoaW4gdGhlIHJ1bGVzZXQncyBvd24gYm91bmRzIGFuZCBzZWF0IHJhbmdlcyAoTGlzdFJ1bGVzZXRzKS4SqgMKDWRpc3BsYXlfbmFtZXMYBCADKAlCkgPSgBmNAwoUSU5WQUxJRF9ESVNQTEFZX05BTUUQARhAIvIBXlsgXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMF0qW14gXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMFx1MDAwMC1cdTAwMWZcdTAwN2YtXHUwMDlmXHUyMDBiLVx1MjAwZlx1MjAyOC1cdTIwMmVcdTIwNjAtXHUyMDZmXHVmZWZmXVteXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdKiQ4CEIOVE9PX01BTllfTkFNRVNKakEgZGlzcGxheSBuYW1lIGlzIDEgdG8gNjQgY2hhcmFjdGVycywgbm90IG9ubHkgc3BhY2VzLCB3aXRob3V0IGNvbnRyb2wgb3IgaW52aXNpYmxlIGZvcm1hdHRpbmcgY2hhcmFjdGVycy4SEQoEc2VlZBgFIAEoBEgAiAEBEncKC21heF9hY3Rpb25zGAYgASgFQl3SgBlZChNJTlZBTElEX01BWF9BQ1RJT05TKAEw0A9KPW1heF9hY3Rpb25zIGlzIDEgdG8gdGhlIHJ1bGVzZXQncyBtYXhfYWN0aW9ucyAoTGlzdFJ1bGVzZXRzKS5IAYgBARJLCgRib3RzGAcgAygLMhQudGFibGV0b3AudjEuU2VhdEJvdEIn0oAZIwoQSU5WQUxJRF9CT1RfTkFNRTgIQg1UT09fTUFOWV9CT1RTEioKCnR1cm5fdGltZXIYCCABKAsyFi50YWJsZXRvcC52MS5UdXJuVGltZXJCBwoFX3NlZWRCDgoMX21heF9hY3Rpb25zImcKEkNyZWF0ZUdhbWVSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIwCgtjcmVkZW50aWFscxgCIAMoCzIbLnRhYmxldG9wLnYxLlNlYXRDcmVkZW50aWFsIqUFCg9Kb2luR2FtZVJlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhKbAwoMZGlzcGxheV9uYW1lGAIgASgJQoQD4kEBAtKAGfsCChRJTlZBTElEX0RJU1BMQVlfTkFNRRABGEAi8gFeWyBcdTAwYTBcdTE2ODBcdTIwMDAtXHUyMDBhXHUyMDJmXHUyMDVmXHUzMDAwXSpbXiBcdTAwYTBcdTE2ODBcdTIwMDAtXHUyMDBhXHUyMDJmXHUyMDVmXHUzMDAwXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdW15cdTAwMDAtXHUwMDFmXHUwMDdmLVx1MDA5Zlx1MjAwYi1cdTIwMGZcdTIwMjgtXHUyMDJlXHUyMDYwLVx1MjA2Zlx1ZmVmZl0qJEpqQSBkaXNwbGF5IG5hbWUgaXMgMSB0byA2NCBjaGFyYWN0ZXJzLCBub3Qgb25seSBzcGFjZXMsIHdpdGhvdXQgY29udHJvbCBvciBpbnZpc2libGUgZm9ybWF0dGluZyBjaGFyYWN0ZXJzLhJfCgRzZWF0GAMgASgFQkzSgBlIChFTRUFUX09VVF9PRl9SQU5HRSgAMAdKL1NlYXRzIGFyZSAwIHRvIHRoZSBnYW1lJ3Mgc2VhdCBjb3VudCBtaW51cyBvbmUuSACIAQFCBwoFX3NlYXQiZAoQSm9pbkdhbWVSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIvCgpjcmVkZW50aWFsGAIgASgLMhsudGFibGV0b3AudjEuU2VhdENyZWRlbnRpYWwinAEKDkdldEdhbWVSZXF1ZXN0EokBCgRuYW1lGAEgASgJQnviQQEC0oAZcwoMSU5WQUxJRF9OQU1FIhZeZ2FtZXMvW2EtejAtOV17MSw2NH0kSktBIGdhbWUgbmFtZSBsb29rcyBsaWtlICdnYW1lcy88aWQ+JyAoMSB0byA2NCBsb3dlcmNhc2UgbGV0dGVycyBhbmQgZGlnaXRzKS4ifQoPR2V0R2FtZVJlc3BvbnNlEh8KBGdhbWUYASABKAsyES50YWJsZXRvcC52MS5HYW1lEhgKC3ZpZXdlcl9zZWF0GAIgASgFSACIAQESHwoEdmlldxgDIAEoCzIRLnRhYmxldG9wLnYxLlZpZXdCDgoMX3ZpZXdlcl9zZWF0IqUBChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBKJAQoEbmFtZRgBIAEoCUJ74kEBAtKAGXMKDElOVkFMSURfTkFNRSIWXmdhbWVzL1thLXowLTldezEsNjR9JEpLQSBnYW1lIG5hbWUgbG9va3MgbGlrZSAnZ2FtZXMvPGlkPicgKDEgdG8gNjQgbG93ZXJjYXNlIGxldHRlcnMgYW5kIGRpZ2l0cykuIlEKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiQKB2FjdGlvbnMYAiADKAsyEy50YWJsZXRvcC52MS5BY3Rpb24iyQMKE1N1Ym1pdEFjdGlvblJlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhKSAQoGYWN0aW9uGAIgASgLMhMudGFibGV0b3AudjEuQWN0aW9uQm3iQQEC0oAZZQoNV1JPTkdfUlVMRVNFVEpUU2VuZCB0aGUgYWN0aW9uIGluIHRoZSBmaWVsZCBvZiB0aGUgZ2FtZSdzIHJ1bGVzZXQsIGZvciBleGFtcGxlIGBhY3Rpb24udHRyX2V1cm9wZWAuEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKANIAIgBARJdCgpyZXF1ZXN0X2lkGAQgASgJQknSgBlFChNSRVFVRVNUX0lEX1RPT19MT05HGIABSitVc2UgYSByZXF1ZXN0X2lkIG9mIGF0IG1vc3QgMTI4IGNoYXJhY3RlcnMuQhMKEV9leHBlY3RlZF92ZXJzaW9uInwKFFN1Ym1pdEFjdGlvblJlc3BvbnNlEh8KBGdhbWUYASABKAsyES50YWJsZXRvcC52MS5HYW1lEh8KBHZpZXcYAiABKAsyES50YWJsZXRvcC52MS5WaWV3EiIKBmV2ZW50cxgDIAMoCzISLnRhYmxldG9wLnYxLkV2ZW50IrQBChBXYXRjaEdhbWVSZXF1ZXN0EokBCgRuYW1lGAEgASgJQnviQQEC0oAZcwoMSU5WQUxJRF9OQU1FIhZeZ2FtZXMvW2EtejAtOV17MSw2NH0kSktBIGdhbWUgbmFtZSBsb29rcyBsaWtlICdnYW1lcy88aWQ+JyAoMSB0byA2NCBsb3dlcmNhc2UgbGV0dGVycyBhbmQgZGlnaXRzKS4SFAoMZnJvbV92ZXJzaW9uGAIgASgDInEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIgoGZXZlbnRzGAIgAygLMhIudGFibGV0b3AudjEuRXZlbnQSJwoIc25hcHNob3QYAyABKAsyFS50YWJsZXRvcC52MS5TbmFwc2hvdCL3AgoRR2V0R2FtZUxvZ1JlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhJLCglwYWdlX3NpemUYAiABKAVCONKAGTQKEUlOVkFMSURfUEFHRV9TSVpFKABKHXBhZ2Vfc2l6ZSBjYW5ub3QgYmUgbmVnYXRpdmUuEogBCgpwYWdlX3Rva2VuGAMgASgJQnTSgBlwChJJTlZBTElEX1BBR0VfVE9LRU4YbyIQXltBLVphLXowLTlfLV0qJEpGUGFzcyBiYWNrIHRoZSBuZXh0X3BhZ2VfdG9rZW4gb2YgYSBHZXRHYW1lTG9nIGNhbGwgZm9yIHRoaXMgc2FtZSBnYW1lLiKDAQoSR2V0R2FtZUxvZ1Jlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS50YWJsZXRvcC52MS5Mb2dFbnRyeRIRCgRzZWVkGAIgASgESACIAQESEAoIY29tcGxldGUYAyABKAgSFwoPbmV4dF9wYWdlX3Rva2VuGAQgASgJQgcKBV9zZWVkMvwHCgtHYW1lU2VydmljZRJpCgxMaXN0UnVsZXNldHMSIC50YWJsZXRvcC52MS5MaXN0UnVsZXNldHNSZXF1ZXN0GiEudGFibGV0b3AudjEuTGlzdFJ1bGVzZXRzUmVzcG9uc2UiFILT5JMCDhIML3YxL3J1bGVzZXRzEmwKCkdldFJ1bGVzZXQSHi50YWJsZXRvcC52MS5HZXRSdWxlc2V0UmVxdWVzdBofLnRhYmxldG9wLnYxLkdldFJ1bGVzZXRSZXNwb25zZSIdgtPkkwIXEhUvdjEve25hbWU9cnVsZXNldHMvKn0SYwoKQ3JlYXRlR2FtZRIeLnRhYmxldG9wLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0Gh8udGFibGV0b3AudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg46ASoiCS92MS9nYW1lcxJrCghKb2luR2FtZRIcLnRhYmxldG9wLnYxLkpvaW5HYW1lUmVxdWVzdBodLnRhYmxldG9wLnYxLkpvaW5HYW1lUmVzcG9uc2UiIoLT5JMCHDoBKiIXL3YxL3tuYW1lPWdhbWVzLyp9OmpvaW4SYAoHR2V0R2FtZRIbLnRhYmxldG9wLnYxLkdldEdhbWVSZXF1ZXN0GhwudGFibGV0b3AudjEuR2V0R2FtZVJlc3BvbnNlIhqC0+STAhQSEi92MS97bmFtZT1nYW1lcy8qfRKIAQoQTGlzdExlZ2FsQWN0aW9ucxIkLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiUudGFibGV0b3AudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlIieC0+STAiESHy92MS97bmFtZT1nYW1lcy8qfTpsZWdhbEFjdGlvbnMSdgoMU3VibWl0QWN0aW9uEiAudGFibGV0b3AudjEuU3VibWl0QWN0aW9uUmVxdWVzdBohLnRhYmxldG9wLnYxLlN1Ym1pdEFjdGlvblJlc3BvbnNlIiGC0+STAhs6ASoiFi92MS97bmFtZT1nYW1lcy8qfTphY3QSbgoJV2F0Y2hHYW1lEh0udGFibGV0b3AudjEuV2F0Y2hHYW1lUmVxdWVzdBoeLnRhYmxldG9wLnYxLldhdGNoR2FtZVJlc3BvbnNlIiCC0+STAhoSGC92MS97bmFtZT1nYW1lcy8qfTp3YXRjaDABEm0KCkdldEdhbWVMb2cSHi50YWJsZXRvcC52MS5HZXRHYW1lTG9nUmVxdWVzdBofLnRhYmxldG9wLnYxLkdldEdhbWVMb2dSZXNwb25zZSIegtPkkwIYEhYvdjEve25hbWU9Z2FtZXMvKn0vbG9nQpYBCg9kZXYudGFibGV0b3AudjFCEEdhbWVTZXJ2aWNlUHJvdG9QAVoudGFibGV0b3AuZGV2L2NsaWVudHMvZ28vdGFibGV0b3AvdjE7dGFibGV0b3B2MaICBFRUVjGqAgtUYWJsZXRvcC5WMboCDFRhYmxldG9wX1YxX8oCC1RhYmxldG9wXFYx6gIMVGFibGV0b3A6OlYxYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_tabletop_v1_field_rules, file_tabletop_v1_bang, file_tabletop_v1_game, file_tabletop_v1_ttr_europe]);
 
 /**
  * Request for ListRulesets.
@@ -59,6 +63,80 @@ export type ListRulesetsResponse = Message<"tabletop.v1.ListRulesetsResponse"> &
  */
 export const ListRulesetsResponseSchema: GenMessage<ListRulesetsResponse> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_game_service, 1);
+
+/**
+ * Request for GetRuleset.
+ *
+ * @generated from message tabletop.v1.GetRulesetRequest
+ */
+export type GetRulesetRequest = Message<"tabletop.v1.GetRulesetRequest"> & {
+  /**
+   * Resource name, "rulesets/{ruleset}", for example "rulesets/ttr-europe" (the ids ListRulesets gives).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message tabletop.v1.GetRulesetRequest.
+ * Use `create(GetRulesetRequestSchema)` to create a new message.
+ */
+export const GetRulesetRequestSchema: GenMessage<GetRulesetRequest> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_game_service, 2);
+
+/**
+ * Response of GetRuleset.
+ *
+ * @generated from message tabletop.v1.GetRulesetResponse
+ */
+export type GetRulesetResponse = Message<"tabletop.v1.GetRulesetResponse"> & {
+  /**
+   * The ruleset, exactly as ListRulesets gives it.
+   *
+   * @generated from field: tabletop.v1.Ruleset ruleset = 1;
+   */
+  ruleset?: Ruleset | undefined;
+
+  /**
+   * A strong entity tag of this response (AIP-154, quoted as in RFC 9110): a hash of the rules
+   * version and the serialized catalog, equal on every replica of a release. It changes only
+   * when the catalog or the rules version does; REST sends it as the ETag header.
+   *
+   * @generated from field: string etag = 2;
+   */
+  etag: string;
+
+  /**
+   * The static facts of the ruleset, typed per game; the field of `ruleset.id`.
+   *
+   * @generated from oneof tabletop.v1.GetRulesetResponse.catalog
+   */
+  catalog: {
+    /**
+     * Ticket to Ride: Europe: the map, routes, tickets and scoring table.
+     *
+     * @generated from field: tabletop.v1.TtrEuropeCatalog ttr_europe = 3;
+     */
+    value: TtrEuropeCatalog;
+    case: "ttrEurope";
+  } | {
+    /**
+     * BANG!: every card, character and role of the base game and the expansions built.
+     *
+     * @generated from field: tabletop.v1.BangCatalog bang = 4;
+     */
+    value: BangCatalog;
+    case: "bang";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tabletop.v1.GetRulesetResponse.
+ * Use `create(GetRulesetResponseSchema)` to create a new message.
+ */
+export const GetRulesetResponseSchema: GenMessage<GetRulesetResponse> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_game_service, 3);
 
 /**
  * Request for CreateGame.
@@ -131,7 +209,7 @@ export type CreateGameRequest = Message<"tabletop.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 2);
+  messageDesc(file_tabletop_v1_game_service, 4);
 
 /**
  * Response of CreateGame.
@@ -159,7 +237,7 @@ export type CreateGameResponse = Message<"tabletop.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 3);
+  messageDesc(file_tabletop_v1_game_service, 5);
 
 /**
  * Request for JoinGame.
@@ -194,7 +272,7 @@ export type JoinGameRequest = Message<"tabletop.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 4);
+  messageDesc(file_tabletop_v1_game_service, 6);
 
 /**
  * Response of JoinGame.
@@ -222,7 +300,7 @@ export type JoinGameResponse = Message<"tabletop.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 5);
+  messageDesc(file_tabletop_v1_game_service, 7);
 
 /**
  * Request for GetGame.
@@ -243,7 +321,7 @@ export type GetGameRequest = Message<"tabletop.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 6);
+  messageDesc(file_tabletop_v1_game_service, 8);
 
 /**
  * Response of GetGame.
@@ -278,7 +356,7 @@ export type GetGameResponse = Message<"tabletop.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 7);
+  messageDesc(file_tabletop_v1_game_service, 9);
 
 /**
  * Request for ListLegalActions.
@@ -299,7 +377,7 @@ export type ListLegalActionsRequest = Message<"tabletop.v1.ListLegalActionsReque
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 8);
+  messageDesc(file_tabletop_v1_game_service, 10);
 
 /**
  * Response of ListLegalActions.
@@ -327,7 +405,7 @@ export type ListLegalActionsResponse = Message<"tabletop.v1.ListLegalActionsResp
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 9);
+  messageDesc(file_tabletop_v1_game_service, 11);
 
 /**
  * Request for SubmitAction.
@@ -369,7 +447,7 @@ export type SubmitActionRequest = Message<"tabletop.v1.SubmitActionRequest"> & {
  * Use `create(SubmitActionRequestSchema)` to create a new message.
  */
 export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 10);
+  messageDesc(file_tabletop_v1_game_service, 12);
 
 /**
  * Response of SubmitAction.
@@ -404,7 +482,7 @@ export type SubmitActionResponse = Message<"tabletop.v1.SubmitActionResponse"> &
  * Use `create(SubmitActionResponseSchema)` to create a new message.
  */
 export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 11);
+  messageDesc(file_tabletop_v1_game_service, 13);
 
 /**
  * Request for WatchGame.
@@ -432,7 +510,7 @@ export type WatchGameRequest = Message<"tabletop.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 12);
+  messageDesc(file_tabletop_v1_game_service, 14);
 
 /**
  * One message of a WatchGame stream: everything that happened at one version.
@@ -468,7 +546,7 @@ export type WatchGameResponse = Message<"tabletop.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 13);
+  messageDesc(file_tabletop_v1_game_service, 15);
 
 /**
  * Request for GetGameLog.
@@ -503,7 +581,7 @@ export type GetGameLogRequest = Message<"tabletop.v1.GetGameLogRequest"> & {
  * Use `create(GetGameLogRequestSchema)` to create a new message.
  */
 export const GetGameLogRequestSchema: GenMessage<GetGameLogRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 14);
+  messageDesc(file_tabletop_v1_game_service, 16);
 
 /**
  * Response of GetGameLog.
@@ -545,7 +623,7 @@ export type GetGameLogResponse = Message<"tabletop.v1.GetGameLogResponse"> & {
  * Use `create(GetGameLogResponseSchema)` to create a new message.
  */
 export const GetGameLogResponseSchema: GenMessage<GetGameLogResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 15);
+  messageDesc(file_tabletop_v1_game_service, 17);
 
 /**
  * GameService hosts turn-based games whose rules are evaluated on the server.
@@ -562,6 +640,18 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof ListRulesetsRequestSchema;
     output: typeof ListRulesetsResponseSchema;
+  },
+  /**
+   * One ruleset with its catalog: everything static a client needs to draw a game of it (a map,
+   * cards, characters, scoring). The same for every caller; it changes only with a release, so
+   * REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
+   *
+   * @generated from rpc tabletop.v1.GameService.GetRuleset
+   */
+  getRuleset: {
+    methodKind: "unary";
+    input: typeof GetRulesetRequestSchema;
+    output: typeof GetRulesetResponseSchema;
   },
   /**
    * Creates a game; seats named in `display_names` are filled at once.
