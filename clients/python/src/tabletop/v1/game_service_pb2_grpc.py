@@ -87,7 +87,8 @@ class GameServiceServicer:
     """
 
     def ListRulesets(self, request, context):
-        """Lists the games offered, their seat counts, options and rules version.
+        """Lists the games offered, their seat counts, options and rules version. Kept small: the static
+        facts of each (its map, cards, characters) are GetRuleset's catalog.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

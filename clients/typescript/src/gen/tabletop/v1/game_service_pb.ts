@@ -632,7 +632,8 @@ export const GetGameLogResponseSchema: GenMessage<GetGameLogResponse> = /*@__PUR
  */
 export const GameService: GenService<{
   /**
-   * Lists the games offered, their seat counts, options and rules version.
+   * Lists the games offered, their seat counts, options and rules version. Kept small: the static
+   * facts of each (its map, cards, characters) are GetRuleset's catalog.
    *
    * @generated from rpc tabletop.v1.GameService.ListRulesets
    */
