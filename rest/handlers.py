@@ -22,7 +22,7 @@ import grpc
 from werkzeug.datastructures import MultiDict
 
 from rest.errors import ApiError, Reason, from_rpc_error, local_error
-from rest.routes import SEGMENT_PATTERN, Route, field_path_value
+from rest.routes import PUBLIC_MAX_AGE, SEGMENT_PATTERN, Route, field_path_value
 from rest.transcode import apply_headers, decode_request, encode_response
 
 log = logging.getLogger("tabletop.rest")
@@ -82,10 +82,11 @@ class UnaryHandler:
     def finish(self, environ: dict[str, Any], reply: Any) -> Reply:
         """The HTTP reply for the RPC's response."""
         route = self.route
-        headers = [("Cache-Control", cache_control(route.verb, environ)), ("Vary", "Authorization")]
+        headers = [("Cache-Control", cache_control(route.verb, environ, route.public_etag)), ("Vary", "Authorization")]
         if route.etag_path is None:
             return Reply(200, encode_response(reply), headers)
-        etag = f'"{field_path_value(reply, route.etag_path)}"'
+        value = field_path_value(reply, route.etag_path)
+        etag = value if route.public_etag else f'"{value}"'  # a string etag is quoted already (AIP-154)
         headers.append(("ETag", etag))
         if route.verb == "GET" and etag_matches(environ.get("HTTP_IF_NONE_MATCH"), etag):
             return Reply(304, b"", headers, None)
@@ -169,12 +170,16 @@ def metadata(environ: dict[str, Any], proxy_secret: str = "") -> list[tuple[str,
     return forwarded
 
 
-def cache_control(verb: str, environ: dict[str, Any]) -> str:
+def cache_control(verb: str, environ: dict[str, Any], public: bool = False) -> str:
     """``private, no-store`` for whatever a seat sees or a credential (a seat's view, its legal
     actions, CreateGame/JoinGame tokens, every answer to a request with a token): no cache
     may keep it. A spectator's GET is public but changes with every move: ``no-cache`` lets a
     cache store it and revalidate by ETag (a cheap 304), and ``Vary: Authorization`` keeps it
-    apart from seat views of the same URL."""
+    apart from seat views of the same URL. A ``public`` route (``Route.public_etag``: the same
+    answer for everyone, changed only by a release, GetRuleset) may be kept for
+    ``PUBLIC_MAX_AGE`` seconds, with or without a token."""
+    if public and verb == "GET":
+        return f"public, max-age={PUBLIC_MAX_AGE}"
     if verb == "GET" and not environ.get("HTTP_AUTHORIZATION"):
         return "no-cache"
     return "private, no-store"

@@ -444,9 +444,11 @@ def _responses(route: Route) -> dict[str, Any]:
         ok = {"description": "OK", "content": {"application/json": {"schema": response_ref}}}
     responses: dict[str, Any] = {"200": ok}
     if route.etag_path and not route.streaming:
-        ok["headers"] = {"ETag": {"description": "The game version, quoted.", "schema": {"type": "string"}}}
+        what = "A strong hash of the response, quoted (the `etag` field)." if route.public_etag else \
+            "The game version, quoted."
+        ok["headers"] = {"ETag": {"description": what, "schema": {"type": "string"}}}
         if route.verb == "GET":
-            responses["304"] = {"description": "Not modified (If-None-Match matched the current version)."}
+            responses["304"] = {"description": "Not modified (If-None-Match matched the current ETag)."}
     responses["default"] = {
         "description": "An error (any gRPC status, mapped to HTTP generically).",
         "content": {"application/json": {"schema": {"$ref": REF + ERROR_SCHEMA}}},

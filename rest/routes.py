@@ -32,7 +32,12 @@ SEGMENT_PATTERN = r"[^/:]+"
 # Headers bound to request fields where the request message has that field.
 IDEMPOTENCY_FIELD = "request_id"
 IF_MATCH_FIELD = "expected_version"
-ETAG_FIELD_PATHS = ("game.version", "version")
+ETAG_FIELD_PATHS = ("game.version", "version", "etag")
+# A response with a string ``etag`` field (AIP-154: already a quoted entity tag, GetRuleset's hash of
+# its catalog) is the same for every caller and changes only with a release: shared caches may keep
+# it this long (seconds) and then revalidate it with If-None-Match (a 304). An hour: a release
+# reaches every client within the hour, and a client asks at most once an hour meanwhile.
+PUBLIC_MAX_AGE = 3600
 
 QueryConverter = Callable[[str], Any]
 
@@ -72,7 +77,8 @@ class Route:
     query: dict[str, QueryParam] = field(default_factory=dict)  # by JSON and proto name
     idempotency_field: str | None = None
     if_match_field: str | None = None
-    etag_path: tuple[str, ...] | None = None  # response field path holding the version
+    etag_path: tuple[str, ...] | None = None  # response field path holding the version (or the etag)
+    public_etag: bool = False  # the etag is a string field: a public, cacheable response (PUBLIC_MAX_AGE)
 
     @property
     def name(self) -> str:
@@ -129,6 +135,7 @@ def _route(method: MethodDescriptor, verb: str, template: str, body: str) -> Rou
     bound = {var.field for var in variables}
     query = _query_params(method.input_type, bound) if verb == "GET" else {}
     fields = method.input_type.fields_by_name
+    etag = _etag_field(method.output_type) if verb == "GET" or IF_MATCH_FIELD in fields else None
     return Route(
         method=method,
         verb=verb,
@@ -142,7 +149,8 @@ def _route(method: MethodDescriptor, verb: str, template: str, body: str) -> Rou
         query=query,
         idempotency_field=IDEMPOTENCY_FIELD if IDEMPOTENCY_FIELD in fields else None,
         if_match_field=IF_MATCH_FIELD if IF_MATCH_FIELD in fields else None,
-        etag_path=_etag_path(method.output_type) if verb == "GET" or IF_MATCH_FIELD in fields else None,
+        etag_path=etag[0] if etag else None,
+        public_etag=etag is not None and etag[1] == FieldDescriptor.TYPE_STRING,
     )
 
 
@@ -224,8 +232,9 @@ def _to_enum(text: str) -> str | int:
     return int(text) if text.lstrip("-").isdigit() else text
 
 
-def _etag_path(message: Descriptor) -> tuple[str, ...] | None:
-    """The first of ``ETAG_FIELD_PATHS`` that is an int64 field path of ``message``."""
+def _etag_field(message: Descriptor) -> tuple[tuple[str, ...], int] | None:
+    """The first of ``ETAG_FIELD_PATHS`` that is an int64 (a version) or string (an etag) field path of
+    ``message``, with its field type."""
     for dotted in ETAG_FIELD_PATHS:
         descriptor: Descriptor | None = message
         path = tuple(dotted.split("."))
@@ -234,8 +243,8 @@ def _etag_path(message: Descriptor) -> tuple[str, ...] | None:
             if fd is None:
                 break
             descriptor = fd.message_type
-            if index == len(path) - 1 and fd.type == FieldDescriptor.TYPE_INT64:
-                return path
+            if index == len(path) - 1 and fd.type in (FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_STRING):
+                return path, fd.type
     return None
 
 

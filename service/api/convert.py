@@ -7,7 +7,7 @@ from typing import Any
 from google.protobuf import timestamp_pb2
 from tabletop.v1 import game_pb2
 
-from service.engine.ruleset import Ruleset
+from service.engine.ruleset import Ruleset, RulesetInfo
 
 STATUS = {
     "WAITING": game_pb2.GAME_STATUS_WAITING,
@@ -80,3 +80,16 @@ def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
     """A stored time (seconds since the epoch) as a protobuf Timestamp."""
     whole = int(seconds)
     return timestamp_pb2.Timestamp(seconds=whole, nanos=int((seconds - whole) * 1e9))
+
+
+def ruleset(info: RulesetInfo) -> game_pb2.Ruleset:
+    """The ``Ruleset`` message of a ruleset's INFO (ListRulesets and GetRuleset give the same)."""
+    return game_pb2.Ruleset(
+        id=info.id, display_name=info.display_name, min_seats=info.min_seats, max_seats=info.max_seats,
+        rules_version=info.rules_version, max_actions=info.max_actions,
+        options=[game_pb2.RulesetOption(name=o.name, description=o.description, default_value=o.default,
+                                        allowed_values=list(o.allowed_values)) for o in info.options],
+        seat_ranges=[game_pb2.SeatRange(min_seats=r.min_seats, max_seats=r.max_seats,
+                                        required_options=[game_pb2.RequiredOption(option=k, value=v)
+                                                          for k, v in r.requires])
+                     for r in info.ranges()])

@@ -51,6 +51,7 @@ class ServiceReason(StrEnum):
     API_KEY_INVALID = "API_KEY_INVALID"  # an unknown x-api-key (PERMISSION_DENIED)
     # NOT_FOUND.
     GAME_NOT_FOUND = "GAME_NOT_FOUND"  # no such game (or it expired)
+    RULESET_NOT_FOUND = "RULESET_NOT_FOUND"  # GetRuleset of a ruleset this server does not offer
     # FAILED_PRECONDITION: not possible in the game's current state.
     STALE_VERSION = "STALE_VERSION"  # expected_version / If-Match is not the current version
     GAME_ALREADY_STARTED = "GAME_ALREADY_STARTED"  # JoinGame when every seat is taken

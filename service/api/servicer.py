@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
-from tabletop.v1 import game_pb2, game_service_pb2_grpc
 from tabletop.v1 import game_service_pb2 as svc
+from tabletop.v1 import game_service_pb2_grpc
 
-from service.api import auth
+from service.api import auth, convert, rulesets
 from service.api.host import GameHost
 from service.api.interceptors import Context
 from service.engine import registry
@@ -27,7 +27,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self.host = host
 
     async def ListRulesets(self, request: svc.ListRulesetsRequest, context: Context) -> svc.ListRulesetsResponse:
-        return svc.ListRulesetsResponse(rulesets=[_ruleset(r.INFO) for r in registry.all_rulesets()])
+        return svc.ListRulesetsResponse(rulesets=[convert.ruleset(r.INFO) for r in registry.all_rulesets()])
+
+    async def GetRuleset(self, request: svc.GetRulesetRequest, context: Context) -> svc.GetRulesetResponse:
+        return rulesets.get(request.name)
 
     async def CreateGame(self, request: svc.CreateGameRequest,
                          context: Context) -> svc.CreateGameResponse:
@@ -67,17 +70,3 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
 def _token(context: Context) -> str | None:
     return auth.bearer(context.invocation_metadata())  # type: ignore[arg-type]
-
-
-def _ruleset(info: object) -> game_pb2.Ruleset:
-    return game_pb2.Ruleset(
-        id=info.id, display_name=info.display_name, min_seats=info.min_seats,  # type: ignore[attr-defined]
-        max_seats=info.max_seats, rules_version=info.rules_version,  # type: ignore[attr-defined]
-        max_actions=info.max_actions,  # type: ignore[attr-defined]
-        options=[game_pb2.RulesetOption(name=o.name, description=o.description, default_value=o.default,
-                                        allowed_values=list(o.allowed_values))
-                 for o in info.options],  # type: ignore[attr-defined]
-        seat_ranges=[game_pb2.SeatRange(min_seats=r.min_seats, max_seats=r.max_seats,
-                                        required_options=[game_pb2.RequiredOption(option=k, value=v)
-                                                          for k, v in r.requires])
-                     for r in info.ranges()])  # type: ignore[attr-defined]

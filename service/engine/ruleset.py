@@ -33,6 +33,12 @@ randomness comes from ``service.engine.rng.Rng`` over the state's seed.
   (defaults filled; raises ``MalformedAction`` with reason ``INVALID_OPTION``),
   ``encode_options(dict) -> pb``, ``decode_action(pb) -> Action`` (raises
   ``MalformedAction``), ``encode_action(Action) -> pb``, ``encode_event(Event) -> pb``.
+- Optional ``encode_catalog() -> proto message``: the ruleset's static facts (a board, cards,
+  characters, scoring tables) as its catalog message, the field named ``INFO.proto_field`` of
+  ``GetRulesetResponse.catalog``. Built from the tables the rules themselves loaded, so the two
+  cannot disagree; the same on every call until a release changes it (the service serves it with
+  an etag hashed from it, ``service.api.rulesets``). A ruleset without one is served without a catalog.
+  (Named as a codec function: ``catalog`` is already BANG!'s module of data rows.)
 """
 
 from __future__ import annotations

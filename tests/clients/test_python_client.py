@@ -45,6 +45,15 @@ def test_list_rulesets_offers_ttr_europe(client: TabletopClient) -> None:
     assert ttr.rules_version
 
 
+def test_get_ruleset_gives_the_catalog(client: TabletopClient) -> None:
+    ttr = client.get_ruleset("ttr-europe")
+    assert ttr.ruleset.id == "ttr-europe" and len(ttr.ttr_europe.routes) == 101 and ttr.etag
+    assert client.get_ruleset("rulesets/bang").WhichOneof("catalog") == "bang"
+    with pytest.raises(TabletopError) as raised:
+        client.get_ruleset("monopoly")
+    assert raised.value.code == grpc.StatusCode.NOT_FOUND and raised.value.reason == "RULESET_NOT_FOUND"
+
+
 def test_create_game_fills_the_named_seats(created: game_service_pb2.CreateGameResponse) -> None:
     game = created.game
     assert game.name.startswith("games/")

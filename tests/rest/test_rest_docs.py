@@ -16,10 +16,12 @@ CURL_LINES = [line for line in DOC.splitlines() if line.lstrip().startswith("cur
 
 
 def _curl_calls() -> set[tuple[str, str]]:
-    """(method, path template) of every curl example, with ``$GAME`` read as ``games/{game}`` (the query left out)."""
+    """(method, path template) of every curl example, with ``$GAME`` read as ``games/{game}`` and ``$RULESET``
+    as ``rulesets/{ruleset}`` (the query left out)."""
     calls = set()
     for line in CURL_LINES:
-        match = re.search(r"localhost:8080(/[^\"' ?]*)", line.replace("$GAME", "games/{game}"))
+        line = line.replace("$GAME", "games/{game}").replace("$RULESET", "rulesets/{ruleset}")
+        match = re.search(r"localhost:8080(/[^\"' ?]*)", line)
         if match:
             calls.add(("POST" if "-X POST" in line else "GET", match.group(1)))
     return calls

@@ -113,6 +113,8 @@ def test_real_responses_match_their_schemas(api: Api, spec: dict[str, Any]) -> N
         _validator(spec, _response_schema(spec, operation_id)).validate(reply.json())
 
     check(api.get("/v1/rulesets"), "ListRulesets")
+    check(api.get("/v1/rulesets/ttr-europe"), "GetRuleset")
+    check(api.get("/v1/rulesets/bang"), "GetRuleset")
     created = api.post(
         "/v1/games", json={"ruleset": "ttr-europe", "seatCount": 2, "displayNames": ["a"], "seed": "5"}
     )

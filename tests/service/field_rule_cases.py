@@ -114,6 +114,16 @@ def _read(method: str, request_class: type[Message], field: str = "name") -> Pla
     return place
 
 
+def _ruleset(field: str) -> Place:
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        request = svc.GetRulesetRequest(name="rulesets/ttr-europe")
+        if value == THIS_GAME:
+            return "GetRuleset", request, None
+        request.ClearField(field)
+        return "GetRuleset", _set(request, field, value), None
+    return place
+
+
 def _submit(field: str) -> Place:
     def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
         game, tokens = create_game(stub, seats=2)
@@ -229,6 +239,9 @@ CHARACTERS_OK = ["bart_cassidy", "vera_custer", "jose_delgado"]
 CHARACTERS_BAD = ["Bart_cassidy", "bart-cassidy", "bart cassidy", "1bart", "_bart", "bart\n", "b" * 33, "josé"]
 NAMES_OK = [THIS_GAME, f"games/{LONG_ID}"]
 NAMES_BAD = [f"games/{'a' * 65}", "games/ABC", "games/a-b", "games/", "games/a\n", "nope", "games/a/b"]
+RULESET_NAMES_OK = [THIS_GAME, "rulesets/bang", f"rulesets/{'a' * 64}", "rulesets/0-0"]
+RULESET_NAMES_BAD = [f"rulesets/{'a' * 65}", "rulesets/TTR", "rulesets/", "rulesets/a\n", "ttr-europe", "rulesets/a/b",
+                     "rulesets/a_b", "games/abc"]
 DISPLAY_OK = ["ann", "  ann  ", "Zoë", "a b", "\u00a0x", "李"]
 DISPLAY_BAD = ["   ", "a\u200bb", "a\tb", "a\n", "\u202eevil", "x\u0000", "\u3000"]
 # Card ids: <expansion>.<card key>.<rank><suit letter>; the empty default (no card) passes.
@@ -283,6 +296,7 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.SetSeatBotRequest.name": (_read("SetSeatBot", svc.SetSeatBotRequest), str, NAMES_OK, NAMES_BAD),
     "tabletop.v1.SetSeatBotRequest.bot": (_read("SetSeatBot", svc.SetSeatBotRequest, "bot"), str, ["", *BOTS_OK],
                                           BOTS_BAD[1:]),
+    "tabletop.v1.GetRulesetRequest.name": (_ruleset("name"), str, RULESET_NAMES_OK, RULESET_NAMES_BAD),
     "tabletop.v1.GetGameRequest.name": (_read("GetGame", svc.GetGameRequest), str, NAMES_OK, NAMES_BAD),
     "tabletop.v1.ListLegalActionsRequest.name": (_read("ListLegalActions", svc.ListLegalActionsRequest), str,
                                                  NAMES_OK, NAMES_BAD),

@@ -80,11 +80,29 @@ PUBLIC_FIELDS: dict[str, set[str]] = {
     "SubmitActionResponse": {"game", "view", "events"},
     "ListLegalActionsResponse": {"version", "actions"},
     "WatchGameResponse": {"version", "events", "snapshot"},
+    # GetRuleset: the same for every caller, no game in it; its tickets are the whole pile, held by nobody.
+    "GetRulesetResponse": {"ruleset", "etag", "ttr_europe"},
+    "Ruleset": {"id", "display_name", "min_seats", "max_seats", "rules_version", "options", "max_actions",
+                "seat_ranges"},
+    "RulesetOption": {"name", "description", "default_value", "allowed_values"},
+    "SeatRange": {"min_seats", "max_seats", "required_options"},
+    "RequiredOption": {"option", "value"},
+    "TtrEuropeCatalog": {"view_box", "cities", "routes", "tickets", "route_points", "unused_station_points",
+                         "european_express_bonus", "trains_per_player", "stations_per_player", "station_costs"},
+    "TtrViewBox": {"min_x", "min_y", "width", "height"},
+    "TtrCity": {"name", "label", "x", "y"},
+    "TtrRoute": {"id", "city_a", "city_b", "color", "length", "tunnel", "ferry_locomotives", "double_route_id",
+                 "points"},
+    "TtrRoutePoints": {"length", "points"},
 }
+# Messages whose tickets are public: the final scores (every player shows his tickets at the end) and the
+# catalog (the whole ticket pile, with no holder).
+PUBLIC_TICKETS = ("TtrScore", "TtrEuropeCatalog")
 
 
 def walk(message: Message) -> Iterator[tuple[Message, bool]]:
-    """Every message nested in ``message``, itself included, with whether it lies inside a final score.
+    """Every message nested in ``message``, itself included, with whether it lies where tickets are public
+    (``PUBLIC_TICKETS``).
 
     Fails on any set field that ``PUBLIC_FIELDS`` does not classify."""
     yield from _walk(message, False)
@@ -98,7 +116,7 @@ def _walk(message: Message, scored: bool) -> Iterator[tuple[Message, bool]]:
         if field.message_type is None:
             continue
         for item in (value if field.is_repeated else [value]):
-            yield from _walk(item, scored or name == "TtrScore")
+            yield from _walk(item, scored or name in PUBLIC_TICKETS)
 
 
 def own_ticket_ids(stub, name: str, token: str) -> set[int]:  # type: ignore[no-untyped-def]
@@ -184,3 +202,13 @@ def test_views_have_no_field_that_could_carry_the_deck_order() -> None:
     fields = {f.name for f in ttr_europe_pb2.TtrEuropeView.DESCRIPTOR.fields}
     assert "deck_count" in fields
     assert not {f for f in fields if "deck" in f} - {"deck_count"}
+
+
+def test_the_catalog_shows_no_game_and_is_the_same_for_every_caller(stub) -> None:  # type: ignore[no-untyped-def]
+    """GetRuleset is in the walk too: every field classified, no private part, and a player token changes
+    nothing (it is not read), so no seat's hidden facts can reach it."""
+    _, tokens = create_game(stub, seats=2, seed=78)
+    request = svc.GetRulesetRequest(name="rulesets/ttr-europe")
+    spectator = stub.GetRuleset(request)
+    assert_no_leak(spectator, None, set())
+    assert stub.GetRuleset(request, metadata=bearer(tokens[0])) == spectator

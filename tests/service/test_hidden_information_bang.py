@@ -130,3 +130,27 @@ def test_no_service_payload_shows_a_card_the_ruleset_hides(stub: Any, seats: int
         for message in received[v]:
             leaked = cards_in(message) - allowed[v]
             assert not leaked, (v, type(message).__name__, sorted(leaked))
+
+
+CATALOG_MESSAGES = {"GetRulesetResponse", "Ruleset", "RulesetOption", "SeatRange", "RequiredOption", "BangCatalog",
+                    "BangCatalogCard", "BangCatalogCopy", "BangCard", "BangCatalogCharacter", "BangCatalogRole"}
+
+
+def test_the_catalog_names_every_card_and_no_game(stub: Any) -> None:
+    """GetRuleset is a payload too: it names every card of the deck (each printed card is public), but it
+    holds no game (no view, player, hand or event message at any depth) and a seat's token changes nothing."""
+    _, tokens = create_game(stub, "bang", seats=4, seed=54)
+    request = svc.GetRulesetRequest(name="rulesets/bang")
+    spectator = stub.GetRuleset(request)
+    assert stub.GetRuleset(request, metadata=bearer(tokens[0])) == spectator
+    assert cards_in(spectator) == set(CARDS)
+    assert _message_names(spectator) <= CATALOG_MESSAGES
+
+
+def _message_names(message: Message) -> set[str]:
+    names = {message.DESCRIPTOR.name}
+    for field, value in message.ListFields():
+        if field.message_type is not None:
+            for item in (value if field.is_repeated else [value]):
+                names |= _message_names(item)
+    return names

@@ -112,12 +112,14 @@ test("the generated service names every RPC of the contract", () => {
     GameService.methods.map((m) => m.name),
     [
       "ListRulesets",
+      "GetRuleset",
       "CreateGame",
       "JoinGame",
       "GetGame",
       "ListLegalActions",
       "SubmitAction",
       "WatchGame",
+      "SetSeatBot",
       "GetGameLog",
     ],
   );

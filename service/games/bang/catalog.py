@@ -92,6 +92,8 @@ class CardType:
     # What else happens when the card answers a request from the hand (the row's
     # ``response``; Dodge: a Missed! that also draws a card).
     response: CardType | None = None
+    # What the card does, in words, for a player (the row's ``text``; GetRuleset's catalog).
+    text: str = ""
 
     @property
     def equipment(self) -> bool:
@@ -243,7 +245,7 @@ def card_row(row: Mapping[str, Any]) -> tuple[CardType, list[Card]]:
         weapon_range=int(row.get("weapon_range", 0)), bang_card=bool(row.get("bang_card")),
         missed=bool(row.get("missed")), passive=dict(row.get("passive", {})), args=dict(row.get("args", {})),
         use=_use_type(key, row), cost=dict(row.get("cost", {})), response=_use_type(key, row, "response"),
-        expansion=expansion)
+        expansion=expansion, text=str(row.get("text", "")))
     return ctype, [Card(c["id"], key, c["suit"], c["rank"], expansion) for c in row["copies"]]
 
 

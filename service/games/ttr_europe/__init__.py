@@ -4,7 +4,8 @@ The ruleset contract (``service/engine/ruleset.py``) for id ``ttr-europe``. Pure
 no I/O, no clock, no global random. The modules follow the rulebook: ``board``
 (data), ``setup``, ``turns``, ``draw``, ``claim``, ``tunnels``, ``stations``,
 ``tickets``, ``scoring``; ``actions`` ties the checks to ``apply`` and
-``legal_actions``; ``view`` and ``codec`` are the only ways out. Interpretations are
+``legal_actions``; ``view``, ``codec`` and ``catalog_codec`` (the static board, for GetRuleset)
+are the only ways out. Interpretations are
 listed in ``docs/ttr_europe.md``.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from service.engine.ruleset import OptionInfo, RulesetInfo
 from service.games.ttr_europe.actions import apply, legal_actions
+from service.games.ttr_europe.catalog_codec import encode_catalog
 from service.games.ttr_europe.codec import (
     decode_action,
     decode_options,
@@ -43,6 +45,6 @@ INFO = RulesetInfo(
 )
 
 __all__ = [
-    "INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_event", "encode_options",
+    "INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_catalog", "encode_event", "encode_options",
     "is_over", "legal_actions", "project", "setup", "to_act", "view",
 ]

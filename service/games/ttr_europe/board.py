@@ -109,7 +109,7 @@ EXPECTED_TOTALS = {
 def load(raw: dict[str, Any]) -> tuple[dict[str, City], dict[int, Route], dict[int, Ticket], Rules]:
     """Parse and validate the data file; raises BoardDataError naming the bad row."""
     cities = _load_cities(raw["cities"])
-    points = {int(k): int(v) for k, v in raw["rules"]["route_points"].items()}
+    points = _route_points(raw["rules"])
     routes = _load_routes(raw["routes"], cities, points)
     tickets = _load_tickets(raw["tickets"], cities)
     rules = _load_rules(raw["rules"])
@@ -147,6 +147,11 @@ def _load_cities(rows: list[dict[str, Any]]) -> dict[str, City]:
             raise BoardDataError(f"cities[{i}] {name!r}: duplicate city")
         cities[name] = City(name, str(row.get("label", name)), int(row["x"]), int(row["y"]))
     return cities
+
+
+def _route_points(rules: dict[str, Any]) -> dict[int, int]:
+    """Route length -> points, shortest first."""
+    return dict(sorted((int(k), int(v)) for k, v in rules["route_points"].items()))
 
 
 def _load_routes(rows: list[dict[str, Any]], cities: dict[str, City],
@@ -228,10 +233,19 @@ def _check_totals(cities: dict[str, City], routes: dict[int, Route], tickets: di
         raise BoardDataError("rules.station_costs: one cost per station expected")
 
 
+def load_drawing(raw: dict[str, Any]) -> tuple[tuple[int, int, int, int], dict[int, int]]:
+    """The map's view box (min x, min y, width, height; y down) and the points per route length: what a
+    client needs to draw the board and its scoring table (GetRuleset), beside what the rules read."""
+    box = raw["map"]["viewbox"]
+    if len(box) != 4 or raw["map"].get("y_axis", "down") != "down":
+        raise BoardDataError("map.viewbox: expected [min_x, min_y, width, height] with the y axis down")
+    return (int(box[0]), int(box[1]), int(box[2]), int(box[3])), _route_points(raw["rules"])
+
+
 # The board, loaded once at import.
-CITIES, ROUTES, TICKETS, RULES = load(
-    json.loads(resources.files(__package__).joinpath("data/europe.json").read_text(encoding="utf-8"))
-)
+_RAW = json.loads(resources.files(__package__).joinpath("data/europe.json").read_text(encoding="utf-8"))
+CITIES, ROUTES, TICKETS, RULES = load(_RAW)
+VIEWBOX, ROUTE_POINTS = load_drawing(_RAW)
 ROUTE_IDS: tuple[int, ...] = tuple(sorted(ROUTES))
 CITY_NAMES: tuple[str, ...] = tuple(sorted(CITIES))
 LONG_TICKETS: tuple[int, ...] = tuple(t.id for t in TICKETS.values() if t.long)

@@ -164,6 +164,12 @@ class TabletopClient:
         response = self._unary(self._stub.ListRulesets, game_service_pb2.ListRulesetsRequest())
         return list(response.rulesets)
 
+    def get_ruleset(self, ruleset: str) -> game_service_pb2.GetRulesetResponse:
+        """One ruleset with its catalog (map, cards, characters: ``ttr_europe`` or ``bang``) and its etag;
+        ``ruleset`` is an id such as "ttr-europe" or a name such as "rulesets/ttr-europe"."""
+        name = ruleset if ruleset.startswith("rulesets/") else f"rulesets/{ruleset}"
+        return self._unary(self._stub.GetRuleset, game_service_pb2.GetRulesetRequest(name=name))
+
     def create_game(self, ruleset: str, seat_count: int, display_names: Iterable[str] = (),
                     seed: int | None = None,
                     options: OptionsLike | None = None) -> game_service_pb2.CreateGameResponse:

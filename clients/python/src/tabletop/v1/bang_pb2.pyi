@@ -43,6 +43,38 @@ BANG_EXPANSION_ARMED_AND_DANGEROUS: BangExpansion.ValueType  # 2
 """Armed & Dangerous."""
 Global___BangExpansion: _TypeAlias = BangExpansion  # noqa: Y015
 
+class _BangCardColor:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BangCardColorEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangCardColor.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BANG_CARD_COLOR_UNSPECIFIED: _BangCardColor.ValueType  # 0
+    """Not set."""
+    BANG_CARD_COLOR_BROWN: _BangCardColor.ValueType  # 1
+    """Brown: played from the hand and discarded."""
+    BANG_CARD_COLOR_BLUE: _BangCardColor.ValueType  # 2
+    """Blue: put in play in front of a player."""
+    BANG_CARD_COLOR_GREEN: _BangCardColor.ValueType  # 3
+    """Green (Dodge City): put in play, used from play in a later turn."""
+    BANG_CARD_COLOR_ORANGE: _BangCardColor.ValueType  # 4
+    """Orange (Armed & Dangerous): put in play with cubes."""
+
+class BangCardColor(_BangCardColor, metaclass=_BangCardColorEnumTypeWrapper):
+    """The colour of a card's border: what kind of card it is."""
+
+BANG_CARD_COLOR_UNSPECIFIED: BangCardColor.ValueType  # 0
+"""Not set."""
+BANG_CARD_COLOR_BROWN: BangCardColor.ValueType  # 1
+"""Brown: played from the hand and discarded."""
+BANG_CARD_COLOR_BLUE: BangCardColor.ValueType  # 2
+"""Blue: put in play in front of a player."""
+BANG_CARD_COLOR_GREEN: BangCardColor.ValueType  # 3
+"""Green (Dodge City): put in play, used from play in a later turn."""
+BANG_CARD_COLOR_ORANGE: BangCardColor.ValueType  # 4
+"""Orange (Armed & Dangerous): put in play with cubes."""
+Global___BangCardColor: _TypeAlias = BangCardColor  # noqa: Y015
+
 class _BangSuit:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -374,6 +406,191 @@ BANG_EVENT_KIND_UNAFFECTED: BangEventKind.ValueType  # 25
 diamonds of other players): `other_seat` played it, `cards` holds it. Public.
 """
 Global___BangEventKind: _TypeAlias = BangEventKind  # noqa: Y015
+
+@_typing.final
+class BangCatalog(_message.Message):
+    """The static facts of BANG! (GetRuleset): every card, character and role of the base game and of
+    every expansion this server has built. Which expansion adds a row is its `expansion` field;
+    BANG_EXPANSION_UNSPECIFIED there means the base game.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARDS_FIELD_NUMBER: _builtins.int
+    CHARACTERS_FIELD_NUMBER: _builtins.int
+    ROLES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def cards(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCatalogCard]:
+        """Every card name (one entry per name, e.g. "bang"), with its physical copies."""
+
+    @_builtins.property
+    def characters(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCatalogCharacter]:
+        """Every character."""
+
+    @_builtins.property
+    def roles(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCatalogRole]:
+        """The roles."""
+
+    def __init__(
+        self,
+        *,
+        cards: _abc.Iterable[Global___BangCatalogCard] | None = ...,
+        characters: _abc.Iterable[Global___BangCatalogCharacter] | None = ...,
+        roles: _abc.Iterable[Global___BangCatalogRole] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards", b"cards", "characters", b"characters", "roles", b"roles"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangCatalog: _TypeAlias = BangCatalog  # noqa: Y015
+
+@_typing.final
+class BangCatalogCard(_message.Message):
+    """One card name of the catalog."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEY_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    COLOR_FIELD_NUMBER: _builtins.int
+    EXPANSION_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    COPIES_FIELD_NUMBER: _builtins.int
+    key: _builtins.str
+    """Name key, as BangCard.name, for example "bang"."""
+    name: _builtins.str
+    """The printed name, for example "BANG!"."""
+    color: Global___BangCardColor.ValueType
+    """Border colour."""
+    expansion: Global___BangExpansion.ValueType
+    """The expansion that brings this card name; unspecified: the base game."""
+    text: _builtins.str
+    """What the card does, for a player to read; empty where the data has no text yet."""
+    @_builtins.property
+    def copies(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCatalogCopy]:
+        """Every physical copy of the card, with its suit and rank."""
+
+    def __init__(
+        self,
+        *,
+        key: _builtins.str = ...,
+        name: _builtins.str = ...,
+        color: Global___BangCardColor.ValueType = ...,
+        expansion: Global___BangExpansion.ValueType = ...,
+        text: _builtins.str = ...,
+        copies: _abc.Iterable[Global___BangCatalogCopy] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["color", b"color", "copies", b"copies", "expansion", b"expansion", "key", b"key", "name", b"name", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangCatalogCard: _TypeAlias = BangCatalogCard  # noqa: Y015
+
+@_typing.final
+class BangCatalogCopy(_message.Message):
+    """One physical card of the catalog."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_FIELD_NUMBER: _builtins.int
+    EXPANSION_FIELD_NUMBER: _builtins.int
+    expansion: Global___BangExpansion.ValueType
+    """The expansion whose deck it belongs to (Dodge City reprints some base cards); unspecified:
+    the base game.
+    """
+    @_builtins.property
+    def card(self) -> Global___BangCard:
+        """Its id, name, suit and rank."""
+
+    def __init__(
+        self,
+        *,
+        card: Global___BangCard | None = ...,
+        expansion: Global___BangExpansion.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card", b"card"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "expansion", b"expansion"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangCatalogCopy: _TypeAlias = BangCatalogCopy  # noqa: Y015
+
+@_typing.final
+class BangCatalogCharacter(_message.Message):
+    """One character of the catalog."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KEY_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    LIFE_FIELD_NUMBER: _builtins.int
+    TEXT_FIELD_NUMBER: _builtins.int
+    EXPANSION_FIELD_NUMBER: _builtins.int
+    key: _builtins.str
+    """Key, for example "bart_cassidy"."""
+    name: _builtins.str
+    """Printed name."""
+    life: _builtins.int
+    """Printed bullets (life points; the Sheriff has one more)."""
+    text: _builtins.str
+    """The ability, for a player to read."""
+    expansion: Global___BangExpansion.ValueType
+    """The expansion that brings the character; unspecified: the base game."""
+    def __init__(
+        self,
+        *,
+        key: _builtins.str = ...,
+        name: _builtins.str = ...,
+        life: _builtins.int = ...,
+        text: _builtins.str = ...,
+        expansion: Global___BangExpansion.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expansion", b"expansion", "key", b"key", "life", b"life", "name", b"name", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangCatalogCharacter: _TypeAlias = BangCatalogCharacter  # noqa: Y015
+
+@_typing.final
+class BangCatalogRole(_message.Message):
+    """One role of the catalog."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ROLE_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    GOAL_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
+    role: Global___BangRole.ValueType
+    """The role."""
+    name: _builtins.str
+    """Printed name."""
+    goal: _builtins.str
+    """The goal, for a player to read."""
+    revealed: _builtins.bool
+    """True when the role is shown face up from the start (the Sheriff)."""
+    def __init__(
+        self,
+        *,
+        role: Global___BangRole.ValueType = ...,
+        name: _builtins.str = ...,
+        goal: _builtins.str = ...,
+        revealed: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["goal", b"goal", "name", b"name", "revealed", b"revealed", "role", b"role"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangCatalogRole: _TypeAlias = BangCatalogRole  # noqa: Y015
 
 @_typing.final
 class BangOptions(_message.Message):

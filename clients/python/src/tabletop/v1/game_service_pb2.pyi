@@ -13,7 +13,9 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from tabletop.v1 import bang_pb2 as _bang_pb2
 from tabletop.v1 import game_pb2 as _game_pb2
+from tabletop.v1 import ttr_europe_pb2 as _ttr_europe_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -65,6 +67,73 @@ class ListRulesetsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListRulesetsResponse: _TypeAlias = ListRulesetsResponse  # noqa: Y015
+
+@_typing.final
+class GetRulesetRequest(_message.Message):
+    """Request for GetRuleset."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Resource name, "rulesets/{ruleset}", for example "rulesets/ttr-europe" (the ids ListRulesets gives)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetRulesetRequest: _TypeAlias = GetRulesetRequest  # noqa: Y015
+
+@_typing.final
+class GetRulesetResponse(_message.Message):
+    """Response of GetRuleset."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULESET_FIELD_NUMBER: _builtins.int
+    ETAG_FIELD_NUMBER: _builtins.int
+    TTR_EUROPE_FIELD_NUMBER: _builtins.int
+    BANG_FIELD_NUMBER: _builtins.int
+    etag: _builtins.str
+    """A strong entity tag of this response (AIP-154, quoted as in RFC 9110): a hash of the rules
+    version and the serialized catalog, equal on every replica of a release. It changes only
+    when the catalog or the rules version does; REST sends it as the ETag header.
+    """
+    @_builtins.property
+    def ruleset(self) -> _game_pb2.Ruleset:
+        """The ruleset, exactly as ListRulesets gives it."""
+
+    @_builtins.property
+    def ttr_europe(self) -> _ttr_europe_pb2.TtrEuropeCatalog:
+        """Ticket to Ride: Europe: the map, routes, tickets and scoring table."""
+
+    @_builtins.property
+    def bang(self) -> _bang_pb2.BangCatalog:
+        """BANG!: every card, character and role of the base game and the expansions built."""
+
+    def __init__(
+        self,
+        *,
+        ruleset: _game_pb2.Ruleset | None = ...,
+        etag: _builtins.str = ...,
+        ttr_europe: _ttr_europe_pb2.TtrEuropeCatalog | None = ...,
+        bang: _bang_pb2.BangCatalog | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bang", b"bang", "catalog", b"catalog", "ruleset", b"ruleset", "ttr_europe", b"ttr_europe"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bang", b"bang", "catalog", b"catalog", "etag", b"etag", "ruleset", b"ruleset", "ttr_europe", b"ttr_europe"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_catalog: _TypeAlias = _typing.Literal["ttr_europe", "bang"]  # noqa: Y015
+    _WhichOneofArgType_catalog: _TypeAlias = _typing.Literal["catalog", b"catalog"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_catalog) -> _WhichOneofReturnType_catalog | None: ...
+
+Global___GetRulesetResponse: _TypeAlias = GetRulesetResponse  # noqa: Y015
 
 @_typing.final
 class CreateGameRequest(_message.Message):

@@ -40,6 +40,11 @@ class GameServiceStub:
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.ListRulesetsRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_game__service__pb2.ListRulesetsResponse.FromString,
                 _registered_method=True)
+        self.GetRuleset = channel.unary_unary(
+                '/tabletop.v1.GameService/GetRuleset',
+                request_serializer=tabletop_dot_v1_dot_game__service__pb2.GetRulesetRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_game__service__pb2.GetRulesetResponse.FromString,
+                _registered_method=True)
         self.CreateGame = channel.unary_unary(
                 '/tabletop.v1.GameService/CreateGame',
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.CreateGameRequest.SerializeToString,
@@ -87,7 +92,17 @@ class GameServiceServicer:
     """
 
     def ListRulesets(self, request, context):
-        """Lists the games offered, their seat counts, options and rules version.
+        """Lists the games offered, their seat counts, options and rules version. Kept small: the static
+        facts of each (its map, cards, characters) are GetRuleset's catalog.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetRuleset(self, request, context):
+        """One ruleset with its catalog: everything static a client needs to draw a game of it (a map,
+        cards, characters, scoring). The same for every caller; it changes only with a release, so
+        REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -156,6 +171,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ListRulesets,
                     request_deserializer=tabletop_dot_v1_dot_game__service__pb2.ListRulesetsRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_game__service__pb2.ListRulesetsResponse.SerializeToString,
+            ),
+            'GetRuleset': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetRuleset,
+                    request_deserializer=tabletop_dot_v1_dot_game__service__pb2.GetRulesetRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_game__service__pb2.GetRulesetResponse.SerializeToString,
             ),
             'CreateGame': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateGame,
@@ -226,6 +246,33 @@ class GameService:
             '/tabletop.v1.GameService/ListRulesets',
             tabletop_dot_v1_dot_game__service__pb2.ListRulesetsRequest.SerializeToString,
             tabletop_dot_v1_dot_game__service__pb2.ListRulesetsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetRuleset(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/GetRuleset',
+            tabletop_dot_v1_dot_game__service__pb2.GetRulesetRequest.SerializeToString,
+            tabletop_dot_v1_dot_game__service__pb2.GetRulesetResponse.FromString,
             options,
             channel_credentials,
             insecure,

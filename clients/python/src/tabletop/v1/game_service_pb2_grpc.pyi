@@ -40,7 +40,14 @@ class GameServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
     ListRulesets: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListRulesetsRequest, _game_service_pb2.ListRulesetsResponse]
-    """Lists the games offered, their seat counts, options and rules version."""
+    """Lists the games offered, their seat counts, options and rules version. Kept small: the static
+    facts of each (its map, cards, characters) are GetRuleset's catalog.
+    """
+    GetRuleset: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetRulesetRequest, _game_service_pb2.GetRulesetResponse]
+    """One ruleset with its catalog: everything static a client needs to draw a game of it (a map,
+    cards, characters, scoring). The same for every caller; it changes only with a release, so
+    REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
+    """
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
     """Creates a game; seats named in `display_names` are filled at once."""
     JoinGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]
@@ -64,7 +71,14 @@ class GameServiceAsyncStub(GameServiceStub):
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     ListRulesets: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListRulesetsRequest, _game_service_pb2.ListRulesetsResponse]  # type: ignore[assignment]
-    """Lists the games offered, their seat counts, options and rules version."""
+    """Lists the games offered, their seat counts, options and rules version. Kept small: the static
+    facts of each (its map, cards, characters) are GetRuleset's catalog.
+    """
+    GetRuleset: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetRulesetRequest, _game_service_pb2.GetRulesetResponse]  # type: ignore[assignment]
+    """One ruleset with its catalog: everything static a client needs to draw a game of it (a map,
+    cards, characters, scoring). The same for every caller; it changes only with a release, so
+    REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
+    """
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
     """Creates a game; seats named in `display_names` are filled at once."""
     JoinGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]  # type: ignore[assignment]
@@ -91,7 +105,20 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.ListRulesetsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.ListRulesetsResponse, _abc.Awaitable[_game_service_pb2.ListRulesetsResponse]]:
-        """Lists the games offered, their seat counts, options and rules version."""
+        """Lists the games offered, their seat counts, options and rules version. Kept small: the static
+        facts of each (its map, cards, characters) are GetRuleset's catalog.
+        """
+
+    @_abc_1.abstractmethod
+    def GetRuleset(
+        self,
+        request: _game_service_pb2.GetRulesetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.GetRulesetResponse, _abc.Awaitable[_game_service_pb2.GetRulesetResponse]]:
+        """One ruleset with its catalog: everything static a client needs to draw a game of it (a map,
+        cards, characters, scoring). The same for every caller; it changes only with a release, so
+        REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
+        """
 
     @_abc_1.abstractmethod
     def CreateGame(

@@ -1220,6 +1220,230 @@ class TtrTurnPassed(_message.Message):
 Global___TtrTurnPassed: _TypeAlias = TtrTurnPassed  # noqa: Y015
 
 @_typing.final
+class TtrEuropeCatalog(_message.Message):
+    """The static facts of Ticket to Ride: Europe (GetRuleset): enough to draw the board and explain
+    the scoring without any other data. Taken from the ruleset's own loaded board tables.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VIEW_BOX_FIELD_NUMBER: _builtins.int
+    CITIES_FIELD_NUMBER: _builtins.int
+    ROUTES_FIELD_NUMBER: _builtins.int
+    TICKETS_FIELD_NUMBER: _builtins.int
+    ROUTE_POINTS_FIELD_NUMBER: _builtins.int
+    UNUSED_STATION_POINTS_FIELD_NUMBER: _builtins.int
+    EUROPEAN_EXPRESS_BONUS_FIELD_NUMBER: _builtins.int
+    TRAINS_PER_PLAYER_FIELD_NUMBER: _builtins.int
+    STATIONS_PER_PLAYER_FIELD_NUMBER: _builtins.int
+    STATION_COSTS_FIELD_NUMBER: _builtins.int
+    unused_station_points: _builtins.int
+    """Points for each station a player has not built, at the end."""
+    european_express_bonus: _builtins.int
+    """The European Express bonus: points for the longest continuous path (each player who has it)."""
+    trains_per_player: _builtins.int
+    """Trains each player starts with."""
+    stations_per_player: _builtins.int
+    """Stations each player starts with."""
+    @_builtins.property
+    def view_box(self) -> Global___TtrViewBox:
+        """The drawing area the city coordinates lie in."""
+
+    @_builtins.property
+    def cities(self) -> _containers.RepeatedCompositeFieldContainer[Global___TtrCity]:
+        """Every city, by name."""
+
+    @_builtins.property
+    def routes(self) -> _containers.RepeatedCompositeFieldContainer[Global___TtrRoute]:
+        """Every route, by id (1..101); each route of a double route is a route of its own."""
+
+    @_builtins.property
+    def tickets(self) -> _containers.RepeatedCompositeFieldContainer[Global___TtrTicket]:
+        """Every destination ticket, by id (the whole pile: who holds which is never here)."""
+
+    @_builtins.property
+    def route_points(self) -> _containers.RepeatedCompositeFieldContainer[Global___TtrRoutePoints]:
+        """Points per claimed route length, shortest first."""
+
+    @_builtins.property
+    def station_costs(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Train cards the first, second, third... station costs (one entry per station)."""
+
+    def __init__(
+        self,
+        *,
+        view_box: Global___TtrViewBox | None = ...,
+        cities: _abc.Iterable[Global___TtrCity] | None = ...,
+        routes: _abc.Iterable[Global___TtrRoute] | None = ...,
+        tickets: _abc.Iterable[Global___TtrTicket] | None = ...,
+        route_points: _abc.Iterable[Global___TtrRoutePoints] | None = ...,
+        unused_station_points: _builtins.int = ...,
+        european_express_bonus: _builtins.int = ...,
+        trains_per_player: _builtins.int = ...,
+        stations_per_player: _builtins.int = ...,
+        station_costs: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view_box", b"view_box"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cities", b"cities", "european_express_bonus", b"european_express_bonus", "route_points", b"route_points", "routes", b"routes", "station_costs", b"station_costs", "stations_per_player", b"stations_per_player", "tickets", b"tickets", "trains_per_player", b"trains_per_player", "unused_station_points", b"unused_station_points", "view_box", b"view_box"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TtrEuropeCatalog: _TypeAlias = TtrEuropeCatalog  # noqa: Y015
+
+@_typing.final
+class TtrViewBox(_message.Message):
+    """An SVG-style viewBox: city coordinates lie within it, x to the right and y DOWN (as in SVG).
+    Positions are approximate, for drawing, not official.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    MIN_X_FIELD_NUMBER: _builtins.int
+    MIN_Y_FIELD_NUMBER: _builtins.int
+    WIDTH_FIELD_NUMBER: _builtins.int
+    HEIGHT_FIELD_NUMBER: _builtins.int
+    min_x: _builtins.int
+    """Left edge."""
+    min_y: _builtins.int
+    """Top edge."""
+    width: _builtins.int
+    """Width."""
+    height: _builtins.int
+    """Height."""
+    def __init__(
+        self,
+        *,
+        min_x: _builtins.int = ...,
+        min_y: _builtins.int = ...,
+        width: _builtins.int = ...,
+        height: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["height", b"height", "min_x", b"min_x", "min_y", b"min_y", "width", b"width"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TtrViewBox: _TypeAlias = TtrViewBox  # noqa: Y015
+
+@_typing.final
+class TtrCity(_message.Message):
+    """A city on the map."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    LABEL_FIELD_NUMBER: _builtins.int
+    X_FIELD_NUMBER: _builtins.int
+    Y_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """The name used everywhere in the contract (ASCII, for example "Munchen")."""
+    label: _builtins.str
+    """The label to print on the map."""
+    x: _builtins.int
+    """Horizontal position in the view box."""
+    y: _builtins.int
+    """Vertical position in the view box (y grows downwards)."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        label: _builtins.str = ...,
+        x: _builtins.int = ...,
+        y: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["label", b"label", "name", b"name", "x", b"x", "y", b"y"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TtrCity: _TypeAlias = TtrCity  # noqa: Y015
+
+@_typing.final
+class TtrRoute(_message.Message):
+    """A route between two cities."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    CITY_A_FIELD_NUMBER: _builtins.int
+    CITY_B_FIELD_NUMBER: _builtins.int
+    COLOR_FIELD_NUMBER: _builtins.int
+    LENGTH_FIELD_NUMBER: _builtins.int
+    TUNNEL_FIELD_NUMBER: _builtins.int
+    FERRY_LOCOMOTIVES_FIELD_NUMBER: _builtins.int
+    DOUBLE_ROUTE_ID_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    id: _builtins.int
+    """Route id, as in TtrClaimRoute.route_id and TtrEuropeView.route_owners."""
+    city_a: _builtins.str
+    """One end (a TtrCity name)."""
+    city_b: _builtins.str
+    """The other end."""
+    color: Global___TtrColor.ValueType
+    """The colour of cards it takes; TTR_COLOR_GRAY: any one colour."""
+    length: _builtins.int
+    """Spaces (trains needed)."""
+    tunnel: _builtins.bool
+    """True for a tunnel (three cards are revealed when it is claimed)."""
+    ferry_locomotives: _builtins.int
+    """Locomotives a ferry requires; 0: not a ferry."""
+    double_route_id: _builtins.int
+    """The other route of its double route (same two cities); absent for a single route."""
+    points: _builtins.int
+    """Points for claiming it (the route_points entry of its length)."""
+    def __init__(
+        self,
+        *,
+        id: _builtins.int = ...,
+        city_a: _builtins.str = ...,
+        city_b: _builtins.str = ...,
+        color: Global___TtrColor.ValueType = ...,
+        length: _builtins.int = ...,
+        tunnel: _builtins.bool = ...,
+        ferry_locomotives: _builtins.int = ...,
+        double_route_id: _builtins.int | None = ...,
+        points: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_double_route_id", b"_double_route_id", "double_route_id", b"double_route_id"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_double_route_id", b"_double_route_id", "city_a", b"city_a", "city_b", b"city_b", "color", b"color", "double_route_id", b"double_route_id", "ferry_locomotives", b"ferry_locomotives", "id", b"id", "length", b"length", "points", b"points", "tunnel", b"tunnel"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__double_route_id: _TypeAlias = _typing.Literal["double_route_id"]  # noqa: Y015
+    _WhichOneofArgType__double_route_id: _TypeAlias = _typing.Literal["_double_route_id", b"_double_route_id"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__double_route_id) -> _WhichOneofReturnType__double_route_id | None: ...
+
+Global___TtrRoute: _TypeAlias = TtrRoute  # noqa: Y015
+
+@_typing.final
+class TtrRoutePoints(_message.Message):
+    """The points a claimed route of one length scores."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LENGTH_FIELD_NUMBER: _builtins.int
+    POINTS_FIELD_NUMBER: _builtins.int
+    length: _builtins.int
+    """Route length."""
+    points: _builtins.int
+    """Points."""
+    def __init__(
+        self,
+        *,
+        length: _builtins.int = ...,
+        points: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["length", b"length", "points", b"points"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TtrRoutePoints: _TypeAlias = TtrRoutePoints  # noqa: Y015
+
+@_typing.final
 class TtrEuropeEvent(_message.Message):
     """A Ticket to Ride: Europe event."""
 

@@ -13,7 +13,220 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/bang.proto.
  */
 export const file_tabletop_v1_bang: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSLuBAoLQmFuZ09wdGlvbnMSLgoKZXhwYW5zaW9ucxgBIAMoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24SGgoSc2hlcmlmZl9leHRyYV9jYXJkGAIgASgIEnoKD2tlcHRfY2hhcmFjdGVycxgDIAMoCzIeLnRhYmxldG9wLnYxLkJhbmdLZXB0Q2hhcmFjdGVyQkHSgBk9Cg5JTlZBTElEX09QVElPTjgISilBdCBtb3N0IDgga2VwdCBjaGFyYWN0ZXJzIChvbmUgcGVyIHNlYXQpLhK3AQoScmV0aXJlZF9jaGFyYWN0ZXJzGAQgAygJQpoB0oAZlQEKDklOVkFMSURfT1BUSU9OIhZeW2Etel1bYS16MC05X117MCwzMX0kOBBKaUNoYXJhY3RlciBrZXlzIHN1Y2ggYXMgYmFydF9jYXNzaWR5IChsb3dlcmNhc2UgbGV0dGVycywgZGlnaXRzIGFuZCBfLCBhdCBtb3N0IDMyIGNoYXJhY3RlcnMpLCBhdCBtb3N0IDE2LhJvCgxzaGVyaWZmX3NlYXQYBSABKAVCVNKAGVAKDklOVkFMSURfT1BUSU9OKAAwB0o6c2hlcmlmZl9zZWF0IGlzIGEgc2VhdCBudW1iZXIsIDAgdG8gNyAoYXQgbW9zdCA4IHBsYXllcnMpLkgAiAEBEhwKFGpvc2VfZGVsZ2Fkb19pbl9wbGF5GAYgASgIEh0KFXBpeGllX3BldGVfZHJhd3NfZm91chgHIAEoCBIeChZzZWFuX21hbGxvcnlfdW5saW1pdGVkGAggASgIQg8KDV9zaGVyaWZmX3NlYXQilgIKEUJhbmdLZXB0Q2hhcmFjdGVyEloKBHNlYXQYASABKAVCTNKAGUgKDklOVkFMSURfT1BUSU9OKAAwB0oyc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS4SpAEKCWNoYXJhY3RlchgCIAEoCUKQAdKAGYsBCg5JTlZBTElEX09QVElPTiIZXihbYS16XVthLXowLTlfXXswLDMxfSk/JEpeQSBjaGFyYWN0ZXIga2V5IHN1Y2ggYXMgYmFydF9jYXNzaWR5IChsb3dlcmNhc2UgbGV0dGVycywgZGlnaXRzIGFuZCBfLCBhdCBtb3N0IDMyIGNoYXJhY3RlcnMpLiJXCghCYW5nQ2FyZBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEiMKBHN1aXQYAyABKA4yFS50YWJsZXRvcC52MS5CYW5nU3VpdBIMCgRyYW5rGAQgASgJIssDCgpCYW5nQWN0aW9uEikKBHBsYXkYASABKAsyGS50YWJsZXRvcC52MS5CYW5nUGxheUNhcmRIABIrCgdyZXNwb25kGAIgASgLMhgudGFibGV0b3AudjEuQmFuZ1Jlc3BvbmRIABIsCgZiYXJyZWwYAyABKAsyGi50YWJsZXRvcC52MS5CYW5nVXNlQmFycmVsSAASJQoEcGFzcxgEIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdQYXNzSAASKQoGY2hvb3NlGAUgASgLMhcudGFibGV0b3AudjEuQmFuZ0Nob29zZUgAEikKBGRyYXcYBiABKAsyGS50YWJsZXRvcC52MS5CYW5nRHJhd0Zyb21IABIrCgdkaXNjYXJkGAcgASgLMhgudGFibGV0b3AudjEuQmFuZ0Rpc2NhcmRIABIuCgdhYmlsaXR5GAggASgLMhsudGFibGV0b3AudjEuQmFuZ1VzZUFiaWxpdHlIABIsCghlbmRfdHVybhgJIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdFbmRUdXJuSAASJwoDdXNlGAogASgLMhgudGFibGV0b3AudjEuQmFuZ1VzZUNhcmRIAEIGCgRraW5kIvUECgtCYW5nVXNlQ2FyZBKnAgoEY2FyZBgBIAEoCUKYAtKAGZMCCgxVTktOT1dOX0NBUkQiV14oW2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JEqpAUEgY2FyZCBpZCBpcyA8ZXhwYW5zaW9uPi48Y2FyZD4uPHJhbms+PHN1aXQgbGV0dGVyPiwgZWFjaCBuYW1lIGF0IG1vc3QgMjQgY2hhcmFjdGVycywgdGhlbiAuYSwgLmIgd2hlbiB0d28gY29waWVzIHNoYXJlIGEgc2lnbiAoYmFzZS5zdGFnZWNvYWNoLjlzLmEpOyBlLmcuIGJhc2UuYmFuZy4yYy4SaQoLdGFyZ2V0X3NlYXQYAiABKAVCT9KAGUsKCkJBRF9UQVJHRVQoADAHSjl0YXJnZXRfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBARLAAQoEcGljaxgDIAEoCUKxAdKAGawBCgpCQURfVEFSR0VUIlxeKGhhbmR8W2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JEpAcGljayBpcyAnaGFuZCcgb3IgdGhlIGlkIG9mIGEgY2FyZCBpbiBwbGF5LCBlLmcuIGJhc2UuYmFycmVsLktzLkIOCgxfdGFyZ2V0X3NlYXQi9gQKDEJhbmdQbGF5Q2FyZBKnAgoEY2FyZBgBIAEoCUKYAtKAGZMCCgxVTktOT1dOX0NBUkQiV14oW2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JEqpAUEgY2FyZCBpZCBpcyA8ZXhwYW5zaW9uPi48Y2FyZD4uPHJhbms+PHN1aXQgbGV0dGVyPiwgZWFjaCBuYW1lIGF0IG1vc3QgMjQgY2hhcmFjdGVycywgdGhlbiAuYSwgLmIgd2hlbiB0d28gY29waWVzIHNoYXJlIGEgc2lnbiAoYmFzZS5zdGFnZWNvYWNoLjlzLmEpOyBlLmcuIGJhc2UuYmFuZy4yYy4SaQoLdGFyZ2V0X3NlYXQYAiABKAVCT9KAGUsKCkJBRF9UQVJHRVQoADAHSjl0YXJnZXRfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBARLAAQoEcGljaxgDIAEoCUKxAdKAGawBCgpCQURfVEFSR0VUIlxeKGhhbmR8W2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JEpAcGljayBpcyAnaGFuZCcgb3IgdGhlIGlkIG9mIGEgY2FyZCBpbiBwbGF5LCBlLmcuIGJhc2UuYmFycmVsLktzLkIOCgxfdGFyZ2V0X3NlYXQitwIKC0JhbmdSZXNwb25kEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLiLcAgoNQmFuZ1VzZUJhcnJlbBLKAgoEY2FyZBgBIAEoCUK7AtKAGbYCCgxVTktOT1dOX0NBUkQiV14oW2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JErMAUEgY2FyZCBpZCBpcyA8ZXhwYW5zaW9uPi48Y2FyZD4uPHJhbms+PHN1aXQgbGV0dGVyPiwgZWFjaCBuYW1lIGF0IG1vc3QgMjQgY2hhcmFjdGVycywgdGhlbiAuYSwgLmIgd2hlbiB0d28gY29waWVzIHNoYXJlIGEgc2lnbiAoYmFzZS5zdGFnZWNvYWNoLjlzLmEpOyBlLmcuIGJhc2UuYmFuZy4yYzsgZW1wdHkgZm9yIEpvdXJkb25uYWlzJyBvd24gQmFycmVsLiIKCghCYW5nUGFzcyKrBAoKQmFuZ0Nob29zZRKnAgoEY2FyZBgBIAEoCUKYAtKAGZMCCgxVTktOT1dOX0NBUkQiV14oW2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JEqpAUEgY2FyZCBpZCBpcyA8ZXhwYW5zaW9uPi48Y2FyZD4uPHJhbms+PHN1aXQgbGV0dGVyPiwgZWFjaCBuYW1lIGF0IG1vc3QgMjQgY2hhcmFjdGVycywgdGhlbiAuYSwgLmIgd2hlbiB0d28gY29waWVzIHNoYXJlIGEgc2lnbiAoYmFzZS5zdGFnZWNvYWNoLjlzLmEpOyBlLmcuIGJhc2UuYmFuZy4yYy4S8gEKBHBpY2sYAiABKAlC4wHSgBneAQoKQkFEX1RBUkdFVCJxXihoYW5kfFthLXpdW2EtejAtOV9dezAsMzF9fFthLXpdW2EtejAtOV9dezAsMjN9XC5bYS16XVthLXowLTlfXXswLDIzfVwuKDEwfFsyLTlKUUtBXSlbaGRjc10oXC5bYS16MC05XXsxLDR9KT8pPyRKXXBpY2sgaXMgJ2hhbmQnLCB0aGUgaWQgb2YgYSBjYXJkIGluIHBsYXkgKGJhc2UuYmFycmVsLktzKSBvciBhIGNoYXJhY3RlciBrZXkgKHdpbGx5X3RoZV9raWQpLiK2AQoMQmFuZ0RyYXdGcm9tEisKBnNvdXJjZRgBIAEoDjIbLnRhYmxldG9wLnYxLkJhbmdEcmF3U291cmNlEmkKC3RhcmdldF9zZWF0GAIgASgFQk/SgBlLCgpCQURfVEFSR0VUKAAwB0o5dGFyZ2V0X3NlYXQgaXMgYSBzZWF0IG51bWJlciwgMCB0byA3IChhdCBtb3N0IDggcGxheWVycykuSACIAQFCDgoMX3RhcmdldF9zZWF0IrcCCgtCYW5nRGlzY2FyZBKnAgoEY2FyZBgBIAEoCUKYAtKAGZMCCgxVTktOT1dOX0NBUkQiV14oW2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JEqpAUEgY2FyZCBpZCBpcyA8ZXhwYW5zaW9uPi48Y2FyZD4uPHJhbms+PHN1aXQgbGV0dGVyPiwgZWFjaCBuYW1lIGF0IG1vc3QgMjQgY2hhcmFjdGVycywgdGhlbiAuYSwgLmIgd2hlbiB0d28gY29waWVzIHNoYXJlIGEgc2lnbiAoYmFzZS5zdGFnZWNvYWNoLjlzLmEpOyBlLmcuIGJhc2UuYmFuZy4yYy4iywIKDkJhbmdVc2VBYmlsaXR5Er0BCgVjYXJkcxgBIAMoCUKtAdKAGagBCgxVTktOT1dOX0NBUkQiVF5bYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/JDgIQhBVTkVYUEVDVEVEX0ZJRUxESi5DYXJkIGlkcyBhcyBpbiBgQmFuZ1BsYXlDYXJkLmNhcmRgLCBhdCBtb3N0IDguEmkKC3RhcmdldF9zZWF0GAIgASgFQk/SgBlLCgpCQURfVEFSR0VUKAAwB0o5dGFyZ2V0X3NlYXQgaXMgYSBzZWF0IG51bWJlciwgMCB0byA3IChhdCBtb3N0IDggcGxheWVycykuSACIAQFCDgoMX3RhcmdldF9zZWF0Ig0KC0JhbmdFbmRUdXJuIuoCCgtCYW5nUmVxdWVzdBIqCgRraW5kGAEgASgOMhwudGFibGV0b3AudjEuQmFuZ1JlcXVlc3RLaW5kEgwKBHNlYXQYAiABKAUSGAoLc291cmNlX3NlYXQYAyABKAVIAIgBARIqCgtzb3VyY2VfY2FyZBgEIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEiQKBWNhcmRzGAUgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSFQoNbWlzc2VkX25lZWRlZBgGIAEoBRIVCg1taXNzZWRfcGxheWVkGAcgASgFEhQKDGJhcnJlbHNfdXNlZBgIIAMoCRIaCg1vcHBvbmVudF9zZWF0GAkgASgFSAGIAQESGQoRaGlkZGVuX2NhcmRfY291bnQYCiABKAUSGAoQY2FyZHNfdG9fZGlzY2FyZBgLIAEoBUIOCgxfc291cmNlX3NlYXRCEAoOX29wcG9uZW50X3NlYXQi/QEKCkJhbmdQbGF5ZXISDAoEc2VhdBgBIAEoBRIRCgljaGFyYWN0ZXIYAiABKAkSIwoEcm9sZRgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEgwKBGxpZmUYBCABKAUSEAoIbWF4X2xpZmUYBSABKAUSEgoKaGFuZF9jb3VudBgGIAEoBRImCgdpbl9wbGF5GAcgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSDQoFYWxpdmUYCCABKAgSEQoJcm9sZV9nb2FsGAkgASgJEisKBnVzYWJsZRgKIAMoCzIbLnRhYmxldG9wLnYxLkJhbmdVc2FibGVDYXJkIjAKDkJhbmdVc2FibGVDYXJkEg8KB2NhcmRfaWQYASABKAkSDQoFcmVhZHkYAiABKAgiiwMKCEJhbmdWaWV3EhgKC3ZpZXdlcl9zZWF0GAEgASgFSACIAQESEQoJdHVybl9zZWF0GAIgASgFEiUKBXBoYXNlGAMgASgOMhYudGFibGV0b3AudjEuQmFuZ1BoYXNlEhMKC3R1cm5fbnVtYmVyGAQgASgFEigKB3BsYXllcnMYBSADKAsyFy50YWJsZXRvcC52MS5CYW5nUGxheWVyEiMKBGhhbmQYBiADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBISCgpkZWNrX2NvdW50GAcgASgFEhUKDWRpc2NhcmRfY291bnQYCCABKAUSKgoLZGlzY2FyZF90b3AYCSABKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBIpCgdwZW5kaW5nGAogAygLMhgudGFibGV0b3AudjEuQmFuZ1JlcXVlc3QSDwoHd2lubmVycxgLIAMoBRIUCgxiYW5nc19wbGF5ZWQYDCABKAUSDgoGdG9fYWN0GA0gAygFQg4KDF92aWV3ZXJfc2VhdCK5AgoJQmFuZ0V2ZW50EigKBGtpbmQYASABKA4yGi50YWJsZXRvcC52MS5CYW5nRXZlbnRLaW5kEgwKBHNlYXQYAiABKAUSFwoKb3RoZXJfc2VhdBgDIAEoBUgAiAEBEiQKBWNhcmRzGAQgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSDQoFY291bnQYBSABKAUSDgoGYW1vdW50GAYgASgFEgwKBGxpZmUYByABKAUSDgoGcmVhc29uGAggASgJEiMKBHJvbGUYCSABKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZRINCgVzZWF0cxgKIAMoBRIPCgdzdWNjZXNzGAsgASgIEiQKBXJvbGVzGAwgAygOMhUudGFibGV0b3AudjEuQmFuZ1JvbGVCDQoLX290aGVyX3NlYXQqdgoNQmFuZ0V4cGFuc2lvbhIeChpCQU5HX0VYUEFOU0lPTl9VTlNQRUNJRklFRBAAEh0KGUJBTkdfRVhQQU5TSU9OX0RPREdFX0NJVFkQARImCiJCQU5HX0VYUEFOU0lPTl9BUk1FRF9BTkRfREFOR0VST1VTEAIqfgoIQmFuZ1N1aXQSGQoVQkFOR19TVUlUX1VOU1BFQ0lGSUVEEAASFAoQQkFOR19TVUlUX0hFQVJUUxABEhYKEkJBTkdfU1VJVF9ESUFNT05EUxACEhMKD0JBTkdfU1VJVF9DTFVCUxADEhQKEEJBTkdfU1VJVF9TUEFERVMQBCqAAQoIQmFuZ1JvbGUSGQoVQkFOR19ST0xFX1VOU1BFQ0lGSUVEEAASFQoRQkFOR19ST0xFX1NIRVJJRkYQARIUChBCQU5HX1JPTEVfREVQVVRZEAISFAoQQkFOR19ST0xFX09VVExBVxADEhYKEkJBTkdfUk9MRV9SRU5FR0FERRAEKpIBCglCYW5nUGhhc2USGgoWQkFOR19QSEFTRV9VTlNQRUNJRklFRBAAEhMKD0JBTkdfUEhBU0VfRFJBVxABEhMKD0JBTkdfUEhBU0VfUExBWRACEhYKEkJBTkdfUEhBU0VfRElTQ0FSRBADEhIKDkJBTkdfUEhBU0VfRU5EEAQSEwoPQkFOR19QSEFTRV9PVkVSEAUqiAEKDkJhbmdEcmF3U291cmNlEiAKHEJBTkdfRFJBV19TT1VSQ0VfVU5TUEVDSUZJRUQQABIZChVCQU5HX0RSQVdfU09VUkNFX0RFQ0sQARIcChhCQU5HX0RSQVdfU09VUkNFX0RJU0NBUkQQAhIbChdCQU5HX0RSQVdfU09VUkNFX1BMQVlFUhADKqQDCg9CYW5nUmVxdWVzdEtpbmQSIQodQkFOR19SRVFVRVNUX0tJTkRfVU5TUEVDSUZJRUQQABIaChZCQU5HX1JFUVVFU1RfS0lORF9CQU5HEAESHQoZQkFOR19SRVFVRVNUX0tJTkRfSU5ESUFOUxACEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0RVRUwQAxIbChdCQU5HX1JFUVVFU1RfS0lORF9EWUlORxAEEhsKF0JBTkdfUkVRVUVTVF9LSU5EX1NUT1JFEAUSHQoZQkFOR19SRVFVRVNUX0tJTkRfRElTQ0FSRBAGEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0RSQVcQBxIhCh1CQU5HX1JFUVVFU1RfS0lORF9LSVRfQ0FSTFNPThAIEhoKFkJBTkdfUkVRVUVTVF9LSU5EX1BJQ0sQCRIaChZCQU5HX1JFUVVFU1RfS0lORF9DT1NUEAoSIQodQkFOR19SRVFVRVNUX0tJTkRfVklDVElNX0NBUkQQCxIkCiBCQU5HX1JFUVVFU1RfS0lORF9DT1BZX0NIQVJBQ1RFUhAMKvIFCg1CYW5nRXZlbnRLaW5kEh8KG0JBTkdfRVZFTlRfS0lORF9VTlNQRUNJRklFRBAAEiAKHEJBTkdfRVZFTlRfS0lORF9UVVJOX1NUQVJURUQQARIYChRCQU5HX0VWRU5UX0tJTkRfRFJBVxACEhkKFUJBTkdfRVZFTlRfS0lORF9DSEVDSxADEhgKFEJBTkdfRVZFTlRfS0lORF9QTEFZEAQSGwoXQkFOR19FVkVOVF9LSU5EX1JFU1BPTkQQBRIYChRCQU5HX0VWRU5UX0tJTkRfUEFTUxAGEhsKF0JBTkdfRVZFTlRfS0lORF9ESVNDQVJEEAcSGAoUQkFOR19FVkVOVF9LSU5EX1RBS0UQCBIaChZCQU5HX0VWRU5UX0tJTkRfREFNQUdFEAkSGAoUQkFOR19FVkVOVF9LSU5EX0hFQUwQChIZChVCQU5HX0VWRU5UX0tJTkRfRVFVSVAQCxIYChRCQU5HX0VWRU5UX0tJTkRfTU9WRRAMEhsKF0JBTkdfRVZFTlRfS0lORF9FWFBMT0RFEA0SGAoUQkFOR19FVkVOVF9LSU5EX0pBSUwQDhIaChZCQU5HX0VWRU5UX0tJTkRfQkFSUkVMEA8SGgoWQkFOR19FVkVOVF9LSU5EX1JFVkVBTBAQEhgKFEJBTkdfRVZFTlRfS0lORF9MT09LEBESHAoYQkFOR19FVkVOVF9LSU5EX1BVVF9CQUNLEBISGgoWQkFOR19FVkVOVF9LSU5EX0NIT09TRRATEh4KGkJBTkdfRVZFTlRfS0lORF9FTElNSU5BVEVEEBQSHQoZQkFOR19FVkVOVF9LSU5EX0dBTUVfT1ZFUhAVEh0KGUJBTkdfRVZFTlRfS0lORF9SRVNIVUZGTEUQFhIcChhCQU5HX0VWRU5UX0tJTkRfRU5EX1RVUk4QFxIXChNCQU5HX0VWRU5UX0tJTkRfVVNFEBgSHgoaQkFOR19FVkVOVF9LSU5EX1VOQUZGRUNURUQQGUKPAQoPZGV2LnRhYmxldG9wLnYxQglCYW5nUHJvdG9QAVoudGFibGV0b3AuZGV2L2NsaWVudHMvZ28vdGFibGV0b3AvdjE7dGFibGV0b3B2MaICBFRUVjGqAgtUYWJsZXRvcC5WMboCDFRhYmxldG9wX1YxX8oCC1RhYmxldG9wXFYx6gIMVGFibGV0b3A6OlYxYgZwcm90bzM", [file_tabletop_v1_field_rules]);
+  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSKeAQoLQmFuZ0NhdGFsb2cSKwoFY2FyZHMYASADKAsyHC50YWJsZXRvcC52MS5CYW5nQ2F0YWxvZ0NhcmQSNQoKY2hhcmFjdGVycxgCIAMoCzIhLnRhYmxldG9wLnYxLkJhbmdDYXRhbG9nQ2hhcmFjdGVyEisKBXJvbGVzGAMgAygLMhwudGFibGV0b3AudjEuQmFuZ0NhdGFsb2dSb2xlIsIBCg9CYW5nQ2F0YWxvZ0NhcmQSCwoDa2V5GAEgASgJEgwKBG5hbWUYAiABKAkSKQoFY29sb3IYAyABKA4yGi50YWJsZXRvcC52MS5CYW5nQ2FyZENvbG9yEi0KCWV4cGFuc2lvbhgEIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24SDAoEdGV4dBgFIAEoCRIsCgZjb3BpZXMYBiADKAsyHC50YWJsZXRvcC52MS5CYW5nQ2F0YWxvZ0NvcHkiZQoPQmFuZ0NhdGFsb2dDb3B5EiMKBGNhcmQYASABKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBItCglleHBhbnNpb24YAiABKA4yGi50YWJsZXRvcC52MS5CYW5nRXhwYW5zaW9uInwKFEJhbmdDYXRhbG9nQ2hhcmFjdGVyEgsKA2tleRgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBGxpZmUYAyABKAUSDAoEdGV4dBgEIAEoCRItCglleHBhbnNpb24YBSABKA4yGi50YWJsZXRvcC52MS5CYW5nRXhwYW5zaW9uImQKD0JhbmdDYXRhbG9nUm9sZRIjCgRyb2xlGAEgASgOMhUudGFibGV0b3AudjEuQmFuZ1JvbGUSDAoEbmFtZRgCIAEoCRIMCgRnb2FsGAMgASgJEhAKCHJldmVhbGVkGAQgASgIIu4ECgtCYW5nT3B0aW9ucxIuCgpleHBhbnNpb25zGAEgAygOMhoudGFibGV0b3AudjEuQmFuZ0V4cGFuc2lvbhIaChJzaGVyaWZmX2V4dHJhX2NhcmQYAiABKAgSegoPa2VwdF9jaGFyYWN0ZXJzGAMgAygLMh4udGFibGV0b3AudjEuQmFuZ0tlcHRDaGFyYWN0ZXJCQdKAGT0KDklOVkFMSURfT1BUSU9OOAhKKUF0IG1vc3QgOCBrZXB0IGNoYXJhY3RlcnMgKG9uZSBwZXIgc2VhdCkuErcBChJyZXRpcmVkX2NoYXJhY3RlcnMYBCADKAlCmgHSgBmVAQoOSU5WQUxJRF9PUFRJT04iFl5bYS16XVthLXowLTlfXXswLDMxfSQ4EEppQ2hhcmFjdGVyIGtleXMgc3VjaCBhcyBiYXJ0X2Nhc3NpZHkgKGxvd2VyY2FzZSBsZXR0ZXJzLCBkaWdpdHMgYW5kIF8sIGF0IG1vc3QgMzIgY2hhcmFjdGVycyksIGF0IG1vc3QgMTYuEm8KDHNoZXJpZmZfc2VhdBgFIAEoBUJU0oAZUAoOSU5WQUxJRF9PUFRJT04oADAHSjpzaGVyaWZmX3NlYXQgaXMgYSBzZWF0IG51bWJlciwgMCB0byA3IChhdCBtb3N0IDggcGxheWVycykuSACIAQESHAoUam9zZV9kZWxnYWRvX2luX3BsYXkYBiABKAgSHQoVcGl4aWVfcGV0ZV9kcmF3c19mb3VyGAcgASgIEh4KFnNlYW5fbWFsbG9yeV91bmxpbWl0ZWQYCCABKAhCDwoNX3NoZXJpZmZfc2VhdCKWAgoRQmFuZ0tlcHRDaGFyYWN0ZXISWgoEc2VhdBgBIAEoBUJM0oAZSAoOSU5WQUxJRF9PUFRJT04oADAHSjJzZWF0IGlzIGEgc2VhdCBudW1iZXIsIDAgdG8gNyAoYXQgbW9zdCA4IHBsYXllcnMpLhKkAQoJY2hhcmFjdGVyGAIgASgJQpAB0oAZiwEKDklOVkFMSURfT1BUSU9OIhleKFthLXpdW2EtejAtOV9dezAsMzF9KT8kSl5BIGNoYXJhY3RlciBrZXkgc3VjaCBhcyBiYXJ0X2Nhc3NpZHkgKGxvd2VyY2FzZSBsZXR0ZXJzLCBkaWdpdHMgYW5kIF8sIGF0IG1vc3QgMzIgY2hhcmFjdGVycykuIlcKCEJhbmdDYXJkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoEc3VpdBgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdTdWl0EgwKBHJhbmsYBCABKAkiywMKCkJhbmdBY3Rpb24SKQoEcGxheRgBIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdQbGF5Q2FyZEgAEisKB3Jlc3BvbmQYAiABKAsyGC50YWJsZXRvcC52MS5CYW5nUmVzcG9uZEgAEiwKBmJhcnJlbBgDIAEoCzIaLnRhYmxldG9wLnYxLkJhbmdVc2VCYXJyZWxIABIlCgRwYXNzGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ1Bhc3NIABIpCgZjaG9vc2UYBSABKAsyFy50YWJsZXRvcC52MS5CYW5nQ2hvb3NlSAASKQoEZHJhdxgGIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdEcmF3RnJvbUgAEisKB2Rpc2NhcmQYByABKAsyGC50YWJsZXRvcC52MS5CYW5nRGlzY2FyZEgAEi4KB2FiaWxpdHkYCCABKAsyGy50YWJsZXRvcC52MS5CYW5nVXNlQWJpbGl0eUgAEiwKCGVuZF90dXJuGAkgASgLMhgudGFibGV0b3AudjEuQmFuZ0VuZFR1cm5IABInCgN1c2UYCiABKAsyGC50YWJsZXRvcC52MS5CYW5nVXNlQ2FyZEgAQgYKBGtpbmQi9QQKC0JhbmdVc2VDYXJkEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLhJpCgt0YXJnZXRfc2VhdBgCIAEoBUJP0oAZSwoKQkFEX1RBUkdFVCgAMAdKOXRhcmdldF9zZWF0IGlzIGEgc2VhdCBudW1iZXIsIDAgdG8gNyAoYXQgbW9zdCA4IHBsYXllcnMpLkgAiAEBEsABCgRwaWNrGAMgASgJQrEB0oAZrAEKCkJBRF9UQVJHRVQiXF4oaGFuZHxbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSkBwaWNrIGlzICdoYW5kJyBvciB0aGUgaWQgb2YgYSBjYXJkIGluIHBsYXksIGUuZy4gYmFzZS5iYXJyZWwuS3MuQg4KDF90YXJnZXRfc2VhdCL2BAoMQmFuZ1BsYXlDYXJkEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLhJpCgt0YXJnZXRfc2VhdBgCIAEoBUJP0oAZSwoKQkFEX1RBUkdFVCgAMAdKOXRhcmdldF9zZWF0IGlzIGEgc2VhdCBudW1iZXIsIDAgdG8gNyAoYXQgbW9zdCA4IHBsYXllcnMpLkgAiAEBEsABCgRwaWNrGAMgASgJQrEB0oAZrAEKCkJBRF9UQVJHRVQiXF4oaGFuZHxbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSkBwaWNrIGlzICdoYW5kJyBvciB0aGUgaWQgb2YgYSBjYXJkIGluIHBsYXksIGUuZy4gYmFzZS5iYXJyZWwuS3MuQg4KDF90YXJnZXRfc2VhdCK3AgoLQmFuZ1Jlc3BvbmQSpwIKBGNhcmQYASABKAlCmALSgBmTAgoMVU5LTk9XTl9DQVJEIldeKFthLXpdW2EtejAtOV9dezAsMjN9XC5bYS16XVthLXowLTlfXXswLDIzfVwuKDEwfFsyLTlKUUtBXSlbaGRjc10oXC5bYS16MC05XXsxLDR9KT8pPyRKqQFBIGNhcmQgaWQgaXMgPGV4cGFuc2lvbj4uPGNhcmQ+LjxyYW5rPjxzdWl0IGxldHRlcj4sIGVhY2ggbmFtZSBhdCBtb3N0IDI0IGNoYXJhY3RlcnMsIHRoZW4gLmEsIC5iIHdoZW4gdHdvIGNvcGllcyBzaGFyZSBhIHNpZ24gKGJhc2Uuc3RhZ2Vjb2FjaC45cy5hKTsgZS5nLiBiYXNlLmJhbmcuMmMuItwCCg1CYW5nVXNlQmFycmVsEsoCCgRjYXJkGAEgASgJQrsC0oAZtgIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSswBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjOyBlbXB0eSBmb3IgSm91cmRvbm5haXMnIG93biBCYXJyZWwuIgoKCEJhbmdQYXNzIqsECgpCYW5nQ2hvb3NlEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLhLyAQoEcGljaxgCIAEoCULjAdKAGd4BCgpCQURfVEFSR0VUInFeKGhhbmR8W2Etel1bYS16MC05X117MCwzMX18W2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JEpdcGljayBpcyAnaGFuZCcsIHRoZSBpZCBvZiBhIGNhcmQgaW4gcGxheSAoYmFzZS5iYXJyZWwuS3MpIG9yIGEgY2hhcmFjdGVyIGtleSAod2lsbHlfdGhlX2tpZCkuIrYBCgxCYW5nRHJhd0Zyb20SKwoGc291cmNlGAEgASgOMhsudGFibGV0b3AudjEuQmFuZ0RyYXdTb3VyY2USaQoLdGFyZ2V0X3NlYXQYAiABKAVCT9KAGUsKCkJBRF9UQVJHRVQoADAHSjl0YXJnZXRfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBAUIOCgxfdGFyZ2V0X3NlYXQitwIKC0JhbmdEaXNjYXJkEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLiLLAgoOQmFuZ1VzZUFiaWxpdHkSvQEKBWNhcmRzGAEgAygJQq0B0oAZqAEKDFVOS05PV05fQ0FSRCJUXlthLXpdW2EtejAtOV9dezAsMjN9XC5bYS16XVthLXowLTlfXXswLDIzfVwuKDEwfFsyLTlKUUtBXSlbaGRjc10oXC5bYS16MC05XXsxLDR9KT8kOAhCEFVORVhQRUNURURfRklFTERKLkNhcmQgaWRzIGFzIGluIGBCYW5nUGxheUNhcmQuY2FyZGAsIGF0IG1vc3QgOC4SaQoLdGFyZ2V0X3NlYXQYAiABKAVCT9KAGUsKCkJBRF9UQVJHRVQoADAHSjl0YXJnZXRfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBAUIOCgxfdGFyZ2V0X3NlYXQiDQoLQmFuZ0VuZFR1cm4i6gIKC0JhbmdSZXF1ZXN0EioKBGtpbmQYASABKA4yHC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdEtpbmQSDAoEc2VhdBgCIAEoBRIYCgtzb3VyY2Vfc2VhdBgDIAEoBUgAiAEBEioKC3NvdXJjZV9jYXJkGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSJAoFY2FyZHMYBSADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBIVCg1taXNzZWRfbmVlZGVkGAYgASgFEhUKDW1pc3NlZF9wbGF5ZWQYByABKAUSFAoMYmFycmVsc191c2VkGAggAygJEhoKDW9wcG9uZW50X3NlYXQYCSABKAVIAYgBARIZChFoaWRkZW5fY2FyZF9jb3VudBgKIAEoBRIYChBjYXJkc190b19kaXNjYXJkGAsgASgFQg4KDF9zb3VyY2Vfc2VhdEIQCg5fb3Bwb25lbnRfc2VhdCL9AQoKQmFuZ1BsYXllchIMCgRzZWF0GAEgASgFEhEKCWNoYXJhY3RlchgCIAEoCRIjCgRyb2xlGAMgASgOMhUudGFibGV0b3AudjEuQmFuZ1JvbGUSDAoEbGlmZRgEIAEoBRIQCghtYXhfbGlmZRgFIAEoBRISCgpoYW5kX2NvdW50GAYgASgFEiYKB2luX3BsYXkYByADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBINCgVhbGl2ZRgIIAEoCBIRCglyb2xlX2dvYWwYCSABKAkSKwoGdXNhYmxlGAogAygLMhsudGFibGV0b3AudjEuQmFuZ1VzYWJsZUNhcmQiMAoOQmFuZ1VzYWJsZUNhcmQSDwoHY2FyZF9pZBgBIAEoCRINCgVyZWFkeRgCIAEoCCKLAwoIQmFuZ1ZpZXcSGAoLdmlld2VyX3NlYXQYASABKAVIAIgBARIRCgl0dXJuX3NlYXQYAiABKAUSJQoFcGhhc2UYAyABKA4yFi50YWJsZXRvcC52MS5CYW5nUGhhc2USEwoLdHVybl9udW1iZXIYBCABKAUSKAoHcGxheWVycxgFIAMoCzIXLnRhYmxldG9wLnYxLkJhbmdQbGF5ZXISIwoEaGFuZBgGIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEhIKCmRlY2tfY291bnQYByABKAUSFQoNZGlzY2FyZF9jb3VudBgIIAEoBRIqCgtkaXNjYXJkX3RvcBgJIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEikKB3BlbmRpbmcYCiADKAsyGC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdBIPCgd3aW5uZXJzGAsgAygFEhQKDGJhbmdzX3BsYXllZBgMIAEoBRIOCgZ0b19hY3QYDSADKAVCDgoMX3ZpZXdlcl9zZWF0IrkCCglCYW5nRXZlbnQSKAoEa2luZBgBIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFdmVudEtpbmQSDAoEc2VhdBgCIAEoBRIXCgpvdGhlcl9zZWF0GAMgASgFSACIAQESJAoFY2FyZHMYBCADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBINCgVjb3VudBgFIAEoBRIOCgZhbW91bnQYBiABKAUSDAoEbGlmZRgHIAEoBRIOCgZyZWFzb24YCCABKAkSIwoEcm9sZRgJIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEg0KBXNlYXRzGAogAygFEg8KB3N1Y2Nlc3MYCyABKAgSJAoFcm9sZXMYDCADKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZUINCgtfb3RoZXJfc2VhdCp2Cg1CYW5nRXhwYW5zaW9uEh4KGkJBTkdfRVhQQU5TSU9OX1VOU1BFQ0lGSUVEEAASHQoZQkFOR19FWFBBTlNJT05fRE9ER0VfQ0lUWRABEiYKIkJBTkdfRVhQQU5TSU9OX0FSTUVEX0FORF9EQU5HRVJPVVMQAiqcAQoNQmFuZ0NhcmRDb2xvchIfChtCQU5HX0NBUkRfQ09MT1JfVU5TUEVDSUZJRUQQABIZChVCQU5HX0NBUkRfQ09MT1JfQlJPV04QARIYChRCQU5HX0NBUkRfQ09MT1JfQkxVRRACEhkKFUJBTkdfQ0FSRF9DT0xPUl9HUkVFThADEhoKFkJBTkdfQ0FSRF9DT0xPUl9PUkFOR0UQBCp+CghCYW5nU3VpdBIZChVCQU5HX1NVSVRfVU5TUEVDSUZJRUQQABIUChBCQU5HX1NVSVRfSEVBUlRTEAESFgoSQkFOR19TVUlUX0RJQU1PTkRTEAISEwoPQkFOR19TVUlUX0NMVUJTEAMSFAoQQkFOR19TVUlUX1NQQURFUxAEKoABCghCYW5nUm9sZRIZChVCQU5HX1JPTEVfVU5TUEVDSUZJRUQQABIVChFCQU5HX1JPTEVfU0hFUklGRhABEhQKEEJBTkdfUk9MRV9ERVBVVFkQAhIUChBCQU5HX1JPTEVfT1VUTEFXEAMSFgoSQkFOR19ST0xFX1JFTkVHQURFEAQqkgEKCUJhbmdQaGFzZRIaChZCQU5HX1BIQVNFX1VOU1BFQ0lGSUVEEAASEwoPQkFOR19QSEFTRV9EUkFXEAESEwoPQkFOR19QSEFTRV9QTEFZEAISFgoSQkFOR19QSEFTRV9ESVNDQVJEEAMSEgoOQkFOR19QSEFTRV9FTkQQBBITCg9CQU5HX1BIQVNFX09WRVIQBSqIAQoOQmFuZ0RyYXdTb3VyY2USIAocQkFOR19EUkFXX1NPVVJDRV9VTlNQRUNJRklFRBAAEhkKFUJBTkdfRFJBV19TT1VSQ0VfREVDSxABEhwKGEJBTkdfRFJBV19TT1VSQ0VfRElTQ0FSRBACEhsKF0JBTkdfRFJBV19TT1VSQ0VfUExBWUVSEAMqpAMKD0JhbmdSZXF1ZXN0S2luZBIhCh1CQU5HX1JFUVVFU1RfS0lORF9VTlNQRUNJRklFRBAAEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0JBTkcQARIdChlCQU5HX1JFUVVFU1RfS0lORF9JTkRJQU5TEAISGgoWQkFOR19SRVFVRVNUX0tJTkRfRFVFTBADEhsKF0JBTkdfUkVRVUVTVF9LSU5EX0RZSU5HEAQSGwoXQkFOR19SRVFVRVNUX0tJTkRfU1RPUkUQBRIdChlCQU5HX1JFUVVFU1RfS0lORF9ESVNDQVJEEAYSGgoWQkFOR19SRVFVRVNUX0tJTkRfRFJBVxAHEiEKHUJBTkdfUkVRVUVTVF9LSU5EX0tJVF9DQVJMU09OEAgSGgoWQkFOR19SRVFVRVNUX0tJTkRfUElDSxAJEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0NPU1QQChIhCh1CQU5HX1JFUVVFU1RfS0lORF9WSUNUSU1fQ0FSRBALEiQKIEJBTkdfUkVRVUVTVF9LSU5EX0NPUFlfQ0hBUkFDVEVSEAwq8gUKDUJhbmdFdmVudEtpbmQSHwobQkFOR19FVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASIAocQkFOR19FVkVOVF9LSU5EX1RVUk5fU1RBUlRFRBABEhgKFEJBTkdfRVZFTlRfS0lORF9EUkFXEAISGQoVQkFOR19FVkVOVF9LSU5EX0NIRUNLEAMSGAoUQkFOR19FVkVOVF9LSU5EX1BMQVkQBBIbChdCQU5HX0VWRU5UX0tJTkRfUkVTUE9ORBAFEhgKFEJBTkdfRVZFTlRfS0lORF9QQVNTEAYSGwoXQkFOR19FVkVOVF9LSU5EX0RJU0NBUkQQBxIYChRCQU5HX0VWRU5UX0tJTkRfVEFLRRAIEhoKFkJBTkdfRVZFTlRfS0lORF9EQU1BR0UQCRIYChRCQU5HX0VWRU5UX0tJTkRfSEVBTBAKEhkKFUJBTkdfRVZFTlRfS0lORF9FUVVJUBALEhgKFEJBTkdfRVZFTlRfS0lORF9NT1ZFEAwSGwoXQkFOR19FVkVOVF9LSU5EX0VYUExPREUQDRIYChRCQU5HX0VWRU5UX0tJTkRfSkFJTBAOEhoKFkJBTkdfRVZFTlRfS0lORF9CQVJSRUwQDxIaChZCQU5HX0VWRU5UX0tJTkRfUkVWRUFMEBASGAoUQkFOR19FVkVOVF9LSU5EX0xPT0sQERIcChhCQU5HX0VWRU5UX0tJTkRfUFVUX0JBQ0sQEhIaChZCQU5HX0VWRU5UX0tJTkRfQ0hPT1NFEBMSHgoaQkFOR19FVkVOVF9LSU5EX0VMSU1JTkFURUQQFBIdChlCQU5HX0VWRU5UX0tJTkRfR0FNRV9PVkVSEBUSHQoZQkFOR19FVkVOVF9LSU5EX1JFU0hVRkZMRRAWEhwKGEJBTkdfRVZFTlRfS0lORF9FTkRfVFVSThAXEhcKE0JBTkdfRVZFTlRfS0lORF9VU0UQGBIeChpCQU5HX0VWRU5UX0tJTkRfVU5BRkZFQ1RFRBAZQo8BCg9kZXYudGFibGV0b3AudjFCCUJhbmdQcm90b1ABWi50YWJsZXRvcC5kZXYvY2xpZW50cy9nby90YWJsZXRvcC92MTt0YWJsZXRvcHYxogIEVFRWMaoCC1RhYmxldG9wLlYxugIMVGFibGV0b3BfVjFfygILVGFibGV0b3BcVjHqAgxUYWJsZXRvcDo6VjFiBnByb3RvMw", [file_tabletop_v1_field_rules]);
+
+/**
+ * The static facts of BANG! (GetRuleset): every card, character and role of the base game and of
+ * every expansion this server has built. Which expansion adds a row is its `expansion` field;
+ * BANG_EXPANSION_UNSPECIFIED there means the base game.
+ *
+ * @generated from message tabletop.v1.BangCatalog
+ */
+export type BangCatalog = Message<"tabletop.v1.BangCatalog"> & {
+  /**
+   * Every card name (one entry per name, e.g. "bang"), with its physical copies.
+   *
+   * @generated from field: repeated tabletop.v1.BangCatalogCard cards = 1;
+   */
+  cards: BangCatalogCard[];
+
+  /**
+   * Every character.
+   *
+   * @generated from field: repeated tabletop.v1.BangCatalogCharacter characters = 2;
+   */
+  characters: BangCatalogCharacter[];
+
+  /**
+   * The roles.
+   *
+   * @generated from field: repeated tabletop.v1.BangCatalogRole roles = 3;
+   */
+  roles: BangCatalogRole[];
+};
+
+/**
+ * Describes the message tabletop.v1.BangCatalog.
+ * Use `create(BangCatalogSchema)` to create a new message.
+ */
+export const BangCatalogSchema: GenMessage<BangCatalog> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 0);
+
+/**
+ * One card name of the catalog.
+ *
+ * @generated from message tabletop.v1.BangCatalogCard
+ */
+export type BangCatalogCard = Message<"tabletop.v1.BangCatalogCard"> & {
+  /**
+   * Name key, as BangCard.name, for example "bang".
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * The printed name, for example "BANG!".
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Border colour.
+   *
+   * @generated from field: tabletop.v1.BangCardColor color = 3;
+   */
+  color: BangCardColor;
+
+  /**
+   * The expansion that brings this card name; unspecified: the base game.
+   *
+   * @generated from field: tabletop.v1.BangExpansion expansion = 4;
+   */
+  expansion: BangExpansion;
+
+  /**
+   * What the card does, for a player to read; empty where the data has no text yet.
+   *
+   * @generated from field: string text = 5;
+   */
+  text: string;
+
+  /**
+   * Every physical copy of the card, with its suit and rank.
+   *
+   * @generated from field: repeated tabletop.v1.BangCatalogCopy copies = 6;
+   */
+  copies: BangCatalogCopy[];
+};
+
+/**
+ * Describes the message tabletop.v1.BangCatalogCard.
+ * Use `create(BangCatalogCardSchema)` to create a new message.
+ */
+export const BangCatalogCardSchema: GenMessage<BangCatalogCard> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 1);
+
+/**
+ * One physical card of the catalog.
+ *
+ * @generated from message tabletop.v1.BangCatalogCopy
+ */
+export type BangCatalogCopy = Message<"tabletop.v1.BangCatalogCopy"> & {
+  /**
+   * Its id, name, suit and rank.
+   *
+   * @generated from field: tabletop.v1.BangCard card = 1;
+   */
+  card?: BangCard | undefined;
+
+  /**
+   * The expansion whose deck it belongs to (Dodge City reprints some base cards); unspecified:
+   * the base game.
+   *
+   * @generated from field: tabletop.v1.BangExpansion expansion = 2;
+   */
+  expansion: BangExpansion;
+};
+
+/**
+ * Describes the message tabletop.v1.BangCatalogCopy.
+ * Use `create(BangCatalogCopySchema)` to create a new message.
+ */
+export const BangCatalogCopySchema: GenMessage<BangCatalogCopy> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 2);
+
+/**
+ * One character of the catalog.
+ *
+ * @generated from message tabletop.v1.BangCatalogCharacter
+ */
+export type BangCatalogCharacter = Message<"tabletop.v1.BangCatalogCharacter"> & {
+  /**
+   * Key, for example "bart_cassidy".
+   *
+   * @generated from field: string key = 1;
+   */
+  key: string;
+
+  /**
+   * Printed name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Printed bullets (life points; the Sheriff has one more).
+   *
+   * @generated from field: int32 life = 3;
+   */
+  life: number;
+
+  /**
+   * The ability, for a player to read.
+   *
+   * @generated from field: string text = 4;
+   */
+  text: string;
+
+  /**
+   * The expansion that brings the character; unspecified: the base game.
+   *
+   * @generated from field: tabletop.v1.BangExpansion expansion = 5;
+   */
+  expansion: BangExpansion;
+};
+
+/**
+ * Describes the message tabletop.v1.BangCatalogCharacter.
+ * Use `create(BangCatalogCharacterSchema)` to create a new message.
+ */
+export const BangCatalogCharacterSchema: GenMessage<BangCatalogCharacter> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 3);
+
+/**
+ * One role of the catalog.
+ *
+ * @generated from message tabletop.v1.BangCatalogRole
+ */
+export type BangCatalogRole = Message<"tabletop.v1.BangCatalogRole"> & {
+  /**
+   * The role.
+   *
+   * @generated from field: tabletop.v1.BangRole role = 1;
+   */
+  role: BangRole;
+
+  /**
+   * Printed name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The goal, for a player to read.
+   *
+   * @generated from field: string goal = 3;
+   */
+  goal: string;
+
+  /**
+   * True when the role is shown face up from the start (the Sheriff).
+   *
+   * @generated from field: bool revealed = 4;
+   */
+  revealed: boolean;
+};
+
+/**
+ * Describes the message tabletop.v1.BangCatalogRole.
+ * Use `create(BangCatalogRoleSchema)` to create a new message.
+ */
+export const BangCatalogRoleSchema: GenMessage<BangCatalogRole> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 4);
 
 /**
  * Options of a BANG! game.
@@ -90,7 +303,7 @@ export type BangOptions = Message<"tabletop.v1.BangOptions"> & {
  * Use `create(BangOptionsSchema)` to create a new message.
  */
 export const BangOptionsSchema: GenMessage<BangOptions> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 0);
+  messageDesc(file_tabletop_v1_bang, 5);
 
 /**
  * A character a seat keeps in a rematch.
@@ -118,7 +331,7 @@ export type BangKeptCharacter = Message<"tabletop.v1.BangKeptCharacter"> & {
  * Use `create(BangKeptCharacterSchema)` to create a new message.
  */
 export const BangKeptCharacterSchema: GenMessage<BangKeptCharacter> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 1);
+  messageDesc(file_tabletop_v1_bang, 6);
 
 /**
  * A physical card.
@@ -160,7 +373,7 @@ export type BangCard = Message<"tabletop.v1.BangCard"> & {
  * Use `create(BangCardSchema)` to create a new message.
  */
 export const BangCardSchema: GenMessage<BangCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 2);
+  messageDesc(file_tabletop_v1_bang, 7);
 
 /**
  * A BANG! action.
@@ -262,7 +475,7 @@ export type BangAction = Message<"tabletop.v1.BangAction"> & {
  * Use `create(BangActionSchema)` to create a new message.
  */
 export const BangActionSchema: GenMessage<BangAction> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 3);
+  messageDesc(file_tabletop_v1_bang, 8);
 
 /**
  * Use a card you have in play.
@@ -298,7 +511,7 @@ export type BangUseCard = Message<"tabletop.v1.BangUseCard"> & {
  * Use `create(BangUseCardSchema)` to create a new message.
  */
 export const BangUseCardSchema: GenMessage<BangUseCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 4);
+  messageDesc(file_tabletop_v1_bang, 9);
 
 /**
  * Play a card from hand.
@@ -333,7 +546,7 @@ export type BangPlayCard = Message<"tabletop.v1.BangPlayCard"> & {
  * Use `create(BangPlayCardSchema)` to create a new message.
  */
 export const BangPlayCardSchema: GenMessage<BangPlayCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 5);
+  messageDesc(file_tabletop_v1_bang, 10);
 
 /**
  * Answer with a card from hand (Missed!, Beer, BANG!).
@@ -354,7 +567,7 @@ export type BangRespond = Message<"tabletop.v1.BangRespond"> & {
  * Use `create(BangRespondSchema)` to create a new message.
  */
 export const BangRespondSchema: GenMessage<BangRespond> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 6);
+  messageDesc(file_tabletop_v1_bang, 11);
 
 /**
  * Draw! for a Barrel.
@@ -375,7 +588,7 @@ export type BangUseBarrel = Message<"tabletop.v1.BangUseBarrel"> & {
  * Use `create(BangUseBarrelSchema)` to create a new message.
  */
 export const BangUseBarrelSchema: GenMessage<BangUseBarrel> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 7);
+  messageDesc(file_tabletop_v1_bang, 12);
 
 /**
  * Decline: take the hit.
@@ -390,7 +603,7 @@ export type BangPass = Message<"tabletop.v1.BangPass"> & {
  * Use `create(BangPassSchema)` to create a new message.
  */
 export const BangPassSchema: GenMessage<BangPass> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 8);
+  messageDesc(file_tabletop_v1_bang, 13);
 
 /**
  * Pick an offered card.
@@ -420,7 +633,7 @@ export type BangChoose = Message<"tabletop.v1.BangChoose"> & {
  * Use `create(BangChooseSchema)` to create a new message.
  */
 export const BangChooseSchema: GenMessage<BangChoose> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 9);
+  messageDesc(file_tabletop_v1_bang, 14);
 
 /**
  * A phase 1 choice.
@@ -448,7 +661,7 @@ export type BangDrawFrom = Message<"tabletop.v1.BangDrawFrom"> & {
  * Use `create(BangDrawFromSchema)` to create a new message.
  */
 export const BangDrawFromSchema: GenMessage<BangDrawFrom> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 10);
+  messageDesc(file_tabletop_v1_bang, 15);
 
 /**
  * Discard one card in phase 3.
@@ -469,7 +682,7 @@ export type BangDiscard = Message<"tabletop.v1.BangDiscard"> & {
  * Use `create(BangDiscardSchema)` to create a new message.
  */
 export const BangDiscardSchema: GenMessage<BangDiscard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 11);
+  messageDesc(file_tabletop_v1_bang, 16);
 
 /**
  * Use an activated ability.
@@ -498,7 +711,7 @@ export type BangUseAbility = Message<"tabletop.v1.BangUseAbility"> & {
  * Use `create(BangUseAbilitySchema)` to create a new message.
  */
 export const BangUseAbilitySchema: GenMessage<BangUseAbility> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 12);
+  messageDesc(file_tabletop_v1_bang, 17);
 
 /**
  * End phase 2.
@@ -513,7 +726,7 @@ export type BangEndTurn = Message<"tabletop.v1.BangEndTurn"> & {
  * Use `create(BangEndTurnSchema)` to create a new message.
  */
 export const BangEndTurnSchema: GenMessage<BangEndTurn> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 13);
+  messageDesc(file_tabletop_v1_bang, 18);
 
 /**
  * A decision the game waits for.
@@ -604,7 +817,7 @@ export type BangRequest = Message<"tabletop.v1.BangRequest"> & {
  * Use `create(BangRequestSchema)` to create a new message.
  */
 export const BangRequestSchema: GenMessage<BangRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 14);
+  messageDesc(file_tabletop_v1_bang, 19);
 
 /**
  * A player at the table, as the viewer may see him.
@@ -689,7 +902,7 @@ export type BangPlayer = Message<"tabletop.v1.BangPlayer"> & {
  * Use `create(BangPlayerSchema)` to create a new message.
  */
 export const BangPlayerSchema: GenMessage<BangPlayer> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 15);
+  messageDesc(file_tabletop_v1_bang, 20);
 
 /**
  * A card in play that its player uses by discarding it (a Dodge City green card).
@@ -718,7 +931,7 @@ export type BangUsableCard = Message<"tabletop.v1.BangUsableCard"> & {
  * Use `create(BangUsableCardSchema)` to create a new message.
  */
 export const BangUsableCardSchema: GenMessage<BangUsableCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 16);
+  messageDesc(file_tabletop_v1_bang, 21);
 
 /**
  * A seat's (or a spectator's) view of a BANG! game.
@@ -823,7 +1036,7 @@ export type BangView = Message<"tabletop.v1.BangView"> & {
  * Use `create(BangViewSchema)` to create a new message.
  */
 export const BangViewSchema: GenMessage<BangView> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 17);
+  messageDesc(file_tabletop_v1_bang, 22);
 
 /**
  * A BANG! event.
@@ -921,7 +1134,7 @@ export type BangEvent = Message<"tabletop.v1.BangEvent"> & {
  * Use `create(BangEventSchema)` to create a new message.
  */
 export const BangEventSchema: GenMessage<BangEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 18);
+  messageDesc(file_tabletop_v1_bang, 23);
 
 /**
  * An expansion of BANG!.
@@ -956,6 +1169,54 @@ export enum BangExpansion {
  */
 export const BangExpansionSchema: GenEnum<BangExpansion> = /*@__PURE__*/
   enumDesc(file_tabletop_v1_bang, 0);
+
+/**
+ * The colour of a card's border: what kind of card it is.
+ *
+ * @generated from enum tabletop.v1.BangCardColor
+ */
+export enum BangCardColor {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: BANG_CARD_COLOR_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Brown: played from the hand and discarded.
+   *
+   * @generated from enum value: BANG_CARD_COLOR_BROWN = 1;
+   */
+  BROWN = 1,
+
+  /**
+   * Blue: put in play in front of a player.
+   *
+   * @generated from enum value: BANG_CARD_COLOR_BLUE = 2;
+   */
+  BLUE = 2,
+
+  /**
+   * Green (Dodge City): put in play, used from play in a later turn.
+   *
+   * @generated from enum value: BANG_CARD_COLOR_GREEN = 3;
+   */
+  GREEN = 3,
+
+  /**
+   * Orange (Armed & Dangerous): put in play with cubes.
+   *
+   * @generated from enum value: BANG_CARD_COLOR_ORANGE = 4;
+   */
+  ORANGE = 4,
+}
+
+/**
+ * Describes the enum tabletop.v1.BangCardColor.
+ */
+export const BangCardColorSchema: GenEnum<BangCardColor> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_bang, 1);
 
 /**
  * A card suit.
@@ -1003,7 +1264,7 @@ export enum BangSuit {
  * Describes the enum tabletop.v1.BangSuit.
  */
 export const BangSuitSchema: GenEnum<BangSuit> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_bang, 1);
+  enumDesc(file_tabletop_v1_bang, 2);
 
 /**
  * A role card.
@@ -1051,7 +1312,7 @@ export enum BangRole {
  * Describes the enum tabletop.v1.BangRole.
  */
 export const BangRoleSchema: GenEnum<BangRole> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_bang, 2);
+  enumDesc(file_tabletop_v1_bang, 3);
 
 /**
  * Where the turn is.
@@ -1106,7 +1367,7 @@ export enum BangPhase {
  * Describes the enum tabletop.v1.BangPhase.
  */
 export const BangPhaseSchema: GenEnum<BangPhase> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_bang, 3);
+  enumDesc(file_tabletop_v1_bang, 4);
 
 /**
  * Where a phase 1 card comes from.
@@ -1147,7 +1408,7 @@ export enum BangDrawSource {
  * Describes the enum tabletop.v1.BangDrawSource.
  */
 export const BangDrawSourceSchema: GenEnum<BangDrawSource> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_bang, 4);
+  enumDesc(file_tabletop_v1_bang, 5);
 
 /**
  * A kind of pending request.
@@ -1255,7 +1516,7 @@ export enum BangRequestKind {
  * Describes the enum tabletop.v1.BangRequestKind.
  */
 export const BangRequestKindSchema: GenEnum<BangRequestKind> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_bang, 5);
+  enumDesc(file_tabletop_v1_bang, 6);
 
 /**
  * What happened.
@@ -1452,5 +1713,5 @@ export enum BangEventKind {
  * Describes the enum tabletop.v1.BangEventKind.
  */
 export const BangEventKindSchema: GenEnum<BangEventKind> = /*@__PURE__*/
-  enumDesc(file_tabletop_v1_bang, 6);
+  enumDesc(file_tabletop_v1_bang, 7);
 

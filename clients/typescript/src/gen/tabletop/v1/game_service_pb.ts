@@ -14,15 +14,19 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import { file_tabletop_v1_field_rules } from "./field_rules_pb.js";
+import type { BangCatalog } from "./bang_pb.js";
+import { file_tabletop_v1_bang } from "./bang_pb.js";
 import type { Action, Event, Game, GameOptions, LogEntry, Ruleset, SeatBot, SeatCredential, Snapshot, TurnTimer, View } from "./game_pb.js";
 import { file_tabletop_v1_game } from "./game_pb.js";
+import type { TtrEuropeCatalog } from "./ttr_europe_pb.js";
+import { file_tabletop_v1_ttr_europe } from "./ttr_europe_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tabletop/v1/game_service.proto.
  */
 export const file_tabletop_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch50YWJsZXRvcC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC3RhYmxldG9wLnYxIhUKE0xpc3RSdWxlc2V0c1JlcXVlc3QiPgoUTGlzdFJ1bGVzZXRzUmVzcG9uc2USJgoIcnVsZXNldHMYASADKAsyFC50YWJsZXRvcC52MS5SdWxlc2V0IsMHChFDcmVhdGVHYW1lUmVxdWVzdBIqCgdydWxlc2V0GAEgASgJQhniQQEC0oAZEQoPVU5LTk9XTl9SVUxFU0VUEikKB29wdGlvbnMYAiABKAsyGC50YWJsZXRvcC52MS5HYW1lT3B0aW9ucxKLAQoKc2VhdF9jb3VudBgDIAEoBUJ34kEBAtKAGW8KEklOVkFMSURfU0VBVF9DT1VOVCgCMAhKVXNlYXRfY291bnQgaXMgMiB0byA4LCB3aXRoaW4gdGhlIHJ1bGVzZXQncyBvd24gYm91bmRzIGFuZCBzZWF0IHJhbmdlcyAoTGlzdFJ1bGVzZXRzKS4SqgMKDWRpc3BsYXlfbmFtZXMYBCADKAlCkgPSgBmNAwoUSU5WQUxJRF9ESVNQTEFZX05BTUUQARhAIvIBXlsgXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMF0qW14gXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMFx1MDAwMC1cdTAwMWZcdTAwN2YtXHUwMDlmXHUyMDBiLVx1MjAwZlx1MjAyOC1cdTIwMmVcdTIwNjAtXHUyMDZmXHVmZWZmXVteXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdKiQ4CEIOVE9PX01BTllfTkFNRVNKakEgZGlzcGxheSBuYW1lIGlzIDEgdG8gNjQgY2hhcmFjdGVycywgbm90IG9ubHkgc3BhY2VzLCB3aXRob3V0IGNvbnRyb2wgb3IgaW52aXNpYmxlIGZvcm1hdHRpbmcgY2hhcmFjdGVycy4SEQoEc2VlZBgFIAEoBEgAiAEBEncKC21heF9hY3Rpb25zGAYgASgFQl3SgBlZChNJTlZBTElEX01BWF9BQ1RJT05TKAEw0A9KPW1heF9hY3Rpb25zIGlzIDEgdG8gdGhlIHJ1bGVzZXQncyBtYXhfYWN0aW9ucyAoTGlzdFJ1bGVzZXRzKS5IAYgBARJLCgRib3RzGAcgAygLMhQudGFibGV0b3AudjEuU2VhdEJvdEIn0oAZIwoQSU5WQUxJRF9CT1RfTkFNRTgIQg1UT09fTUFOWV9CT1RTEioKCnR1cm5fdGltZXIYCCABKAsyFi50YWJsZXRvcC52MS5UdXJuVGltZXJCBwoFX3NlZWRCDgoMX21heF9hY3Rpb25zImcKEkNyZWF0ZUdhbWVSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIwCgtjcmVkZW50aWFscxgCIAMoCzIbLnRhYmxldG9wLnYxLlNlYXRDcmVkZW50aWFsIrIGCg9Kb2luR2FtZVJlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhKbAwoMZGlzcGxheV9uYW1lGAIgASgJQoQD4kEBAtKAGfsCChRJTlZBTElEX0RJU1BMQVlfTkFNRRABGEAi8gFeWyBcdTAwYTBcdTE2ODBcdTIwMDAtXHUyMDBhXHUyMDJmXHUyMDVmXHUzMDAwXSpbXiBcdTAwYTBcdTE2ODBcdTIwMDAtXHUyMDBhXHUyMDJmXHUyMDVmXHUzMDAwXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdW15cdTAwMDAtXHUwMDFmXHUwMDdmLVx1MDA5Zlx1MjAwYi1cdTIwMGZcdTIwMjgtXHUyMDJlXHUyMDYwLVx1MjA2Zlx1ZmVmZl0qJEpqQSBkaXNwbGF5IG5hbWUgaXMgMSB0byA2NCBjaGFyYWN0ZXJzLCBub3Qgb25seSBzcGFjZXMsIHdpdGhvdXQgY29udHJvbCBvciBpbnZpc2libGUgZm9ybWF0dGluZyBjaGFyYWN0ZXJzLhJfCgRzZWF0GAMgASgFQkzSgBlIChFTRUFUX09VVF9PRl9SQU5HRSgAMAdKL1NlYXRzIGFyZSAwIHRvIHRoZSBnYW1lJ3Mgc2VhdCBjb3VudCBtaW51cyBvbmUuSACIAQESigEKA2JvdBgEIAEoCUJ90oAZeQoQSU5WQUxJRF9CT1RfTkFNRSIZXihbYS16XVthLXowLTlfXXswLDMxfSk/JEpKYm90IGlzIHRoZSBuYW1lIG9mIG9uZSBvZiB0aGUgcnVsZXNldCdzIGJvdHMsIHN1Y2ggYXMgInJhbmRvbSIgb3IgImJhc2ljIi5CBwoFX3NlYXQiZAoQSm9pbkdhbWVSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIvCgpjcmVkZW50aWFsGAIgASgLMhsudGFibGV0b3AudjEuU2VhdENyZWRlbnRpYWwinAEKDkdldEdhbWVSZXF1ZXN0EokBCgRuYW1lGAEgASgJQnviQQEC0oAZcwoMSU5WQUxJRF9OQU1FIhZeZ2FtZXMvW2EtejAtOV17MSw2NH0kSktBIGdhbWUgbmFtZSBsb29rcyBsaWtlICdnYW1lcy88aWQ+JyAoMSB0byA2NCBsb3dlcmNhc2UgbGV0dGVycyBhbmQgZGlnaXRzKS4ifQoPR2V0R2FtZVJlc3BvbnNlEh8KBGdhbWUYASABKAsyES50YWJsZXRvcC52MS5HYW1lEhgKC3ZpZXdlcl9zZWF0GAIgASgFSACIAQESHwoEdmlldxgDIAEoCzIRLnRhYmxldG9wLnYxLlZpZXdCDgoMX3ZpZXdlcl9zZWF0IqUBChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBKJAQoEbmFtZRgBIAEoCUJ74kEBAtKAGXMKDElOVkFMSURfTkFNRSIWXmdhbWVzL1thLXowLTldezEsNjR9JEpLQSBnYW1lIG5hbWUgbG9va3MgbGlrZSAnZ2FtZXMvPGlkPicgKDEgdG8gNjQgbG93ZXJjYXNlIGxldHRlcnMgYW5kIGRpZ2l0cykuIlEKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiQKB2FjdGlvbnMYAiADKAsyEy50YWJsZXRvcC52MS5BY3Rpb24iyQMKE1N1Ym1pdEFjdGlvblJlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhKSAQoGYWN0aW9uGAIgASgLMhMudGFibGV0b3AudjEuQWN0aW9uQm3iQQEC0oAZZQoNV1JPTkdfUlVMRVNFVEpUU2VuZCB0aGUgYWN0aW9uIGluIHRoZSBmaWVsZCBvZiB0aGUgZ2FtZSdzIHJ1bGVzZXQsIGZvciBleGFtcGxlIGBhY3Rpb24udHRyX2V1cm9wZWAuEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKANIAIgBARJdCgpyZXF1ZXN0X2lkGAQgASgJQknSgBlFChNSRVFVRVNUX0lEX1RPT19MT05HGIABSitVc2UgYSByZXF1ZXN0X2lkIG9mIGF0IG1vc3QgMTI4IGNoYXJhY3RlcnMuQhMKEV9leHBlY3RlZF92ZXJzaW9uInwKFFN1Ym1pdEFjdGlvblJlc3BvbnNlEh8KBGdhbWUYASABKAsyES50YWJsZXRvcC52MS5HYW1lEh8KBHZpZXcYAiABKAsyES50YWJsZXRvcC52MS5WaWV3EiIKBmV2ZW50cxgDIAMoCzISLnRhYmxldG9wLnYxLkV2ZW50IrQBChBXYXRjaEdhbWVSZXF1ZXN0EokBCgRuYW1lGAEgASgJQnviQQEC0oAZcwoMSU5WQUxJRF9OQU1FIhZeZ2FtZXMvW2EtejAtOV17MSw2NH0kSktBIGdhbWUgbmFtZSBsb29rcyBsaWtlICdnYW1lcy88aWQ+JyAoMSB0byA2NCBsb3dlcmNhc2UgbGV0dGVycyBhbmQgZGlnaXRzKS4SFAoMZnJvbV92ZXJzaW9uGAIgASgDInEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIgoGZXZlbnRzGAIgAygLMhIudGFibGV0b3AudjEuRXZlbnQSJwoIc25hcHNob3QYAyABKAsyFS50YWJsZXRvcC52MS5TbmFwc2hvdCL3AgoRR2V0R2FtZUxvZ1JlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhJLCglwYWdlX3NpemUYAiABKAVCONKAGTQKEUlOVkFMSURfUEFHRV9TSVpFKABKHXBhZ2Vfc2l6ZSBjYW5ub3QgYmUgbmVnYXRpdmUuEogBCgpwYWdlX3Rva2VuGAMgASgJQnTSgBlwChJJTlZBTElEX1BBR0VfVE9LRU4YbyIQXltBLVphLXowLTlfLV0qJEpGUGFzcyBiYWNrIHRoZSBuZXh0X3BhZ2VfdG9rZW4gb2YgYSBHZXRHYW1lTG9nIGNhbGwgZm9yIHRoaXMgc2FtZSBnYW1lLiKDAQoSR2V0R2FtZUxvZ1Jlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS50YWJsZXRvcC52MS5Mb2dFbnRyeRIRCgRzZWVkGAIgASgESACIAQESEAoIY29tcGxldGUYAyABKAgSFwoPbmV4dF9wYWdlX3Rva2VuGAQgASgJQgcKBV9zZWVkIqwCChFTZXRTZWF0Qm90UmVxdWVzdBKJAQoEbmFtZRgBIAEoCUJ74kEBAtKAGXMKDElOVkFMSURfTkFNRSIWXmdhbWVzL1thLXowLTldezEsNjR9JEpLQSBnYW1lIG5hbWUgbG9va3MgbGlrZSAnZ2FtZXMvPGlkPicgKDEgdG8gNjQgbG93ZXJjYXNlIGxldHRlcnMgYW5kIGRpZ2l0cykuEooBCgNib3QYAiABKAlCfdKAGXkKEElOVkFMSURfQk9UX05BTUUiGV4oW2Etel1bYS16MC05X117MCwzMX0pPyRKSmJvdCBpcyB0aGUgbmFtZSBvZiBvbmUgb2YgdGhlIHJ1bGVzZXQncyBib3RzLCBzdWNoIGFzICJyYW5kb20iIG9yICJiYXNpYyIuIjUKElNldFNlYXRCb3RSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZTKHCAoLR2FtZVNlcnZpY2USaQoMTGlzdFJ1bGVzZXRzEiAudGFibGV0b3AudjEuTGlzdFJ1bGVzZXRzUmVxdWVzdBohLnRhYmxldG9wLnYxLkxpc3RSdWxlc2V0c1Jlc3BvbnNlIhSC0+STAg4SDC92MS9ydWxlc2V0cxJjCgpDcmVhdGVHYW1lEh4udGFibGV0b3AudjEuQ3JlYXRlR2FtZVJlcXVlc3QaHy50YWJsZXRvcC52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDjoBKiIJL3YxL2dhbWVzEmsKCEpvaW5HYW1lEhwudGFibGV0b3AudjEuSm9pbkdhbWVSZXF1ZXN0Gh0udGFibGV0b3AudjEuSm9pbkdhbWVSZXNwb25zZSIigtPkkwIcOgEqIhcvdjEve25hbWU9Z2FtZXMvKn06am9pbhJgCgdHZXRHYW1lEhsudGFibGV0b3AudjEuR2V0R2FtZVJlcXVlc3QaHC50YWJsZXRvcC52MS5HZXRHYW1lUmVzcG9uc2UiGoLT5JMCFBISL3YxL3tuYW1lPWdhbWVzLyp9EogBChBMaXN0TGVnYWxBY3Rpb25zEiQudGFibGV0b3AudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaJS50YWJsZXRvcC52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2UiJ4LT5JMCIRIfL3YxL3tuYW1lPWdhbWVzLyp9OmxlZ2FsQWN0aW9ucxJ2CgxTdWJtaXRBY3Rpb24SIC50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXF1ZXN0GiEudGFibGV0b3AudjEuU3VibWl0QWN0aW9uUmVzcG9uc2UiIYLT5JMCGzoBKiIWL3YxL3tuYW1lPWdhbWVzLyp9OmFjdBJuCglXYXRjaEdhbWUSHS50YWJsZXRvcC52MS5XYXRjaEdhbWVSZXF1ZXN0Gh4udGFibGV0b3AudjEuV2F0Y2hHYW1lUmVzcG9uc2UiIILT5JMCGhIYL3YxL3tuYW1lPWdhbWVzLyp9OndhdGNoMAESdwoKU2V0U2VhdEJvdBIeLnRhYmxldG9wLnYxLlNldFNlYXRCb3RSZXF1ZXN0Gh8udGFibGV0b3AudjEuU2V0U2VhdEJvdFJlc3BvbnNlIiiC0+STAiI6ASoiHS92MS97bmFtZT1nYW1lcy8qfTpzZXRTZWF0Qm90Em0KCkdldEdhbWVMb2cSHi50YWJsZXRvcC52MS5HZXRHYW1lTG9nUmVxdWVzdBofLnRhYmxldG9wLnYxLkdldEdhbWVMb2dSZXNwb25zZSIegtPkkwIYEhYvdjEve25hbWU9Z2FtZXMvKn0vbG9nQpYBCg9kZXYudGFibGV0b3AudjFCEEdhbWVTZXJ2aWNlUHJvdG9QAVoudGFibGV0b3AuZGV2L2NsaWVudHMvZ28vdGFibGV0b3AvdjE7dGFibGV0b3B2MaICBFRUVjGqAgtUYWJsZXRvcC5WMboCDFRhYmxldG9wX1YxX8oCC1RhYmxldG9wXFYx6gIMVGFibGV0b3A6OlYxYgZwcm90bzM", [file_google_api_annotations, file_google_api_field_behavior, file_tabletop_v1_field_rules, file_tabletop_v1_game]);
+  fileDesc("Ch50YWJsZXRvcC92MS9nYW1lX3NlcnZpY2UucHJvdG8SC3RhYmxldG9wLnYxIhUKE0xpc3RSdWxlc2V0c1JlcXVlc3QiPgoUTGlzdFJ1bGVzZXRzUmVzcG9uc2USJgoIcnVsZXNldHMYASADKAsyFC50YWJsZXRvcC52MS5SdWxlc2V0ItMBChFHZXRSdWxlc2V0UmVxdWVzdBK9AQoEbmFtZRgBIAEoCUKuAeJBAQLSgBmlAQoMSU5WQUxJRF9OQU1FIhpecnVsZXNldHMvW2EtejAtOS1dezEsNjR9JEp5QSBydWxlc2V0IG5hbWUgbG9va3MgbGlrZSAncnVsZXNldHMvPGlkPicgKDEgdG8gNjQgbG93ZXJjYXNlIGxldHRlcnMsIGRpZ2l0cyBhbmQgJy0nKSwgZm9yIGV4YW1wbGUgJ3J1bGVzZXRzL3R0ci1ldXJvcGUnLiKzAQoSR2V0UnVsZXNldFJlc3BvbnNlEiUKB3J1bGVzZXQYASABKAsyFC50YWJsZXRvcC52MS5SdWxlc2V0EgwKBGV0YWcYAiABKAkSMwoKdHRyX2V1cm9wZRgDIAEoCzIdLnRhYmxldG9wLnYxLlR0ckV1cm9wZUNhdGFsb2dIABIoCgRiYW5nGAQgASgLMhgudGFibGV0b3AudjEuQmFuZ0NhdGFsb2dIAEIJCgdjYXRhbG9nIsMHChFDcmVhdGVHYW1lUmVxdWVzdBIqCgdydWxlc2V0GAEgASgJQhniQQEC0oAZEQoPVU5LTk9XTl9SVUxFU0VUEikKB29wdGlvbnMYAiABKAsyGC50YWJsZXRvcC52MS5HYW1lT3B0aW9ucxKLAQoKc2VhdF9jb3VudBgDIAEoBUJ34kEBAtKAGW8KEklOVkFMSURfU0VBVF9DT1VOVCgCMAhKVXNlYXRfY291bnQgaXMgMiB0byA4LCB3aXRoaW4gdGhlIHJ1bGVzZXQncyBvd24gYm91bmRzIGFuZCBzZWF0IHJhbmdlcyAoTGlzdFJ1bGVzZXRzKS4SqgMKDWRpc3BsYXlfbmFtZXMYBCADKAlCkgPSgBmNAwoUSU5WQUxJRF9ESVNQTEFZX05BTUUQARhAIvIBXlsgXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMF0qW14gXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMFx1MDAwMC1cdTAwMWZcdTAwN2YtXHUwMDlmXHUyMDBiLVx1MjAwZlx1MjAyOC1cdTIwMmVcdTIwNjAtXHUyMDZmXHVmZWZmXVteXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdKiQ4CEIOVE9PX01BTllfTkFNRVNKakEgZGlzcGxheSBuYW1lIGlzIDEgdG8gNjQgY2hhcmFjdGVycywgbm90IG9ubHkgc3BhY2VzLCB3aXRob3V0IGNvbnRyb2wgb3IgaW52aXNpYmxlIGZvcm1hdHRpbmcgY2hhcmFjdGVycy4SEQoEc2VlZBgFIAEoBEgAiAEBEncKC21heF9hY3Rpb25zGAYgASgFQl3SgBlZChNJTlZBTElEX01BWF9BQ1RJT05TKAEw0A9KPW1heF9hY3Rpb25zIGlzIDEgdG8gdGhlIHJ1bGVzZXQncyBtYXhfYWN0aW9ucyAoTGlzdFJ1bGVzZXRzKS5IAYgBARJLCgRib3RzGAcgAygLMhQudGFibGV0b3AudjEuU2VhdEJvdEIn0oAZIwoQSU5WQUxJRF9CT1RfTkFNRTgIQg1UT09fTUFOWV9CT1RTEioKCnR1cm5fdGltZXIYCCABKAsyFi50YWJsZXRvcC52MS5UdXJuVGltZXJCBwoFX3NlZWRCDgoMX21heF9hY3Rpb25zImcKEkNyZWF0ZUdhbWVSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIwCgtjcmVkZW50aWFscxgCIAMoCzIbLnRhYmxldG9wLnYxLlNlYXRDcmVkZW50aWFsIrIGCg9Kb2luR2FtZVJlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhKbAwoMZGlzcGxheV9uYW1lGAIgASgJQoQD4kEBAtKAGfsCChRJTlZBTElEX0RJU1BMQVlfTkFNRRABGEAi8gFeWyBcdTAwYTBcdTE2ODBcdTIwMDAtXHUyMDBhXHUyMDJmXHUyMDVmXHUzMDAwXSpbXiBcdTAwYTBcdTE2ODBcdTIwMDAtXHUyMDBhXHUyMDJmXHUyMDVmXHUzMDAwXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdW15cdTAwMDAtXHUwMDFmXHUwMDdmLVx1MDA5Zlx1MjAwYi1cdTIwMGZcdTIwMjgtXHUyMDJlXHUyMDYwLVx1MjA2Zlx1ZmVmZl0qJEpqQSBkaXNwbGF5IG5hbWUgaXMgMSB0byA2NCBjaGFyYWN0ZXJzLCBub3Qgb25seSBzcGFjZXMsIHdpdGhvdXQgY29udHJvbCBvciBpbnZpc2libGUgZm9ybWF0dGluZyBjaGFyYWN0ZXJzLhJfCgRzZWF0GAMgASgFQkzSgBlIChFTRUFUX09VVF9PRl9SQU5HRSgAMAdKL1NlYXRzIGFyZSAwIHRvIHRoZSBnYW1lJ3Mgc2VhdCBjb3VudCBtaW51cyBvbmUuSACIAQESigEKA2JvdBgEIAEoCUJ90oAZeQoQSU5WQUxJRF9CT1RfTkFNRSIZXihbYS16XVthLXowLTlfXXswLDMxfSk/JEpKYm90IGlzIHRoZSBuYW1lIG9mIG9uZSBvZiB0aGUgcnVsZXNldCdzIGJvdHMsIHN1Y2ggYXMgInJhbmRvbSIgb3IgImJhc2ljIi5CBwoFX3NlYXQiZAoQSm9pbkdhbWVSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZRIvCgpjcmVkZW50aWFsGAIgASgLMhsudGFibGV0b3AudjEuU2VhdENyZWRlbnRpYWwinAEKDkdldEdhbWVSZXF1ZXN0EokBCgRuYW1lGAEgASgJQnviQQEC0oAZcwoMSU5WQUxJRF9OQU1FIhZeZ2FtZXMvW2EtejAtOV17MSw2NH0kSktBIGdhbWUgbmFtZSBsb29rcyBsaWtlICdnYW1lcy88aWQ+JyAoMSB0byA2NCBsb3dlcmNhc2UgbGV0dGVycyBhbmQgZGlnaXRzKS4ifQoPR2V0R2FtZVJlc3BvbnNlEh8KBGdhbWUYASABKAsyES50YWJsZXRvcC52MS5HYW1lEhgKC3ZpZXdlcl9zZWF0GAIgASgFSACIAQESHwoEdmlldxgDIAEoCzIRLnRhYmxldG9wLnYxLlZpZXdCDgoMX3ZpZXdlcl9zZWF0IqUBChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBKJAQoEbmFtZRgBIAEoCUJ74kEBAtKAGXMKDElOVkFMSURfTkFNRSIWXmdhbWVzL1thLXowLTldezEsNjR9JEpLQSBnYW1lIG5hbWUgbG9va3MgbGlrZSAnZ2FtZXMvPGlkPicgKDEgdG8gNjQgbG93ZXJjYXNlIGxldHRlcnMgYW5kIGRpZ2l0cykuIlEKGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiQKB2FjdGlvbnMYAiADKAsyEy50YWJsZXRvcC52MS5BY3Rpb24iyQMKE1N1Ym1pdEFjdGlvblJlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhKSAQoGYWN0aW9uGAIgASgLMhMudGFibGV0b3AudjEuQWN0aW9uQm3iQQEC0oAZZQoNV1JPTkdfUlVMRVNFVEpUU2VuZCB0aGUgYWN0aW9uIGluIHRoZSBmaWVsZCBvZiB0aGUgZ2FtZSdzIHJ1bGVzZXQsIGZvciBleGFtcGxlIGBhY3Rpb24udHRyX2V1cm9wZWAuEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKANIAIgBARJdCgpyZXF1ZXN0X2lkGAQgASgJQknSgBlFChNSRVFVRVNUX0lEX1RPT19MT05HGIABSitVc2UgYSByZXF1ZXN0X2lkIG9mIGF0IG1vc3QgMTI4IGNoYXJhY3RlcnMuQhMKEV9leHBlY3RlZF92ZXJzaW9uInwKFFN1Ym1pdEFjdGlvblJlc3BvbnNlEh8KBGdhbWUYASABKAsyES50YWJsZXRvcC52MS5HYW1lEh8KBHZpZXcYAiABKAsyES50YWJsZXRvcC52MS5WaWV3EiIKBmV2ZW50cxgDIAMoCzISLnRhYmxldG9wLnYxLkV2ZW50IrQBChBXYXRjaEdhbWVSZXF1ZXN0EokBCgRuYW1lGAEgASgJQnviQQEC0oAZcwoMSU5WQUxJRF9OQU1FIhZeZ2FtZXMvW2EtejAtOV17MSw2NH0kSktBIGdhbWUgbmFtZSBsb29rcyBsaWtlICdnYW1lcy88aWQ+JyAoMSB0byA2NCBsb3dlcmNhc2UgbGV0dGVycyBhbmQgZGlnaXRzKS4SFAoMZnJvbV92ZXJzaW9uGAIgASgDInEKEVdhdGNoR2FtZVJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIgoGZXZlbnRzGAIgAygLMhIudGFibGV0b3AudjEuRXZlbnQSJwoIc25hcHNob3QYAyABKAsyFS50YWJsZXRvcC52MS5TbmFwc2hvdCL3AgoRR2V0R2FtZUxvZ1JlcXVlc3QSiQEKBG5hbWUYASABKAlCe+JBAQLSgBlzCgxJTlZBTElEX05BTUUiFl5nYW1lcy9bYS16MC05XXsxLDY0fSRKS0EgZ2FtZSBuYW1lIGxvb2tzIGxpa2UgJ2dhbWVzLzxpZD4nICgxIHRvIDY0IGxvd2VyY2FzZSBsZXR0ZXJzIGFuZCBkaWdpdHMpLhJLCglwYWdlX3NpemUYAiABKAVCONKAGTQKEUlOVkFMSURfUEFHRV9TSVpFKABKHXBhZ2Vfc2l6ZSBjYW5ub3QgYmUgbmVnYXRpdmUuEogBCgpwYWdlX3Rva2VuGAMgASgJQnTSgBlwChJJTlZBTElEX1BBR0VfVE9LRU4YbyIQXltBLVphLXowLTlfLV0qJEpGUGFzcyBiYWNrIHRoZSBuZXh0X3BhZ2VfdG9rZW4gb2YgYSBHZXRHYW1lTG9nIGNhbGwgZm9yIHRoaXMgc2FtZSBnYW1lLiKDAQoSR2V0R2FtZUxvZ1Jlc3BvbnNlEiYKB2VudHJpZXMYASADKAsyFS50YWJsZXRvcC52MS5Mb2dFbnRyeRIRCgRzZWVkGAIgASgESACIAQESEAoIY29tcGxldGUYAyABKAgSFwoPbmV4dF9wYWdlX3Rva2VuGAQgASgJQgcKBV9zZWVkIqwCChFTZXRTZWF0Qm90UmVxdWVzdBKJAQoEbmFtZRgBIAEoCUJ74kEBAtKAGXMKDElOVkFMSURfTkFNRSIWXmdhbWVzL1thLXowLTldezEsNjR9JEpLQSBnYW1lIG5hbWUgbG9va3MgbGlrZSAnZ2FtZXMvPGlkPicgKDEgdG8gNjQgbG93ZXJjYXNlIGxldHRlcnMgYW5kIGRpZ2l0cykuEooBCgNib3QYAiABKAlCfdKAGXkKEElOVkFMSURfQk9UX05BTUUiGV4oW2Etel1bYS16MC05X117MCwzMX0pPyRKSmJvdCBpcyB0aGUgbmFtZSBvZiBvbmUgb2YgdGhlIHJ1bGVzZXQncyBib3RzLCBzdWNoIGFzICJyYW5kb20iIG9yICJiYXNpYyIuIjUKElNldFNlYXRCb3RSZXNwb25zZRIfCgRnYW1lGAEgASgLMhEudGFibGV0b3AudjEuR2FtZTL1CAoLR2FtZVNlcnZpY2USaQoMTGlzdFJ1bGVzZXRzEiAudGFibGV0b3AudjEuTGlzdFJ1bGVzZXRzUmVxdWVzdBohLnRhYmxldG9wLnYxLkxpc3RSdWxlc2V0c1Jlc3BvbnNlIhSC0+STAg4SDC92MS9ydWxlc2V0cxJsCgpHZXRSdWxlc2V0Eh4udGFibGV0b3AudjEuR2V0UnVsZXNldFJlcXVlc3QaHy50YWJsZXRvcC52MS5HZXRSdWxlc2V0UmVzcG9uc2UiHYLT5JMCFxIVL3YxL3tuYW1lPXJ1bGVzZXRzLyp9EmMKCkNyZWF0ZUdhbWUSHi50YWJsZXRvcC52MS5DcmVhdGVHYW1lUmVxdWVzdBofLnRhYmxldG9wLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOOgEqIgkvdjEvZ2FtZXMSawoISm9pbkdhbWUSHC50YWJsZXRvcC52MS5Kb2luR2FtZVJlcXVlc3QaHS50YWJsZXRvcC52MS5Kb2luR2FtZVJlc3BvbnNlIiKC0+STAhw6ASoiFy92MS97bmFtZT1nYW1lcy8qfTpqb2luEmAKB0dldEdhbWUSGy50YWJsZXRvcC52MS5HZXRHYW1lUmVxdWVzdBocLnRhYmxldG9wLnYxLkdldEdhbWVSZXNwb25zZSIagtPkkwIUEhIvdjEve25hbWU9Z2FtZXMvKn0SiAEKEExpc3RMZWdhbEFjdGlvbnMSJC50YWJsZXRvcC52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBolLnRhYmxldG9wLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZSIngtPkkwIhEh8vdjEve25hbWU9Z2FtZXMvKn06bGVnYWxBY3Rpb25zEnYKDFN1Ym1pdEFjdGlvbhIgLnRhYmxldG9wLnYxLlN1Ym1pdEFjdGlvblJlcXVlc3QaIS50YWJsZXRvcC52MS5TdWJtaXRBY3Rpb25SZXNwb25zZSIhgtPkkwIbOgEqIhYvdjEve25hbWU9Z2FtZXMvKn06YWN0Em4KCVdhdGNoR2FtZRIdLnRhYmxldG9wLnYxLldhdGNoR2FtZVJlcXVlc3QaHi50YWJsZXRvcC52MS5XYXRjaEdhbWVSZXNwb25zZSIggtPkkwIaEhgvdjEve25hbWU9Z2FtZXMvKn06d2F0Y2gwARJ3CgpTZXRTZWF0Qm90Eh4udGFibGV0b3AudjEuU2V0U2VhdEJvdFJlcXVlc3QaHy50YWJsZXRvcC52MS5TZXRTZWF0Qm90UmVzcG9uc2UiKILT5JMCIjoBKiIdL3YxL3tuYW1lPWdhbWVzLyp9OnNldFNlYXRCb3QSbQoKR2V0R2FtZUxvZxIeLnRhYmxldG9wLnYxLkdldEdhbWVMb2dSZXF1ZXN0Gh8udGFibGV0b3AudjEuR2V0R2FtZUxvZ1Jlc3BvbnNlIh6C0+STAhgSFi92MS97bmFtZT1nYW1lcy8qfS9sb2dClgEKD2Rldi50YWJsZXRvcC52MUIQR2FtZVNlcnZpY2VQcm90b1ABWi50YWJsZXRvcC5kZXYvY2xpZW50cy9nby90YWJsZXRvcC92MTt0YWJsZXRvcHYxogIEVFRWMaoCC1RhYmxldG9wLlYxugIMVGFibGV0b3BfVjFfygILVGFibGV0b3BcVjHqAgxUYWJsZXRvcDo6VjFiBnByb3RvMw", [file_google_api_annotations, file_google_api_field_behavior, file_tabletop_v1_field_rules, file_tabletop_v1_bang, file_tabletop_v1_game, file_tabletop_v1_ttr_europe]);
 
 /**
  * Request for ListRulesets.
@@ -59,6 +63,80 @@ export type ListRulesetsResponse = Message<"tabletop.v1.ListRulesetsResponse"> &
  */
 export const ListRulesetsResponseSchema: GenMessage<ListRulesetsResponse> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_game_service, 1);
+
+/**
+ * Request for GetRuleset.
+ *
+ * @generated from message tabletop.v1.GetRulesetRequest
+ */
+export type GetRulesetRequest = Message<"tabletop.v1.GetRulesetRequest"> & {
+  /**
+   * Resource name, "rulesets/{ruleset}", for example "rulesets/ttr-europe" (the ids ListRulesets gives).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message tabletop.v1.GetRulesetRequest.
+ * Use `create(GetRulesetRequestSchema)` to create a new message.
+ */
+export const GetRulesetRequestSchema: GenMessage<GetRulesetRequest> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_game_service, 2);
+
+/**
+ * Response of GetRuleset.
+ *
+ * @generated from message tabletop.v1.GetRulesetResponse
+ */
+export type GetRulesetResponse = Message<"tabletop.v1.GetRulesetResponse"> & {
+  /**
+   * The ruleset, exactly as ListRulesets gives it.
+   *
+   * @generated from field: tabletop.v1.Ruleset ruleset = 1;
+   */
+  ruleset?: Ruleset | undefined;
+
+  /**
+   * A strong entity tag of this response (AIP-154, quoted as in RFC 9110): a hash of the rules
+   * version and the serialized catalog, equal on every replica of a release. It changes only
+   * when the catalog or the rules version does; REST sends it as the ETag header.
+   *
+   * @generated from field: string etag = 2;
+   */
+  etag: string;
+
+  /**
+   * The static facts of the ruleset, typed per game; the field of `ruleset.id`.
+   *
+   * @generated from oneof tabletop.v1.GetRulesetResponse.catalog
+   */
+  catalog: {
+    /**
+     * Ticket to Ride: Europe: the map, routes, tickets and scoring table.
+     *
+     * @generated from field: tabletop.v1.TtrEuropeCatalog ttr_europe = 3;
+     */
+    value: TtrEuropeCatalog;
+    case: "ttrEurope";
+  } | {
+    /**
+     * BANG!: every card, character and role of the base game and the expansions built.
+     *
+     * @generated from field: tabletop.v1.BangCatalog bang = 4;
+     */
+    value: BangCatalog;
+    case: "bang";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message tabletop.v1.GetRulesetResponse.
+ * Use `create(GetRulesetResponseSchema)` to create a new message.
+ */
+export const GetRulesetResponseSchema: GenMessage<GetRulesetResponse> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_game_service, 3);
 
 /**
  * Request for CreateGame.
@@ -131,7 +209,7 @@ export type CreateGameRequest = Message<"tabletop.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 2);
+  messageDesc(file_tabletop_v1_game_service, 4);
 
 /**
  * Response of CreateGame.
@@ -159,7 +237,7 @@ export type CreateGameResponse = Message<"tabletop.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 3);
+  messageDesc(file_tabletop_v1_game_service, 5);
 
 /**
  * Request for JoinGame.
@@ -202,7 +280,7 @@ export type JoinGameRequest = Message<"tabletop.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 4);
+  messageDesc(file_tabletop_v1_game_service, 6);
 
 /**
  * Response of JoinGame.
@@ -230,7 +308,7 @@ export type JoinGameResponse = Message<"tabletop.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 5);
+  messageDesc(file_tabletop_v1_game_service, 7);
 
 /**
  * Request for GetGame.
@@ -251,7 +329,7 @@ export type GetGameRequest = Message<"tabletop.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 6);
+  messageDesc(file_tabletop_v1_game_service, 8);
 
 /**
  * Response of GetGame.
@@ -286,7 +364,7 @@ export type GetGameResponse = Message<"tabletop.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 7);
+  messageDesc(file_tabletop_v1_game_service, 9);
 
 /**
  * Request for ListLegalActions.
@@ -307,7 +385,7 @@ export type ListLegalActionsRequest = Message<"tabletop.v1.ListLegalActionsReque
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 8);
+  messageDesc(file_tabletop_v1_game_service, 10);
 
 /**
  * Response of ListLegalActions.
@@ -335,7 +413,7 @@ export type ListLegalActionsResponse = Message<"tabletop.v1.ListLegalActionsResp
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 9);
+  messageDesc(file_tabletop_v1_game_service, 11);
 
 /**
  * Request for SubmitAction.
@@ -377,7 +455,7 @@ export type SubmitActionRequest = Message<"tabletop.v1.SubmitActionRequest"> & {
  * Use `create(SubmitActionRequestSchema)` to create a new message.
  */
 export const SubmitActionRequestSchema: GenMessage<SubmitActionRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 10);
+  messageDesc(file_tabletop_v1_game_service, 12);
 
 /**
  * Response of SubmitAction.
@@ -412,7 +490,7 @@ export type SubmitActionResponse = Message<"tabletop.v1.SubmitActionResponse"> &
  * Use `create(SubmitActionResponseSchema)` to create a new message.
  */
 export const SubmitActionResponseSchema: GenMessage<SubmitActionResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 11);
+  messageDesc(file_tabletop_v1_game_service, 13);
 
 /**
  * Request for WatchGame.
@@ -440,7 +518,7 @@ export type WatchGameRequest = Message<"tabletop.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 12);
+  messageDesc(file_tabletop_v1_game_service, 14);
 
 /**
  * One message of a WatchGame stream: everything that happened at one version.
@@ -476,7 +554,7 @@ export type WatchGameResponse = Message<"tabletop.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 13);
+  messageDesc(file_tabletop_v1_game_service, 15);
 
 /**
  * Request for GetGameLog.
@@ -511,7 +589,7 @@ export type GetGameLogRequest = Message<"tabletop.v1.GetGameLogRequest"> & {
  * Use `create(GetGameLogRequestSchema)` to create a new message.
  */
 export const GetGameLogRequestSchema: GenMessage<GetGameLogRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 14);
+  messageDesc(file_tabletop_v1_game_service, 16);
 
 /**
  * Response of GetGameLog.
@@ -553,7 +631,7 @@ export type GetGameLogResponse = Message<"tabletop.v1.GetGameLogResponse"> & {
  * Use `create(GetGameLogResponseSchema)` to create a new message.
  */
 export const GetGameLogResponseSchema: GenMessage<GetGameLogResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 15);
+  messageDesc(file_tabletop_v1_game_service, 17);
 
 /**
  * Request for SetSeatBot. The seat is the caller's (its player token).
@@ -581,7 +659,7 @@ export type SetSeatBotRequest = Message<"tabletop.v1.SetSeatBotRequest"> & {
  * Use `create(SetSeatBotRequestSchema)` to create a new message.
  */
 export const SetSeatBotRequestSchema: GenMessage<SetSeatBotRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 16);
+  messageDesc(file_tabletop_v1_game_service, 18);
 
 /**
  * Response of SetSeatBot.
@@ -602,7 +680,7 @@ export type SetSeatBotResponse = Message<"tabletop.v1.SetSeatBotResponse"> & {
  * Use `create(SetSeatBotResponseSchema)` to create a new message.
  */
 export const SetSeatBotResponseSchema: GenMessage<SetSeatBotResponse> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_game_service, 17);
+  messageDesc(file_tabletop_v1_game_service, 19);
 
 /**
  * GameService hosts turn-based games whose rules are evaluated on the server.
@@ -611,7 +689,8 @@ export const SetSeatBotResponseSchema: GenMessage<SetSeatBotResponse> = /*@__PUR
  */
 export const GameService: GenService<{
   /**
-   * Lists the games offered, their seat counts, options and rules version.
+   * Lists the games offered, their seat counts, options and rules version. Kept small: the static
+   * facts of each (its map, cards, characters) are GetRuleset's catalog.
    *
    * @generated from rpc tabletop.v1.GameService.ListRulesets
    */
@@ -619,6 +698,18 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof ListRulesetsRequestSchema;
     output: typeof ListRulesetsResponseSchema;
+  },
+  /**
+   * One ruleset with its catalog: everything static a client needs to draw a game of it (a map,
+   * cards, characters, scoring). The same for every caller; it changes only with a release, so
+   * REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
+   *
+   * @generated from rpc tabletop.v1.GameService.GetRuleset
+   */
+  getRuleset: {
+    methodKind: "unary";
+    input: typeof GetRulesetRequestSchema;
+    output: typeof GetRulesetResponseSchema;
   },
   /**
    * Creates a game; seats named in `display_names` are filled at once.

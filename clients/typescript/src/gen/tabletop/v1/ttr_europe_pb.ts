@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/ttr_europe.proto.
  */
 export const file_tabletop_v1_ttr_europe: GenFile = /*@__PURE__*/
-  fileDesc("Chx0YWJsZXRvcC92MS90dHJfZXVyb3BlLnByb3RvEgt0YWJsZXRvcC52MSIzChBUdHJFdXJvcGVPcHRpb25zEh8KF3R1bm5lbF9mYWlsdXJlX2Rpc2NhcmRzGAEgASgIItABCgpUdHJQYXltZW50EiQKBWNvbG9yGAEgASgOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISTQoLY29sb3JfY2FyZHMYAiABKAVCONKAGTQKD0lOVkFMSURfUEFZTUVOVCgASh9DYXJkIGNvdW50cyBjYW5ub3QgYmUgbmVnYXRpdmUuEk0KC2xvY29tb3RpdmVzGAMgASgFQjjSgBk0Cg9JTlZBTElEX1BBWU1FTlQoAEofQ2FyZCBjb3VudHMgY2Fubm90IGJlIG5lZ2F0aXZlLiKZAQoQVHRyRHJhd1RyYWluQ2FyZBJ0CgxmYWNlX3VwX3Nsb3QYASABKAVCWdKAGVUKDElOVkFMSURfU0xPVCgAMARKQWZhY2VfdXBfc2xvdCBpcyAwIHRvIDQ7IGxlYXZlIGl0IG91dCB0byBkcmF3IGJsaW5kIGZyb20gdGhlIGRlY2suSACIAQFCDwoNX2ZhY2VfdXBfc2xvdCKrAQoNVHRyQ2xhaW1Sb3V0ZRJwCghyb3V0ZV9pZBgBIAEoBUJe4kEBAtKAGVYKDVVOS05PV05fUk9VVEUoATBlSkFyb3V0ZV9pZCBpcyAxIHRvIDEwMSAoc2VydmljZS9nYW1lcy90dHJfZXVyb3BlL2RhdGEvZXVyb3BlLmpzb24pLhIoCgdwYXltZW50GAIgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCJJCg9UdHJCdWlsZFN0YXRpb24SDAoEY2l0eRgBIAEoCRIoCgdwYXltZW50GAIgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCIQCg5UdHJEcmF3VGlja2V0cyIkCg5UdHJLZWVwVGlja2V0cxISCgp0aWNrZXRfaWRzGAEgAygFIjgKDFR0clBheVR1bm5lbBIoCgdwYXltZW50GAEgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCITChFUdHJXaXRoZHJhd1R1bm5lbCINCgtUdHJQYXNzVHVybiLCAwoPVHRyRXVyb3BlQWN0aW9uEjgKD2RyYXdfdHJhaW5fY2FyZBgBIAEoCzIdLnRhYmxldG9wLnYxLlR0ckRyYXdUcmFpbkNhcmRIABIxCgtjbGFpbV9yb3V0ZRgCIAEoCzIaLnRhYmxldG9wLnYxLlR0ckNsYWltUm91dGVIABI1Cg1idWlsZF9zdGF0aW9uGAMgASgLMhwudGFibGV0b3AudjEuVHRyQnVpbGRTdGF0aW9uSAASMwoMZHJhd190aWNrZXRzGAQgASgLMhsudGFibGV0b3AudjEuVHRyRHJhd1RpY2tldHNIABIzCgxrZWVwX3RpY2tldHMYBSABKAsyGy50YWJsZXRvcC52MS5UdHJLZWVwVGlja2V0c0gAEi8KCnBheV90dW5uZWwYBiABKAsyGS50YWJsZXRvcC52MS5UdHJQYXlUdW5uZWxIABI5Cg93aXRoZHJhd190dW5uZWwYByABKAsyHi50YWJsZXRvcC52MS5UdHJXaXRoZHJhd1R1bm5lbEgAEi0KCXBhc3NfdHVybhgIIAEoCzIYLnRhYmxldG9wLnYxLlR0clBhc3NUdXJuSABCBgoEa2luZCJDCgxUdHJDYXJkQ291bnQSJAoFY29sb3IYASABKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvchINCgVjb3VudBgCIAEoBSJVCglUdHJUaWNrZXQSCgoCaWQYASABKAUSDgoGY2l0eV9hGAIgASgJEg4KBmNpdHlfYhgDIAEoCRIOCgZwb2ludHMYBCABKAUSDAoEbG9uZxgFIAEoCCJMCg9UdHJUaWNrZXRSZXN1bHQSJgoGdGlja2V0GAEgASgLMhYudGFibGV0b3AudjEuVHRyVGlja2V0EhEKCWNvbXBsZXRlZBgCIAEoCCKWAgoIVHRyU2NvcmUSDAoEc2VhdBgBIAEoBRIUCgxyb3V0ZV9wb2ludHMYAiABKAUSFQoNdGlja2V0X3BvaW50cxgDIAEoBRIWCg5zdGF0aW9uX3BvaW50cxgEIAEoBRIVCg1leHByZXNzX2JvbnVzGAUgASgFEg0KBXRvdGFsGAYgASgFEhQKDGxvbmdlc3RfcGF0aBgHIAEoBRItCgd0aWNrZXRzGAggAygLMhwudGFibGV0b3AudjEuVHRyVGlja2V0UmVzdWx0EhkKEWNvbXBsZXRlZF90aWNrZXRzGAkgASgFEhUKDXN0YXRpb25zX3VzZWQYCiABKAUSGgoSYm9ycm93ZWRfcm91dGVfaWRzGAsgAygFIpgBCglUdHJQbGF5ZXISDAoEc2VhdBgBIAEoBRIOCgZ0cmFpbnMYAiABKAUSEAoIc3RhdGlvbnMYAyABKAUSDQoFc2NvcmUYBCABKAUSGAoQdHJhaW5fY2FyZF9jb3VudBgFIAEoBRIUCgx0aWNrZXRfY291bnQYBiABKAUSHAoUb2ZmZXJlZF90aWNrZXRfY291bnQYByABKAUiKAoKVHRyU3RhdGlvbhIMCgRjaXR5GAEgASgJEgwKBHNlYXQYAiABKAUikgEKCVR0clR1bm5lbBIMCgRzZWF0GAEgASgFEhAKCHJvdXRlX2lkGAIgASgFEigKB3BheW1lbnQYAyABKAsyFy50YWJsZXRvcC52MS5UdHJQYXltZW50EicKCHJldmVhbGVkGAQgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISEgoKZXh0cmFfY29zdBgFIAEoBSKdAQoKVHRyUHJpdmF0ZRIMCgRzZWF0GAEgASgFEicKBGhhbmQYAiADKAsyGS50YWJsZXRvcC52MS5UdHJDYXJkQ291bnQSJwoHdGlja2V0cxgDIAMoCzIWLnRhYmxldG9wLnYxLlR0clRpY2tldBIvCg9vZmZlcmVkX3RpY2tldHMYBCADKAsyFi50YWJsZXRvcC52MS5UdHJUaWNrZXQi2AQKDVR0ckV1cm9wZVZpZXcSJAoFcGhhc2UYASABKA4yFS50YWJsZXRvcC52MS5UdHJQaGFzZRIZCgxjdXJyZW50X3NlYXQYAiABKAVIAIgBARIWCg5hd2FpdGluZ19zZWF0cxgDIAMoBRImCgdmYWNlX3VwGAQgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISEgoKZGVja19jb3VudBgFIAEoBRIVCg1kaXNjYXJkX2NvdW50GAYgASgFEhkKEXRpY2tldF9waWxlX2NvdW50GAcgASgFEicKB3BsYXllcnMYCCADKAsyFi50YWJsZXRvcC52MS5UdHJQbGF5ZXISFAoMcm91dGVfb3duZXJzGBEgAygFEikKCHN0YXRpb25zGAogAygLMhcudGFibGV0b3AudjEuVHRyU3RhdGlvbhIdChVjYXJkc19kcmF3bl90aGlzX3R1cm4YCyABKAUSJgoGdHVubmVsGAwgASgLMhYudGFibGV0b3AudjEuVHRyVHVubmVsEigKB3ByaXZhdGUYDSABKAsyFy50YWJsZXRvcC52MS5UdHJQcml2YXRlEisKDGZpbmFsX3Njb3JlcxgOIAMoCzIVLnRhYmxldG9wLnYxLlR0clNjb3JlEiQKF2xhc3Rfcm91bmRfdHJpZ2dlcl9zZWF0GA8gASgFSAGIAQESDwoHd2lubmVycxgQIAMoBUIPCg1fY3VycmVudF9zZWF0QhoKGF9sYXN0X3JvdW5kX3RyaWdnZXJfc2VhdEoECAkQClIOY2xhaW1lZF9yb3V0ZXMicwoRVHRyVHJhaW5DYXJkRHJhd24SDAoEc2VhdBgBIAEoBRIZCgxmYWNlX3VwX3Nsb3QYAiABKAVIAIgBARIkCgVjb2xvchgDIAEoDjIVLnRhYmxldG9wLnYxLlR0ckNvbG9yQg8KDV9mYWNlX3VwX3Nsb3QiSQoQVHRyRmFjZVVwQ2hhbmdlZBImCgdmYWNlX3VwGAEgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISDQoFcmVzZXQYAiABKAgiJwoRVHRyRGVja1Jlc2h1ZmZsZWQSEgoKZGVja19jb3VudBgBIAEoBSJrCg9UdHJSb3V0ZUNsYWltZWQSDAoEc2VhdBgBIAEoBRIQCghyb3V0ZV9pZBgCIAEoBRIoCgdwYXltZW50GAMgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudBIOCgZwb2ludHMYBCABKAUiVwoPVHRyU3RhdGlvbkJ1aWx0EgwKBHNlYXQYASABKAUSDAoEY2l0eRgCIAEoCRIoCgdwYXltZW50GAMgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCJXCg9UdHJUaWNrZXRzRHJhd24SDAoEc2VhdBgBIAEoBRINCgVjb3VudBgCIAEoBRInCgd0aWNrZXRzGAMgAygLMhYudGFibGV0b3AudjEuVHRyVGlja2V0InMKDlR0clRpY2tldHNLZXB0EgwKBHNlYXQYASABKAUSEgoKa2VwdF9jb3VudBgCIAEoBRIWCg5yZXR1cm5lZF9jb3VudBgDIAEoBRInCgd0aWNrZXRzGAQgAygLMhYudGFibGV0b3AudjEuVHRyVGlja2V0InAKEVR0clR1bm5lbFJldmVhbGVkEgwKBHNlYXQYASABKAUSEAoIcm91dGVfaWQYAiABKAUSJwoIcmV2ZWFsZWQYAyADKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvchISCgpleHRyYV9jb3N0GAQgASgFIk0KElR0clR1bm5lbFdpdGhkcmF3bhIMCgRzZWF0GAEgASgFEhAKCHJvdXRlX2lkGAIgASgFEhcKD2NhcmRzX2Rpc2NhcmRlZBgDIAEoCCIeCg5UdHJUdXJuU3RhcnRlZBIMCgRzZWF0GAEgASgFIjMKE1R0ckxhc3RSb3VuZFN0YXJ0ZWQSDAoEc2VhdBgBIAEoBRIOCgZ0cmFpbnMYAiABKAUiRwoNVHRyR2FtZVNjb3JlZBIlCgZzY29yZXMYASADKAsyFS50YWJsZXRvcC52MS5UdHJTY29yZRIPCgd3aW5uZXJzGAIgAygFIh0KDVR0clR1cm5QYXNzZWQSDAoEc2VhdBgBIAEoBSL2BQoOVHRyRXVyb3BlRXZlbnQSOgoQdHJhaW5fY2FyZF9kcmF3bhgBIAEoCzIeLnRhYmxldG9wLnYxLlR0clRyYWluQ2FyZERyYXduSAASOAoPZmFjZV91cF9jaGFuZ2VkGAIgASgLMh0udGFibGV0b3AudjEuVHRyRmFjZVVwQ2hhbmdlZEgAEjkKD2RlY2tfcmVzaHVmZmxlZBgDIAEoCzIeLnRhYmxldG9wLnYxLlR0ckRlY2tSZXNodWZmbGVkSAASNQoNcm91dGVfY2xhaW1lZBgEIAEoCzIcLnRhYmxldG9wLnYxLlR0clJvdXRlQ2xhaW1lZEgAEjUKDXN0YXRpb25fYnVpbHQYBSABKAsyHC50YWJsZXRvcC52MS5UdHJTdGF0aW9uQnVpbHRIABI1Cg10aWNrZXRzX2RyYXduGAYgASgLMhwudGFibGV0b3AudjEuVHRyVGlja2V0c0RyYXduSAASMwoMdGlja2V0c19rZXB0GAcgASgLMhsudGFibGV0b3AudjEuVHRyVGlja2V0c0tlcHRIABI5Cg90dW5uZWxfcmV2ZWFsZWQYCCABKAsyHi50YWJsZXRvcC52MS5UdHJUdW5uZWxSZXZlYWxlZEgAEjsKEHR1bm5lbF93aXRoZHJhd24YCSABKAsyHy50YWJsZXRvcC52MS5UdHJUdW5uZWxXaXRoZHJhd25IABIzCgx0dXJuX3N0YXJ0ZWQYCiABKAsyGy50YWJsZXRvcC52MS5UdHJUdXJuU3RhcnRlZEgAEj4KEmxhc3Rfcm91bmRfc3RhcnRlZBgLIAEoCzIgLnRhYmxldG9wLnYxLlR0ckxhc3RSb3VuZFN0YXJ0ZWRIABIxCgtnYW1lX3Njb3JlZBgMIAEoCzIaLnRhYmxldG9wLnYxLlR0ckdhbWVTY29yZWRIABIxCgt0dXJuX3Bhc3NlZBgNIAEoCzIaLnRhYmxldG9wLnYxLlR0clR1cm5QYXNzZWRIAEIGCgRraW5kKvsBCghUdHJDb2xvchIZChVUVFJfQ09MT1JfVU5TUEVDSUZJRUQQABIUChBUVFJfQ09MT1JfUFVSUExFEAESEwoPVFRSX0NPTE9SX1dISVRFEAISEgoOVFRSX0NPTE9SX0JMVUUQAxIUChBUVFJfQ09MT1JfWUVMTE9XEAQSFAoQVFRSX0NPTE9SX09SQU5HRRAFEhMKD1RUUl9DT0xPUl9CTEFDSxAGEhEKDVRUUl9DT0xPUl9SRUQQBxITCg9UVFJfQ09MT1JfR1JFRU4QCBIYChRUVFJfQ09MT1JfTE9DT01PVElWRRAJEhIKDlRUUl9DT0xPUl9HUkFZEAoqjQEKCFR0clBoYXNlEhkKFVRUUl9QSEFTRV9VTlNQRUNJRklFRBAAEh0KGVRUUl9QSEFTRV9JTklUSUFMX1RJQ0tFVFMQARIVChFUVFJfUEhBU0VfUExBWUlORxACEhgKFFRUUl9QSEFTRV9MQVNUX1JPVU5EEAMSFgoSVFRSX1BIQVNFX0ZJTklTSEVEEARClAEKD2Rldi50YWJsZXRvcC52MUIOVHRyRXVyb3BlUHJvdG9QAVoudGFibGV0b3AuZGV2L2NsaWVudHMvZ28vdGFibGV0b3AvdjE7dGFibGV0b3B2MaICBFRUVjGqAgtUYWJsZXRvcC5WMboCDFRhYmxldG9wX1YxX8oCC1RhYmxldG9wXFYx6gIMVGFibGV0b3A6OlYxYgZwcm90bzM", [file_google_api_field_behavior, file_tabletop_v1_field_rules]);
+  fileDesc("Chx0YWJsZXRvcC92MS90dHJfZXVyb3BlLnByb3RvEgt0YWJsZXRvcC52MSIzChBUdHJFdXJvcGVPcHRpb25zEh8KF3R1bm5lbF9mYWlsdXJlX2Rpc2NhcmRzGAEgASgIItABCgpUdHJQYXltZW50EiQKBWNvbG9yGAEgASgOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISTQoLY29sb3JfY2FyZHMYAiABKAVCONKAGTQKD0lOVkFMSURfUEFZTUVOVCgASh9DYXJkIGNvdW50cyBjYW5ub3QgYmUgbmVnYXRpdmUuEk0KC2xvY29tb3RpdmVzGAMgASgFQjjSgBk0Cg9JTlZBTElEX1BBWU1FTlQoAEofQ2FyZCBjb3VudHMgY2Fubm90IGJlIG5lZ2F0aXZlLiKZAQoQVHRyRHJhd1RyYWluQ2FyZBJ0CgxmYWNlX3VwX3Nsb3QYASABKAVCWdKAGVUKDElOVkFMSURfU0xPVCgAMARKQWZhY2VfdXBfc2xvdCBpcyAwIHRvIDQ7IGxlYXZlIGl0IG91dCB0byBkcmF3IGJsaW5kIGZyb20gdGhlIGRlY2suSACIAQFCDwoNX2ZhY2VfdXBfc2xvdCKrAQoNVHRyQ2xhaW1Sb3V0ZRJwCghyb3V0ZV9pZBgBIAEoBUJe4kEBAtKAGVYKDVVOS05PV05fUk9VVEUoATBlSkFyb3V0ZV9pZCBpcyAxIHRvIDEwMSAoc2VydmljZS9nYW1lcy90dHJfZXVyb3BlL2RhdGEvZXVyb3BlLmpzb24pLhIoCgdwYXltZW50GAIgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCJJCg9UdHJCdWlsZFN0YXRpb24SDAoEY2l0eRgBIAEoCRIoCgdwYXltZW50GAIgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCIQCg5UdHJEcmF3VGlja2V0cyIkCg5UdHJLZWVwVGlja2V0cxISCgp0aWNrZXRfaWRzGAEgAygFIjgKDFR0clBheVR1bm5lbBIoCgdwYXltZW50GAEgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCITChFUdHJXaXRoZHJhd1R1bm5lbCINCgtUdHJQYXNzVHVybiLCAwoPVHRyRXVyb3BlQWN0aW9uEjgKD2RyYXdfdHJhaW5fY2FyZBgBIAEoCzIdLnRhYmxldG9wLnYxLlR0ckRyYXdUcmFpbkNhcmRIABIxCgtjbGFpbV9yb3V0ZRgCIAEoCzIaLnRhYmxldG9wLnYxLlR0ckNsYWltUm91dGVIABI1Cg1idWlsZF9zdGF0aW9uGAMgASgLMhwudGFibGV0b3AudjEuVHRyQnVpbGRTdGF0aW9uSAASMwoMZHJhd190aWNrZXRzGAQgASgLMhsudGFibGV0b3AudjEuVHRyRHJhd1RpY2tldHNIABIzCgxrZWVwX3RpY2tldHMYBSABKAsyGy50YWJsZXRvcC52MS5UdHJLZWVwVGlja2V0c0gAEi8KCnBheV90dW5uZWwYBiABKAsyGS50YWJsZXRvcC52MS5UdHJQYXlUdW5uZWxIABI5Cg93aXRoZHJhd190dW5uZWwYByABKAsyHi50YWJsZXRvcC52MS5UdHJXaXRoZHJhd1R1bm5lbEgAEi0KCXBhc3NfdHVybhgIIAEoCzIYLnRhYmxldG9wLnYxLlR0clBhc3NUdXJuSABCBgoEa2luZCJDCgxUdHJDYXJkQ291bnQSJAoFY29sb3IYASABKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvchINCgVjb3VudBgCIAEoBSJVCglUdHJUaWNrZXQSCgoCaWQYASABKAUSDgoGY2l0eV9hGAIgASgJEg4KBmNpdHlfYhgDIAEoCRIOCgZwb2ludHMYBCABKAUSDAoEbG9uZxgFIAEoCCJMCg9UdHJUaWNrZXRSZXN1bHQSJgoGdGlja2V0GAEgASgLMhYudGFibGV0b3AudjEuVHRyVGlja2V0EhEKCWNvbXBsZXRlZBgCIAEoCCKWAgoIVHRyU2NvcmUSDAoEc2VhdBgBIAEoBRIUCgxyb3V0ZV9wb2ludHMYAiABKAUSFQoNdGlja2V0X3BvaW50cxgDIAEoBRIWCg5zdGF0aW9uX3BvaW50cxgEIAEoBRIVCg1leHByZXNzX2JvbnVzGAUgASgFEg0KBXRvdGFsGAYgASgFEhQKDGxvbmdlc3RfcGF0aBgHIAEoBRItCgd0aWNrZXRzGAggAygLMhwudGFibGV0b3AudjEuVHRyVGlja2V0UmVzdWx0EhkKEWNvbXBsZXRlZF90aWNrZXRzGAkgASgFEhUKDXN0YXRpb25zX3VzZWQYCiABKAUSGgoSYm9ycm93ZWRfcm91dGVfaWRzGAsgAygFIpgBCglUdHJQbGF5ZXISDAoEc2VhdBgBIAEoBRIOCgZ0cmFpbnMYAiABKAUSEAoIc3RhdGlvbnMYAyABKAUSDQoFc2NvcmUYBCABKAUSGAoQdHJhaW5fY2FyZF9jb3VudBgFIAEoBRIUCgx0aWNrZXRfY291bnQYBiABKAUSHAoUb2ZmZXJlZF90aWNrZXRfY291bnQYByABKAUiKAoKVHRyU3RhdGlvbhIMCgRjaXR5GAEgASgJEgwKBHNlYXQYAiABKAUikgEKCVR0clR1bm5lbBIMCgRzZWF0GAEgASgFEhAKCHJvdXRlX2lkGAIgASgFEigKB3BheW1lbnQYAyABKAsyFy50YWJsZXRvcC52MS5UdHJQYXltZW50EicKCHJldmVhbGVkGAQgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISEgoKZXh0cmFfY29zdBgFIAEoBSKdAQoKVHRyUHJpdmF0ZRIMCgRzZWF0GAEgASgFEicKBGhhbmQYAiADKAsyGS50YWJsZXRvcC52MS5UdHJDYXJkQ291bnQSJwoHdGlja2V0cxgDIAMoCzIWLnRhYmxldG9wLnYxLlR0clRpY2tldBIvCg9vZmZlcmVkX3RpY2tldHMYBCADKAsyFi50YWJsZXRvcC52MS5UdHJUaWNrZXQi2AQKDVR0ckV1cm9wZVZpZXcSJAoFcGhhc2UYASABKA4yFS50YWJsZXRvcC52MS5UdHJQaGFzZRIZCgxjdXJyZW50X3NlYXQYAiABKAVIAIgBARIWCg5hd2FpdGluZ19zZWF0cxgDIAMoBRImCgdmYWNlX3VwGAQgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISEgoKZGVja19jb3VudBgFIAEoBRIVCg1kaXNjYXJkX2NvdW50GAYgASgFEhkKEXRpY2tldF9waWxlX2NvdW50GAcgASgFEicKB3BsYXllcnMYCCADKAsyFi50YWJsZXRvcC52MS5UdHJQbGF5ZXISFAoMcm91dGVfb3duZXJzGBEgAygFEikKCHN0YXRpb25zGAogAygLMhcudGFibGV0b3AudjEuVHRyU3RhdGlvbhIdChVjYXJkc19kcmF3bl90aGlzX3R1cm4YCyABKAUSJgoGdHVubmVsGAwgASgLMhYudGFibGV0b3AudjEuVHRyVHVubmVsEigKB3ByaXZhdGUYDSABKAsyFy50YWJsZXRvcC52MS5UdHJQcml2YXRlEisKDGZpbmFsX3Njb3JlcxgOIAMoCzIVLnRhYmxldG9wLnYxLlR0clNjb3JlEiQKF2xhc3Rfcm91bmRfdHJpZ2dlcl9zZWF0GA8gASgFSAGIAQESDwoHd2lubmVycxgQIAMoBUIPCg1fY3VycmVudF9zZWF0QhoKGF9sYXN0X3JvdW5kX3RyaWdnZXJfc2VhdEoECAkQClIOY2xhaW1lZF9yb3V0ZXMicwoRVHRyVHJhaW5DYXJkRHJhd24SDAoEc2VhdBgBIAEoBRIZCgxmYWNlX3VwX3Nsb3QYAiABKAVIAIgBARIkCgVjb2xvchgDIAEoDjIVLnRhYmxldG9wLnYxLlR0ckNvbG9yQg8KDV9mYWNlX3VwX3Nsb3QiSQoQVHRyRmFjZVVwQ2hhbmdlZBImCgdmYWNlX3VwGAEgAygOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISDQoFcmVzZXQYAiABKAgiJwoRVHRyRGVja1Jlc2h1ZmZsZWQSEgoKZGVja19jb3VudBgBIAEoBSJrCg9UdHJSb3V0ZUNsYWltZWQSDAoEc2VhdBgBIAEoBRIQCghyb3V0ZV9pZBgCIAEoBRIoCgdwYXltZW50GAMgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudBIOCgZwb2ludHMYBCABKAUiVwoPVHRyU3RhdGlvbkJ1aWx0EgwKBHNlYXQYASABKAUSDAoEY2l0eRgCIAEoCRIoCgdwYXltZW50GAMgASgLMhcudGFibGV0b3AudjEuVHRyUGF5bWVudCJXCg9UdHJUaWNrZXRzRHJhd24SDAoEc2VhdBgBIAEoBRINCgVjb3VudBgCIAEoBRInCgd0aWNrZXRzGAMgAygLMhYudGFibGV0b3AudjEuVHRyVGlja2V0InMKDlR0clRpY2tldHNLZXB0EgwKBHNlYXQYASABKAUSEgoKa2VwdF9jb3VudBgCIAEoBRIWCg5yZXR1cm5lZF9jb3VudBgDIAEoBRInCgd0aWNrZXRzGAQgAygLMhYudGFibGV0b3AudjEuVHRyVGlja2V0InAKEVR0clR1bm5lbFJldmVhbGVkEgwKBHNlYXQYASABKAUSEAoIcm91dGVfaWQYAiABKAUSJwoIcmV2ZWFsZWQYAyADKA4yFS50YWJsZXRvcC52MS5UdHJDb2xvchISCgpleHRyYV9jb3N0GAQgASgFIk0KElR0clR1bm5lbFdpdGhkcmF3bhIMCgRzZWF0GAEgASgFEhAKCHJvdXRlX2lkGAIgASgFEhcKD2NhcmRzX2Rpc2NhcmRlZBgDIAEoCCIeCg5UdHJUdXJuU3RhcnRlZBIMCgRzZWF0GAEgASgFIjMKE1R0ckxhc3RSb3VuZFN0YXJ0ZWQSDAoEc2VhdBgBIAEoBRIOCgZ0cmFpbnMYAiABKAUiRwoNVHRyR2FtZVNjb3JlZBIlCgZzY29yZXMYASADKAsyFS50YWJsZXRvcC52MS5UdHJTY29yZRIPCgd3aW5uZXJzGAIgAygFIh0KDVR0clR1cm5QYXNzZWQSDAoEc2VhdBgBIAEoBSL0AgoQVHRyRXVyb3BlQ2F0YWxvZxIpCgh2aWV3X2JveBgBIAEoCzIXLnRhYmxldG9wLnYxLlR0clZpZXdCb3gSJAoGY2l0aWVzGAIgAygLMhQudGFibGV0b3AudjEuVHRyQ2l0eRIlCgZyb3V0ZXMYAyADKAsyFS50YWJsZXRvcC52MS5UdHJSb3V0ZRInCgd0aWNrZXRzGAQgAygLMhYudGFibGV0b3AudjEuVHRyVGlja2V0EjEKDHJvdXRlX3BvaW50cxgFIAMoCzIbLnRhYmxldG9wLnYxLlR0clJvdXRlUG9pbnRzEh0KFXVudXNlZF9zdGF0aW9uX3BvaW50cxgGIAEoBRIeChZldXJvcGVhbl9leHByZXNzX2JvbnVzGAcgASgFEhkKEXRyYWluc19wZXJfcGxheWVyGAggASgFEhsKE3N0YXRpb25zX3Blcl9wbGF5ZXIYCSABKAUSFQoNc3RhdGlvbl9jb3N0cxgKIAMoBSJJCgpUdHJWaWV3Qm94Eg0KBW1pbl94GAEgASgFEg0KBW1pbl95GAIgASgFEg0KBXdpZHRoGAMgASgFEg4KBmhlaWdodBgEIAEoBSI8CgdUdHJDaXR5EgwKBG5hbWUYASABKAkSDQoFbGFiZWwYAiABKAkSCQoBeBgDIAEoBRIJCgF5GAQgASgFItkBCghUdHJSb3V0ZRIKCgJpZBgBIAEoBRIOCgZjaXR5X2EYAiABKAkSDgoGY2l0eV9iGAMgASgJEiQKBWNvbG9yGAQgASgOMhUudGFibGV0b3AudjEuVHRyQ29sb3ISDgoGbGVuZ3RoGAUgASgFEg4KBnR1bm5lbBgGIAEoCBIZChFmZXJyeV9sb2NvbW90aXZlcxgHIAEoBRIcCg9kb3VibGVfcm91dGVfaWQYCCABKAVIAIgBARIOCgZwb2ludHMYCSABKAVCEgoQX2RvdWJsZV9yb3V0ZV9pZCIwCg5UdHJSb3V0ZVBvaW50cxIOCgZsZW5ndGgYASABKAUSDgoGcG9pbnRzGAIgASgFIvYFCg5UdHJFdXJvcGVFdmVudBI6ChB0cmFpbl9jYXJkX2RyYXduGAEgASgLMh4udGFibGV0b3AudjEuVHRyVHJhaW5DYXJkRHJhd25IABI4Cg9mYWNlX3VwX2NoYW5nZWQYAiABKAsyHS50YWJsZXRvcC52MS5UdHJGYWNlVXBDaGFuZ2VkSAASOQoPZGVja19yZXNodWZmbGVkGAMgASgLMh4udGFibGV0b3AudjEuVHRyRGVja1Jlc2h1ZmZsZWRIABI1Cg1yb3V0ZV9jbGFpbWVkGAQgASgLMhwudGFibGV0b3AudjEuVHRyUm91dGVDbGFpbWVkSAASNQoNc3RhdGlvbl9idWlsdBgFIAEoCzIcLnRhYmxldG9wLnYxLlR0clN0YXRpb25CdWlsdEgAEjUKDXRpY2tldHNfZHJhd24YBiABKAsyHC50YWJsZXRvcC52MS5UdHJUaWNrZXRzRHJhd25IABIzCgx0aWNrZXRzX2tlcHQYByABKAsyGy50YWJsZXRvcC52MS5UdHJUaWNrZXRzS2VwdEgAEjkKD3R1bm5lbF9yZXZlYWxlZBgIIAEoCzIeLnRhYmxldG9wLnYxLlR0clR1bm5lbFJldmVhbGVkSAASOwoQdHVubmVsX3dpdGhkcmF3bhgJIAEoCzIfLnRhYmxldG9wLnYxLlR0clR1bm5lbFdpdGhkcmF3bkgAEjMKDHR1cm5fc3RhcnRlZBgKIAEoCzIbLnRhYmxldG9wLnYxLlR0clR1cm5TdGFydGVkSAASPgoSbGFzdF9yb3VuZF9zdGFydGVkGAsgASgLMiAudGFibGV0b3AudjEuVHRyTGFzdFJvdW5kU3RhcnRlZEgAEjEKC2dhbWVfc2NvcmVkGAwgASgLMhoudGFibGV0b3AudjEuVHRyR2FtZVNjb3JlZEgAEjEKC3R1cm5fcGFzc2VkGA0gASgLMhoudGFibGV0b3AudjEuVHRyVHVyblBhc3NlZEgAQgYKBGtpbmQq+wEKCFR0ckNvbG9yEhkKFVRUUl9DT0xPUl9VTlNQRUNJRklFRBAAEhQKEFRUUl9DT0xPUl9QVVJQTEUQARITCg9UVFJfQ09MT1JfV0hJVEUQAhISCg5UVFJfQ09MT1JfQkxVRRADEhQKEFRUUl9DT0xPUl9ZRUxMT1cQBBIUChBUVFJfQ09MT1JfT1JBTkdFEAUSEwoPVFRSX0NPTE9SX0JMQUNLEAYSEQoNVFRSX0NPTE9SX1JFRBAHEhMKD1RUUl9DT0xPUl9HUkVFThAIEhgKFFRUUl9DT0xPUl9MT0NPTU9USVZFEAkSEgoOVFRSX0NPTE9SX0dSQVkQCiqNAQoIVHRyUGhhc2USGQoVVFRSX1BIQVNFX1VOU1BFQ0lGSUVEEAASHQoZVFRSX1BIQVNFX0lOSVRJQUxfVElDS0VUUxABEhUKEVRUUl9QSEFTRV9QTEFZSU5HEAISGAoUVFRSX1BIQVNFX0xBU1RfUk9VTkQQAxIWChJUVFJfUEhBU0VfRklOSVNIRUQQBEKUAQoPZGV2LnRhYmxldG9wLnYxQg5UdHJFdXJvcGVQcm90b1ABWi50YWJsZXRvcC5kZXYvY2xpZW50cy9nby90YWJsZXRvcC92MTt0YWJsZXRvcHYxogIEVFRWMaoCC1RhYmxldG9wLlYxugIMVGFibGV0b3BfVjFfygILVGFibGV0b3BcVjHqAgxUYWJsZXRvcDo6VjFiBnByb3RvMw", [file_google_api_field_behavior, file_tabletop_v1_field_rules]);
 
 /**
  * Options of a Ticket to Ride: Europe game.
@@ -1245,6 +1245,281 @@ export const TtrTurnPassedSchema: GenMessage<TtrTurnPassed> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_ttr_europe, 32);
 
 /**
+ * The static facts of Ticket to Ride: Europe (GetRuleset): enough to draw the board and explain
+ * the scoring without any other data. Taken from the ruleset's own loaded board tables.
+ *
+ * @generated from message tabletop.v1.TtrEuropeCatalog
+ */
+export type TtrEuropeCatalog = Message<"tabletop.v1.TtrEuropeCatalog"> & {
+  /**
+   * The drawing area the city coordinates lie in.
+   *
+   * @generated from field: tabletop.v1.TtrViewBox view_box = 1;
+   */
+  viewBox?: TtrViewBox | undefined;
+
+  /**
+   * Every city, by name.
+   *
+   * @generated from field: repeated tabletop.v1.TtrCity cities = 2;
+   */
+  cities: TtrCity[];
+
+  /**
+   * Every route, by id (1..101); each route of a double route is a route of its own.
+   *
+   * @generated from field: repeated tabletop.v1.TtrRoute routes = 3;
+   */
+  routes: TtrRoute[];
+
+  /**
+   * Every destination ticket, by id (the whole pile: who holds which is never here).
+   *
+   * @generated from field: repeated tabletop.v1.TtrTicket tickets = 4;
+   */
+  tickets: TtrTicket[];
+
+  /**
+   * Points per claimed route length, shortest first.
+   *
+   * @generated from field: repeated tabletop.v1.TtrRoutePoints route_points = 5;
+   */
+  routePoints: TtrRoutePoints[];
+
+  /**
+   * Points for each station a player has not built, at the end.
+   *
+   * @generated from field: int32 unused_station_points = 6;
+   */
+  unusedStationPoints: number;
+
+  /**
+   * The European Express bonus: points for the longest continuous path (each player who has it).
+   *
+   * @generated from field: int32 european_express_bonus = 7;
+   */
+  europeanExpressBonus: number;
+
+  /**
+   * Trains each player starts with.
+   *
+   * @generated from field: int32 trains_per_player = 8;
+   */
+  trainsPerPlayer: number;
+
+  /**
+   * Stations each player starts with.
+   *
+   * @generated from field: int32 stations_per_player = 9;
+   */
+  stationsPerPlayer: number;
+
+  /**
+   * Train cards the first, second, third... station costs (one entry per station).
+   *
+   * @generated from field: repeated int32 station_costs = 10;
+   */
+  stationCosts: number[];
+};
+
+/**
+ * Describes the message tabletop.v1.TtrEuropeCatalog.
+ * Use `create(TtrEuropeCatalogSchema)` to create a new message.
+ */
+export const TtrEuropeCatalogSchema: GenMessage<TtrEuropeCatalog> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_ttr_europe, 33);
+
+/**
+ * An SVG-style viewBox: city coordinates lie within it, x to the right and y DOWN (as in SVG).
+ * Positions are approximate, for drawing, not official.
+ *
+ * @generated from message tabletop.v1.TtrViewBox
+ */
+export type TtrViewBox = Message<"tabletop.v1.TtrViewBox"> & {
+  /**
+   * Left edge.
+   *
+   * @generated from field: int32 min_x = 1;
+   */
+  minX: number;
+
+  /**
+   * Top edge.
+   *
+   * @generated from field: int32 min_y = 2;
+   */
+  minY: number;
+
+  /**
+   * Width.
+   *
+   * @generated from field: int32 width = 3;
+   */
+  width: number;
+
+  /**
+   * Height.
+   *
+   * @generated from field: int32 height = 4;
+   */
+  height: number;
+};
+
+/**
+ * Describes the message tabletop.v1.TtrViewBox.
+ * Use `create(TtrViewBoxSchema)` to create a new message.
+ */
+export const TtrViewBoxSchema: GenMessage<TtrViewBox> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_ttr_europe, 34);
+
+/**
+ * A city on the map.
+ *
+ * @generated from message tabletop.v1.TtrCity
+ */
+export type TtrCity = Message<"tabletop.v1.TtrCity"> & {
+  /**
+   * The name used everywhere in the contract (ASCII, for example "Munchen").
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * The label to print on the map.
+   *
+   * @generated from field: string label = 2;
+   */
+  label: string;
+
+  /**
+   * Horizontal position in the view box.
+   *
+   * @generated from field: int32 x = 3;
+   */
+  x: number;
+
+  /**
+   * Vertical position in the view box (y grows downwards).
+   *
+   * @generated from field: int32 y = 4;
+   */
+  y: number;
+};
+
+/**
+ * Describes the message tabletop.v1.TtrCity.
+ * Use `create(TtrCitySchema)` to create a new message.
+ */
+export const TtrCitySchema: GenMessage<TtrCity> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_ttr_europe, 35);
+
+/**
+ * A route between two cities.
+ *
+ * @generated from message tabletop.v1.TtrRoute
+ */
+export type TtrRoute = Message<"tabletop.v1.TtrRoute"> & {
+  /**
+   * Route id, as in TtrClaimRoute.route_id and TtrEuropeView.route_owners.
+   *
+   * @generated from field: int32 id = 1;
+   */
+  id: number;
+
+  /**
+   * One end (a TtrCity name).
+   *
+   * @generated from field: string city_a = 2;
+   */
+  cityA: string;
+
+  /**
+   * The other end.
+   *
+   * @generated from field: string city_b = 3;
+   */
+  cityB: string;
+
+  /**
+   * The colour of cards it takes; TTR_COLOR_GRAY: any one colour.
+   *
+   * @generated from field: tabletop.v1.TtrColor color = 4;
+   */
+  color: TtrColor;
+
+  /**
+   * Spaces (trains needed).
+   *
+   * @generated from field: int32 length = 5;
+   */
+  length: number;
+
+  /**
+   * True for a tunnel (three cards are revealed when it is claimed).
+   *
+   * @generated from field: bool tunnel = 6;
+   */
+  tunnel: boolean;
+
+  /**
+   * Locomotives a ferry requires; 0: not a ferry.
+   *
+   * @generated from field: int32 ferry_locomotives = 7;
+   */
+  ferryLocomotives: number;
+
+  /**
+   * The other route of its double route (same two cities); absent for a single route.
+   *
+   * @generated from field: optional int32 double_route_id = 8;
+   */
+  doubleRouteId?: number | undefined;
+
+  /**
+   * Points for claiming it (the route_points entry of its length).
+   *
+   * @generated from field: int32 points = 9;
+   */
+  points: number;
+};
+
+/**
+ * Describes the message tabletop.v1.TtrRoute.
+ * Use `create(TtrRouteSchema)` to create a new message.
+ */
+export const TtrRouteSchema: GenMessage<TtrRoute> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_ttr_europe, 36);
+
+/**
+ * The points a claimed route of one length scores.
+ *
+ * @generated from message tabletop.v1.TtrRoutePoints
+ */
+export type TtrRoutePoints = Message<"tabletop.v1.TtrRoutePoints"> & {
+  /**
+   * Route length.
+   *
+   * @generated from field: int32 length = 1;
+   */
+  length: number;
+
+  /**
+   * Points.
+   *
+   * @generated from field: int32 points = 2;
+   */
+  points: number;
+};
+
+/**
+ * Describes the message tabletop.v1.TtrRoutePoints.
+ * Use `create(TtrRoutePointsSchema)` to create a new message.
+ */
+export const TtrRoutePointsSchema: GenMessage<TtrRoutePoints> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_ttr_europe, 37);
+
+/**
  * A Ticket to Ride: Europe event.
  *
  * @generated from message tabletop.v1.TtrEuropeEvent
@@ -1367,7 +1642,7 @@ export type TtrEuropeEvent = Message<"tabletop.v1.TtrEuropeEvent"> & {
  * Use `create(TtrEuropeEventSchema)` to create a new message.
  */
 export const TtrEuropeEventSchema: GenMessage<TtrEuropeEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_ttr_europe, 33);
+  messageDesc(file_tabletop_v1_ttr_europe, 38);
 
 /**
  * A train card colour, a route colour, or a locomotive.
