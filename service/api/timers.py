@@ -176,25 +176,39 @@ class Sweeper:
         self.on_error = on_error  # metrics: a failed sweep
 
     async def run(self) -> None:
-        """Sweep until cancelled."""
+        """Sweep until cancelled: at once again after a full batch, else after ``poll``."""
         while True:
+            claimed = 0
             try:
-                await self.sweep()
+                claimed = await self.sweep()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # logged; the claims run out and are taken again
-                log.exception("timer sweep failed; retrying")
-                if self.on_error is not None:
-                    self.on_error()
-            await asyncio.sleep(self.poll)
+            except Exception:  # noqa: BLE001 - logged; the claims run out and are taken again
+                self._failed("timer sweep failed; retrying")
+            if claimed < self.batch:
+                await asyncio.sleep(self.poll)
 
     async def sweep(self) -> int:
-        """One look: the number of games claimed."""
+        """One look: the number of games claimed. Their due decisions are made concurrently (each
+        game under its own compare-and-set); a game that fails keeps its claim until the lease ends."""
         now = self.clock()
         claimed = await self.index.claim(now, now + self.lease, self.batch)
-        for game_id, lease in claimed:
-            following = await self.play_due(game_id)
-            if following is not None:
-                await self.index.schedule(game_id, following)
-            await self.index.release(game_id, lease)
+        results = await asyncio.gather(*(self._play(game_id, lease) for game_id, lease in claimed),
+                                       return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                if isinstance(result, asyncio.CancelledError):
+                    raise result
+                self._failed("a due game failed; its claim runs out and is taken again", result)
         return len(claimed)
+
+    async def _play(self, game_id: str, lease: int) -> None:
+        following = await self.play_due(game_id)
+        if following is not None:
+            await self.index.schedule(game_id, following)
+        await self.index.release(game_id, lease)
+
+    def _failed(self, message: str, error: BaseException | None = None) -> None:
+        log.error(message, exc_info=error or True)
+        if self.on_error is not None:
+            self.on_error()
