@@ -91,7 +91,7 @@ def test_a_persons_decision_times_out_to_the_bot_and_the_bot_keeps_the_seat_afte
         assert created.game.turn_timer.decision_seconds == 1
         due = {d.seat: d.due_time.ToMicroseconds() / 1e6 for d in created.game.deadlines}
         assert set(due) == {0, 1}  # both keep their first tickets at once, each on its own clock
-        assert all(0.8 < t - time.time() <= 1.05 for t in due.values())
+        assert all(0 < t - time.time() <= 1.05 for t in due.values())  # due 1 s after creation
         game = _wait(stub, name, lambda g: any(s.bot for s in g.game.seats), 8)
         moves = _bot_entries(stub, name)
         assert [e.timed_out for _, e in moves][:2] == [True, True]
@@ -308,7 +308,7 @@ def test_bot_moves_and_their_lag_are_in_the_metrics(fast_server: GrpcServer) -> 
     with channel:
         created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, seed=4,
                                                         bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(2)]))
-        _wait(stub, created.game.name, lambda g: g.game.version > 5, 10)
+        _wait(stub, created.game.name, lambda g: g.game.status == game_pb2.GAME_STATUS_FINISHED, 30)  # hundreds of moves
     assert metrics.bot_moves.labels("bot_seat")._value.get() > before
     assert metrics.timer_lag._sum.get() >= 0
 
