@@ -57,6 +57,8 @@ def start_grpc(redis_url: str, **overrides: object) -> GrpcServer:
     for name in ("create_per_minute_per_address", "max_open_games_per_address"):
         overrides.setdefault(name, 0)  # one address creates every test's games; tests of the limits set them
     overrides.setdefault("redis_safety", "warn")  # the test Redis may have no persistence (see above)
+    overrides.setdefault("bot_delay_seconds", 0.0)  # bot seats play at once (tests of bots wait for them)
+    overrides.setdefault("timer_poll_seconds", 0.05)
     config = Config(redis_url=redis_url, **overrides)  # type: ignore[arg-type]
     running = create_server(config, host="127.0.0.1", port=0)
     return GrpcServer(f"127.0.0.1:{running.port}", running.port, running, config)

@@ -120,6 +120,8 @@ class Metrics:
                                  ("cause",), registry=r)
         self.timer_lag = Histogram("tabletop_timer_lag_seconds", "From a decision's due time to its bot move",
                                    buckets=(.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30), registry=r)
+        self.timers_due = Gauge("tabletop_timers_scheduled", "Games with a timed decision in the deadline index "
+                                "(all replicas; as this replica saw it at its last sweep)", registry=r)
         self.timer_sweep_errors = Counter("tabletop_timer_sweep_errors", "Sweeps that failed (Redis away); their "
                                           "claims run out and are taken again", registry=r)
 

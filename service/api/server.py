@@ -149,7 +149,8 @@ async def _start(config: Config, bind: tuple[str, int | None, bool], client: Any
         await _set_serving(running, await _ready(running))
         running.watcher = asyncio.ensure_future(_watch_redis(running))
         sweeper = timers.Sweeper(game_host.deadlines, game_host.play_due, config.timer_poll_seconds, config.timer_lease_seconds,
-                                 config.timer_batch, on_error=metrics.timer_sweep_errors.inc)
+                                 config.timer_batch, on_error=metrics.timer_sweep_errors.inc,
+                                 on_due=metrics.timers_due.set)
         running.sweeper = asyncio.ensure_future(sweeper.run())  # bot seats and turn timers (timers.py)
         started.set_result(running)
     except BaseException as exc:  # noqa: BLE001 - handed to the thread that waits for the start

@@ -170,10 +170,12 @@ class Sweeper:
     (Redis away, a bug) leaves the claim to run out and be taken again, so nothing is lost."""
 
     def __init__(self, index: Any, play_due: Callable[[str], Any], poll: float, lease: float, batch: int,
-                 clock: Callable[[], float] = time.time, on_error: Callable[[], None] | None = None) -> None:
+                 clock: Callable[[], float] = time.time, on_error: Callable[[], None] | None = None,
+                 on_due: Callable[[int], None] | None = None) -> None:
         self.index, self.play_due = index, play_due
         self.poll, self.lease, self.batch, self.clock = poll, lease, batch, clock
         self.on_error = on_error  # metrics: a failed sweep
+        self.on_due = on_due  # metrics: games with a decision scheduled, after each sweep
 
     async def run(self) -> None:
         """Sweep until cancelled: at once again after a full batch, else after ``poll``."""
@@ -181,6 +183,8 @@ class Sweeper:
             claimed = 0
             try:
                 claimed = await self.sweep()
+                if self.on_due is not None:
+                    self.on_due(await self.index.due())
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - logged; the claims run out and are taken again

@@ -186,3 +186,26 @@ def test_watch_streams_are_capped_and_unary_routes_keep_answering(grpc_server: A
     finally:
         rest.close()
 
+
+
+@pytest.mark.parametrize(("ruleset", "seats"), [("ttr-europe", 3), ("bang", 5)])
+def test_a_game_of_bots_created_over_rest_plays_to_the_end_in_front_of_an_sse_watcher(
+        api: Api, ruleset: str, seats: int) -> None:
+    """Issue 16: every seat a bot; an SSE spectator sees every version, in order, once, up to FINISHED."""
+    reply = api.post("/v1/games", json={"ruleset": ruleset, "seatCount": seats, "seed": "3",
+                                        "bots": [{"seat": i, "bot": "random"} for i in range(seats)]})
+    assert reply.status_code == 200, reply.text
+    name = reply.json()["game"]["name"]
+    finished = (lambda item: item.comment is None and any(
+        e.get("lifecycle", {}).get("kind") == "KIND_FINISHED" for e in item.json()["events"]))
+    response = api.get(f"/v1/{name}:watch", None, stream=True, timeout=60)
+    try:
+        seen = _events(SseReader(response).read(finished))
+    finally:
+        response.close()
+    versions = [int(e.id or 0) for e in seen]
+    assert versions == list(range(1, len(versions) + 1)) and finished(seen[-1])
+    game = api.get(f"/v1/{name}").json()["game"]
+    assert game["status"] == "GAME_STATUS_FINISHED" and int(game["version"]) == versions[-1]
+    kinds = [e.get("lifecycle", {}).get("kind") for item in seen for e in item.json()["events"]]
+    assert kinds.count("KIND_BOT_PLAYED") == int(game.get("actionCount", 0))

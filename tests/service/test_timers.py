@@ -311,6 +311,8 @@ def test_bot_moves_and_their_lag_are_in_the_metrics(fast_server: GrpcServer) -> 
         _wait(stub, created.game.name, lambda g: g.game.status == game_pb2.GAME_STATUS_FINISHED, 30)  # hundreds of moves
     assert metrics.bot_moves.labels("bot_seat")._value.get() > before
     assert metrics.timer_lag._sum.get() >= 0
+    time.sleep(0.2)  # a sweep or two later, the gauge has been read from the index
+    assert metrics.timers_due._value.get() >= 0
 
 
 def test_a_seat_handed_to_a_bot_is_played_by_it_and_taken_back_with_the_same_token(fast_server: GrpcServer) -> None:
