@@ -46,7 +46,7 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
                          seed_chosen=doc.get("seed_chosen", False), action_count=doc.get("actions", 0),
                          max_actions=doc.get("max_actions", ruleset.INFO.max_actions),
                          end=END[doc.get("end", "COMPLETED")] if doc["status"] == "FINISHED" else game_pb2.GAME_END_UNSPECIFIED,
-                         deadlines=deadlines, **timed)
+                         deadlines=deadlines, public=doc.get("public", False), **timed)
 
 
 def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,

@@ -35,6 +35,7 @@ class ServiceReason(StrEnum):
     TOO_MANY_NAMES = "TOO_MANY_NAMES"  # more display names than seats
     SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"  # JoinGame.seat outside the table
     INVALID_BOT_NAME = "INVALID_BOT_NAME"  # a bot name that is no name (1 to 32 of a-z, 0-9, _)
+    INVALID_FILTER = "INVALID_FILTER"  # a ListGames filter outside the supported terms
     UNKNOWN_BOT = "UNKNOWN_BOT"  # a bot name the ruleset does not offer (CreateGame.bots, turn_timer.bot)
     TOO_MANY_BOTS = "TOO_MANY_BOTS"  # more CreateGame.bots than seats
     INVALID_TURN_TIMER = "INVALID_TURN_TIMER"  # TurnTimer outside its bounds

@@ -27,7 +27,7 @@ import orjson
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api import auth, convert, log_pages, timers
+from service.api import auth, convert, lobby, log_pages, timers
 from service.api.errors import (
     Aborted,
     FailedPrecondition,
@@ -108,15 +108,22 @@ class GameHost:
             doc = {"id": game_id, "ruleset": info.id, "options": options, "seed": seed, "seats": seats,
                    "seed_chosen": req.HasField("seed"), "actions": 0, "max_actions": max_actions,
                    "status": status, "created": now, "updated": now, "state": state,
-                   **({"bots": seat_bots} if seat_bots else {}), **({"timer": timer} if timer else {})}
+                   **({"bots": seat_bots} if seat_bots else {}), **({"timer": timer} if timer else {}),
+                   **({"public": True} if req.public else {})}
             events: list[Any] = [["l", {"kind": "CREATED"}]] + ([["l", {"kind": "STARTED"}]] if status == "ACTIVE"
                                                                  else []) + [["g", e] for e in opening]
             await self._schedule(game_id, doc, ruleset, None, now)
+            if req.public:
+                await lobby.add(self.store.client, game_id, info.id, now, self.config.game_ttl_seconds)
             ok, _ = await self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
                                      self._ttl(doc))
             if ok:
                 return svc.CreateGameResponse(game=convert.game(doc, 1, ruleset), credentials=creds)
         raise Aborted(ServiceReason.ID_COLLISION, "Could not allocate a game id; retry.")
+
+    async def list_games(self, req: svc.ListGamesRequest) -> svc.ListGamesResponse:
+        """One page of public games, newest first (``lobby.py``)."""
+        return await lobby.page(self.store.client, req)
 
     async def join(self, req: svc.JoinGameRequest) -> svc.JoinGameResponse:
         """Take an open seat; the game starts when the last seat is taken."""

@@ -36,6 +36,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                          context: Context) -> svc.CreateGameResponse:
         return await self.host.create(request)
 
+    async def ListGames(self, request: svc.ListGamesRequest, context: Context) -> svc.ListGamesResponse:
+        return await self.host.list_games(request)
+
     async def JoinGame(self, request: svc.JoinGameRequest, context: Context) -> svc.JoinGameResponse:
         return await self.host.join(request)
 

@@ -19,7 +19,7 @@ from tabletop.v1 import bang_pb2, game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import ttr_europe_pb2 as ttr
 
-from service.api import field_rules, log_pages
+from service.api import field_rules, lobby, log_pages
 from service.games.bang.tables import CHARACTERS
 from tests.helpers import bearer, create_game
 
@@ -251,6 +251,17 @@ CARDS_OK = ["base.bang.2c", "base.bang.10d", "base.rev_carabine.Ac", "base.stage
 CARDS_BAD = [f"base.{'b' * 25}.2c", f"{'b' * 25}.bang.2c", "base.bang.1c", "base.bang.2x", "base.bang.2C", "BASE.bang.2c", "base.bang", "bang", "base..2c",
              "base.bang.2c\n", " base.bang.2c", "base.bang.2c.", "base.bang.2c.abcde", "base.bang.11h", "7"]
 # Per annotated field: where its value goes, a string filler (length n -> value), and pattern samples.
+def _list(field: str) -> Place:
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        return "ListGames", _set(svc.ListGamesRequest(), field, value), None
+    return place
+
+
+def _filter(n: int) -> str:
+    """A filter ListGames takes, padded with spaces to ``n`` characters."""
+    return 'ruleset = "bang"'.ljust(n)
+
+
 def _seat_bot(field: str) -> Place:
     """An 8-seat BANG! game (refused later without Dodge City, for another reason) with one bot seat."""
     def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
@@ -293,6 +304,10 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.JoinGameRequest.display_name": (_join("display_name"), lambda n: "é" * n, DISPLAY_OK, DISPLAY_BAD),
     "tabletop.v1.JoinGameRequest.seat": (_join("seat"), str, [], []),
     "tabletop.v1.JoinGameRequest.bot": (_join("bot"), str, ["", *BOTS_OK], BOTS_BAD[1:]),
+    "tabletop.v1.ListGamesRequest.page_size": (_list("page_size"), str, [], []),
+    "tabletop.v1.ListGamesRequest.page_token": (
+        _list("page_token"), lambda n: lobby.encode_token(10**19) if n == 27 else "A" * n, [""], ["ab!c", "a=", "a b"]),
+    "tabletop.v1.ListGamesRequest.filter": (_list("filter"), _filter, [], []),
     "tabletop.v1.SetSeatBotRequest.name": (_read("SetSeatBot", svc.SetSeatBotRequest), str, NAMES_OK, NAMES_BAD),
     "tabletop.v1.SetSeatBotRequest.bot": (_read("SetSeatBot", svc.SetSeatBotRequest, "bot"), str, ["", *BOTS_OK],
                                           BOTS_BAD[1:]),

@@ -113,6 +113,7 @@ test("the generated service names every RPC of the contract", () => {
     [
       "ListRulesets",
       "GetRuleset",
+      "ListGames",
       "CreateGame",
       "JoinGame",
       "GetGame",

@@ -425,6 +425,7 @@ class Game(_message.Message):
     MAX_ACTIONS_FIELD_NUMBER: _builtins.int
     TURN_TIMER_FIELD_NUMBER: _builtins.int
     DEADLINES_FIELD_NUMBER: _builtins.int
+    PUBLIC_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     ruleset: _builtins.str
@@ -443,6 +444,8 @@ class Game(_message.Message):
     """Actions accepted so far."""
     max_actions: _builtins.int
     """The game ends as abandoned when action_count reaches this (CreateGameRequest.max_actions or the ruleset's)."""
+    public: _builtins.bool
+    """Listed by ListGames (CreateGameRequest.public)."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """Every seat, in turn order."""
@@ -484,10 +487,11 @@ class Game(_message.Message):
         max_actions: _builtins.int = ...,
         turn_timer: Global___TurnTimer | None = ...,
         deadlines: _abc.Iterable[Global___Deadline] | None = ...,
+        public: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "options", b"options", "turn_timer", b"turn_timer", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "deadlines", b"deadlines", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "turn_timer", b"turn_timer", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "deadlines", b"deadlines", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "public", b"public", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "turn_timer", b"turn_timer", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -149,6 +149,7 @@ class CreateGameRequest(_message.Message):
     MAX_ACTIONS_FIELD_NUMBER: _builtins.int
     BOTS_FIELD_NUMBER: _builtins.int
     TURN_TIMER_FIELD_NUMBER: _builtins.int
+    PUBLIC_FIELD_NUMBER: _builtins.int
     ruleset: _builtins.str
     """Ruleset id, for example "ttr-europe" or "bang"."""
     seat_count: _builtins.int
@@ -159,6 +160,8 @@ class CreateGameRequest(_message.Message):
     """Seed for every shuffle and deal; chosen by the server when absent."""
     max_actions: _builtins.int
     """Actions after which the game ends as abandoned, 1 to the ruleset's max_actions (its default when absent)."""
+    public: _builtins.bool
+    """Listed by ListGames until it is over; a private game (the default) is reachable by its name only."""
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
         """Options typed per ruleset; omitted means every option at its default."""
@@ -190,10 +193,11 @@ class CreateGameRequest(_message.Message):
         max_actions: _builtins.int | None = ...,
         bots: _abc.Iterable[_game_pb2.SeatBot] | None = ...,
         turn_timer: _game_pb2.TurnTimer | None = ...,
+        public: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "max_actions", b"max_actions", "options", b"options", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "bots", b"bots", "display_names", b"display_names", "max_actions", b"max_actions", "options", b"options", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "bots", b"bots", "display_names", b"display_names", "max_actions", b"max_actions", "options", b"options", "public", b"public", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_actions: _TypeAlias = _typing.Literal["max_actions"]  # noqa: Y015
     _WhichOneofArgType__max_actions: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions"]  # noqa: Y015
@@ -205,6 +209,66 @@ class CreateGameRequest(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
 
 Global___CreateGameRequest: _TypeAlias = CreateGameRequest  # noqa: Y015
+
+@_typing.final
+class ListGamesRequest(_message.Message):
+    """Request for ListGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    FILTER_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most games to return: 0 means 50; values above 100 are treated as 100 (AIP-132)."""
+    page_token: _builtins.str
+    """The `next_page_token` of a previous call with the same filter; empty for the first page."""
+    filter: _builtins.str
+    """AIP-160, a subset: `ruleset = "bang"`, `open_seat = true` (waiting for players), or both joined by AND.
+    Empty: every public game that is not over.
+    """
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+        filter: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGamesRequest: _TypeAlias = ListGamesRequest  # noqa: Y015
+
+@_typing.final
+class ListGamesResponse(_message.Message):
+    """Response of ListGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAMES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass it as `page_token` for the next page; empty when there is none."""
+    @_builtins.property
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Game]:
+        """One page of public games, newest first; a page may hold fewer than page_size."""
+
+    def __init__(
+        self,
+        *,
+        games: _abc.Iterable[_game_pb2.Game] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGamesResponse: _TypeAlias = ListGamesResponse  # noqa: Y015
 
 @_typing.final
 class CreateGameResponse(_message.Message):

@@ -45,6 +45,11 @@ class GameServiceStub:
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.GetRulesetRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_game__service__pb2.GetRulesetResponse.FromString,
                 _registered_method=True)
+        self.ListGames = channel.unary_unary(
+                '/tabletop.v1.GameService/ListGames',
+                request_serializer=tabletop_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
+                _registered_method=True)
         self.CreateGame = channel.unary_unary(
                 '/tabletop.v1.GameService/CreateGame',
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.CreateGameRequest.SerializeToString,
@@ -103,6 +108,13 @@ class GameServiceServicer:
         """One ruleset with its catalog: everything static a client needs to draw a game of it (a map,
         cards, characters, scoring). The same for every caller; it changes only with a release, so
         REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGames(self, request, context):
+        """Lists public games (CreateGameRequest.public), newest first, waiting or in play (AIP-132, AIP-160 filter).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -176,6 +188,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetRuleset,
                     request_deserializer=tabletop_dot_v1_dot_game__service__pb2.GetRulesetRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_game__service__pb2.GetRulesetResponse.SerializeToString,
+            ),
+            'ListGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGames,
+                    request_deserializer=tabletop_dot_v1_dot_game__service__pb2.ListGamesRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_game__service__pb2.ListGamesResponse.SerializeToString,
             ),
             'CreateGame': grpc.unary_unary_rpc_method_handler(
                     servicer.CreateGame,
@@ -273,6 +290,33 @@ class GameService:
             '/tabletop.v1.GameService/GetRuleset',
             tabletop_dot_v1_dot_game__service__pb2.GetRulesetRequest.SerializeToString,
             tabletop_dot_v1_dot_game__service__pb2.GetRulesetResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/ListGames',
+            tabletop_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
+            tabletop_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
             options,
             channel_credentials,
             insecure,

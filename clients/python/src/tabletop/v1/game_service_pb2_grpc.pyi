@@ -48,6 +48,8 @@ class GameServiceStub:
     cards, characters, scoring). The same for every caller; it changes only with a release, so
     REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
     """
+    ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
+    """Lists public games (CreateGameRequest.public), newest first, waiting or in play (AIP-132, AIP-160 filter)."""
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
     """Creates a game; seats named in `display_names` are filled at once."""
     JoinGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]
@@ -79,6 +81,8 @@ class GameServiceAsyncStub(GameServiceStub):
     cards, characters, scoring). The same for every caller; it changes only with a release, so
     REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
     """
+    ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
+    """Lists public games (CreateGameRequest.public), newest first, waiting or in play (AIP-132, AIP-160 filter)."""
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
     """Creates a game; seats named in `display_names` are filled at once."""
     JoinGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]  # type: ignore[assignment]
@@ -119,6 +123,14 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         cards, characters, scoring). The same for every caller; it changes only with a release, so
         REST serves it with a strong ETag and lets caches keep it (docs/rest.md).
         """
+
+    @_abc_1.abstractmethod
+    def ListGames(
+        self,
+        request: _game_service_pb2.ListGamesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ListGamesResponse, _abc.Awaitable[_game_service_pb2.ListGamesResponse]]:
+        """Lists public games (CreateGameRequest.public), newest first, waiting or in play (AIP-132, AIP-160 filter)."""
 
     @_abc_1.abstractmethod
     def CreateGame(
