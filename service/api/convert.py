@@ -23,6 +23,7 @@ LIFECYCLE = {
     "BOT_PLAYED": game_pb2.LifecycleEvent.KIND_BOT_PLAYED,
     "SEAT_TAKEN_OVER": game_pb2.LifecycleEvent.KIND_SEAT_TAKEN_OVER,
     "SEAT_TAKEN_BACK": game_pb2.LifecycleEvent.KIND_SEAT_TAKEN_BACK,
+    "SEAT_LEFT": game_pb2.LifecycleEvent.KIND_SEAT_LEFT,
 }
 # How a finished game ended (a game finished before "end" was stored ended by its rules).
 END = {"COMPLETED": game_pb2.GAME_END_COMPLETED, "ABANDONED": game_pb2.GAME_END_ABANDONED}

@@ -57,6 +57,7 @@ class ServiceReason(StrEnum):
     STALE_VERSION = "STALE_VERSION"  # expected_version / If-Match is not the current version
     GAME_ALREADY_STARTED = "GAME_ALREADY_STARTED"  # JoinGame when every seat is taken
     SEAT_TAKEN = "SEAT_TAKEN"  # JoinGame.seat is occupied
+    DISPLAY_NAME_TAKEN = "DISPLAY_NAME_TAKEN"  # another seat of the game has this display name (case aside)
     NOT_A_BOT_SEAT = "NOT_A_BOT_SEAT"  # SetSeatBot takes back a seat no bot plays
     # ABORTED: lost races; retry.
     CONFLICT = "CONFLICT"  # too many concurrent writers to one game

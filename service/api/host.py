@@ -84,6 +84,9 @@ class GameHost:
         if len(req.display_names) > req.seat_count:
             raise InvalidArgument(ServiceReason.TOO_MANY_NAMES, "Give at most one display name per seat.", field="display_names")
         names = [n.strip() for n in req.display_names]
+        if len({n.casefold() for n in names}) < len(names):
+            raise InvalidArgument(ServiceReason.DISPLAY_NAME_TAKEN, "Display names are unique within a game.",
+                                  field="display_names")
         seat_bots = timers.seat_bots(req, ruleset, len(names))
         timer = timers.turn_timer(req, ruleset)
         options = ruleset.decode_options(_options(req, ruleset))
@@ -140,6 +143,9 @@ class GameHost:
                 raise InvalidArgument(ServiceReason.SEAT_OUT_OF_RANGE, f"Seats are 0 to {len(seats) - 1}.", field="seat")
             if seats[seat] is not None:
                 raise FailedPrecondition(ServiceReason.SEAT_TAKEN, f"Seat {seat} is taken; omit `seat` to take any open one.")
+            if name.casefold() in {s["name"].casefold() for s in seats if s is not None}:
+                raise FailedPrecondition(ServiceReason.DISPLAY_NAME_TAKEN,
+                                         f"Another seat is called {name!r}; choose another display name.")
             token, digest = auth.new_token(game_id, seat)
             seats[seat] = {"name": name, "token": digest}
             credential[:] = [game_pb2.SeatCredential(seat=seat, player_token=token)]
@@ -209,6 +215,22 @@ class GameHost:
         response: bytes = await self._transact(game_id, parsed, req.request_id, decide, want_response=True,
                                                fingerprint=fingerprint)
         return response
+
+    async def leave(self, req: svc.LeaveGameRequest, token: str | None) -> svc.LeaveGameResponse:
+        """Give up the caller's seat before the game starts (its token is void from then on)."""
+        parsed = auth.parse(_required(token))
+
+        def decide(game: Game, seat: int | None) -> Decision:
+            assert seat is not None
+            if game.doc["status"] != "WAITING":
+                raise FailedPrecondition(ServiceReason.GAME_ALREADY_STARTED,
+                                         "The game has started; a seat can only be left before it starts.")
+            game.doc["seats"][seat] = None
+            game.doc.get("bots", {}).pop(str(seat), None)
+            return seat, None, [["l", {"kind": "SEAT_LEFT", "seat": seat}]], lambda g: b""
+
+        game = await self._transact(_game_id(req.name), parsed, "", decide)
+        return svc.LeaveGameResponse(game=convert.game(game.doc, game.version, game.ruleset))
 
     async def set_seat_bot(self, req: svc.SetSeatBotRequest, token: str | None) -> svc.SetSeatBotResponse:
         """Hand the caller's seat to a bot, or take it back; its decision's clock starts again."""

@@ -17,7 +17,7 @@ from service.api.interceptors import Context
 from service.engine import registry
 
 # The methods that read the caller's player token (a malformed one is refused before their fields).
-AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "WatchGame", "GetGameLog", "SetSeatBot"})
+AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "WatchGame", "GetGameLog", "SetSeatBot", "LeaveGame"})
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
@@ -41,6 +41,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     async def JoinGame(self, request: svc.JoinGameRequest, context: Context) -> svc.JoinGameResponse:
         return await self.host.join(request)
+
+    async def LeaveGame(self, request: svc.LeaveGameRequest, context: Context) -> svc.LeaveGameResponse:
+        return await self.host.leave(request, _token(context))
 
     async def GetGame(self, request: svc.GetGameRequest, context: Context) -> svc.GetGameResponse:
         return await self.host.get(request.name, _token(context))

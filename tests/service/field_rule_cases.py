@@ -308,6 +308,7 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.ListGamesRequest.page_token": (
         _list("page_token"), lambda n: lobby.encode_token(10**19) if n == 27 else "A" * n, [""], ["ab!c", "a=", "a b"]),
     "tabletop.v1.ListGamesRequest.filter": (_list("filter"), _filter, [], []),
+    "tabletop.v1.LeaveGameRequest.name": (_read("LeaveGame", svc.LeaveGameRequest), str, NAMES_OK, NAMES_BAD),
     "tabletop.v1.SetSeatBotRequest.name": (_read("SetSeatBot", svc.SetSeatBotRequest), str, NAMES_OK, NAMES_BAD),
     "tabletop.v1.SetSeatBotRequest.bot": (_read("SetSeatBot", svc.SetSeatBotRequest, "bot"), str, ["", *BOTS_OK],
                                           BOTS_BAD[1:]),

@@ -103,3 +103,41 @@ def test_an_index_entry_of_a_game_that_is_gone_is_skipped_and_removed(stub: Any,
 def test_page_sizes_default_and_cap() -> None:
     assert lobby.page_size(0) == 50 and lobby.page_size(7) == 7 and lobby.page_size(1000) == 100
     assert lobby.decode_token(lobby.encode_token(123)) == 123 and lobby.decode_token("") is None
+
+
+def test_a_seat_is_left_before_the_start_reopened_and_its_token_void(stub: Any) -> None:
+    from tests.helpers import bearer
+
+    created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=3, display_names=["ann", "bob"]))
+    name, tokens = created.game.name, {c.seat: c.player_token for c in created.credentials}
+    left = stub.LeaveGame(svc.LeaveGameRequest(name=name), metadata=bearer(tokens[1]))
+    assert [s.occupied for s in left.game.seats] == [True, False, False]
+    with pytest.raises(grpc.RpcError) as err:
+        stub.GetGame(svc.GetGameRequest(name=name), metadata=bearer(tokens[1]))
+    assert error_info(err.value).reason == "INVALID_TOKEN"
+    joined = stub.JoinGame(svc.JoinGameRequest(name=name, display_name="bob"))  # the name is free again
+    assert joined.credential.seat == 1
+    stub.JoinGame(svc.JoinGameRequest(name=name, display_name="cid"))
+    with pytest.raises(grpc.RpcError) as err:  # started: conceding, not leaving
+        stub.LeaveGame(svc.LeaveGameRequest(name=name), metadata=bearer(tokens[0]))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert error_info(err.value).reason == "GAME_ALREADY_STARTED"
+    kinds = [e.lifecycle.kind for e in stub.GetGameLog(svc.GetGameLogRequest(name=name)).entries[1].events]
+    assert kinds == [game_pb2.LifecycleEvent.KIND_SEAT_LEFT]
+
+
+@pytest.mark.parametrize("names", [["ann", "ann"], ["Ann", "ann"], ["bob", "ann", "ANN"]])
+def test_display_names_are_unique_within_a_game_at_creation(stub: Any, names: list[str]) -> None:
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=3, display_names=names))
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert error_info(err.value).reason == "DISPLAY_NAME_TAKEN"
+
+
+def test_a_joiner_cannot_take_a_display_name_already_at_the_table(stub: Any) -> None:
+    name = _create(stub, names=1, public=False)  # seat 0 is "p0"
+    with pytest.raises(grpc.RpcError) as err:
+        stub.JoinGame(svc.JoinGameRequest(name=name, display_name=" P0 "))
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert error_info(err.value).reason == "DISPLAY_NAME_TAKEN"
+    assert stub.JoinGame(svc.JoinGameRequest(name=name, display_name="p1")).credential.seat == 1

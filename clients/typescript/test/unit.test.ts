@@ -116,6 +116,7 @@ test("the generated service names every RPC of the contract", () => {
       "ListGames",
       "CreateGame",
       "JoinGame",
+      "LeaveGame",
       "GetGame",
       "ListLegalActions",
       "SubmitAction",

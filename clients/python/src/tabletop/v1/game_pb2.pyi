@@ -637,6 +637,8 @@ class LifecycleEvent(_message.Message):
         """
         KIND_SEAT_TAKEN_BACK: LifecycleEvent._Kind.ValueType  # 8
         """The person plays `seat` again (SetSeatBot with no bot)."""
+        KIND_SEAT_LEFT: LifecycleEvent._Kind.ValueType  # 9
+        """The player of `seat` left a game that had not started; the seat is open again."""
 
     class Kind(_Kind, metaclass=_KindEnumTypeWrapper):
         """What kind of change."""
@@ -663,6 +665,8 @@ class LifecycleEvent(_message.Message):
     """
     KIND_SEAT_TAKEN_BACK: LifecycleEvent.Kind.ValueType  # 8
     """The person plays `seat` again (SetSeatBot with no bot)."""
+    KIND_SEAT_LEFT: LifecycleEvent.Kind.ValueType  # 9
+    """The player of `seat` left a game that had not started; the seat is open again."""
 
     KIND_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int

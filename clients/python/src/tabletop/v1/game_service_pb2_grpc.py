@@ -60,6 +60,11 @@ class GameServiceStub:
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.JoinGameRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_game__service__pb2.JoinGameResponse.FromString,
                 _registered_method=True)
+        self.LeaveGame = channel.unary_unary(
+                '/tabletop.v1.GameService/LeaveGame',
+                request_serializer=tabletop_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+                _registered_method=True)
         self.GetGame = channel.unary_unary(
                 '/tabletop.v1.GameService/GetGame',
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.GetGameRequest.SerializeToString,
@@ -134,6 +139,13 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def LeaveGame(self, request, context):
+        """Gives up the caller's seat in a game that has not started: the seat is open again and the token void.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetGame(self, request, context):
         """The caller's view: public state plus the caller's private state.
         """
@@ -203,6 +215,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.JoinGame,
                     request_deserializer=tabletop_dot_v1_dot_game__service__pb2.JoinGameRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_game__service__pb2.JoinGameResponse.SerializeToString,
+            ),
+            'LeaveGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveGame,
+                    request_deserializer=tabletop_dot_v1_dot_game__service__pb2.LeaveGameRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_game__service__pb2.LeaveGameResponse.SerializeToString,
             ),
             'GetGame': grpc.unary_unary_rpc_method_handler(
                     servicer.GetGame,
@@ -371,6 +388,33 @@ class GameService:
             '/tabletop.v1.GameService/JoinGame',
             tabletop_dot_v1_dot_game__service__pb2.JoinGameRequest.SerializeToString,
             tabletop_dot_v1_dot_game__service__pb2.JoinGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/LeaveGame',
+            tabletop_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+            tabletop_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

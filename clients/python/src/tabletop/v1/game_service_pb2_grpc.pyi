@@ -54,6 +54,8 @@ class GameServiceStub:
     """Creates a game; seats named in `display_names` are filled at once."""
     JoinGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]
     """Takes an open seat. The game starts when every seat is filled."""
+    LeaveGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]
+    """Gives up the caller's seat in a game that has not started: the seat is open again and the token void."""
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]
     """The caller's view: public state plus the caller's private state."""
     ListLegalActions: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListLegalActionsRequest, _game_service_pb2.ListLegalActionsResponse]
@@ -87,6 +89,8 @@ class GameServiceAsyncStub(GameServiceStub):
     """Creates a game; seats named in `display_names` are filled at once."""
     JoinGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]  # type: ignore[assignment]
     """Takes an open seat. The game starts when every seat is filled."""
+    LeaveGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
+    """Gives up the caller's seat in a game that has not started: the seat is open again and the token void."""
     GetGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]  # type: ignore[assignment]
     """The caller's view: public state plus the caller's private state."""
     ListLegalActions: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListLegalActionsRequest, _game_service_pb2.ListLegalActionsResponse]  # type: ignore[assignment]
@@ -147,6 +151,14 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.JoinGameResponse, _abc.Awaitable[_game_service_pb2.JoinGameResponse]]:
         """Takes an open seat. The game starts when every seat is filled."""
+
+    @_abc_1.abstractmethod
+    def LeaveGame(
+        self,
+        request: _game_service_pb2.LeaveGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.LeaveGameResponse, _abc.Awaitable[_game_service_pb2.LeaveGameResponse]]:
+        """Gives up the caller's seat in a game that has not started: the seat is open again and the token void."""
 
     @_abc_1.abstractmethod
     def GetGame(
