@@ -1,0 +1,190 @@
+"""The Ticket to Ride: Europe bots (issue 16): ``basic``, a ticket-driven route builder.
+
+A bot sees only its seat's view (``service.engine.bots``); the board itself (cities, routes,
+lengths, colours, tickets) is public and comes from ``board``. ``basic`` plays as a careful
+beginner: it keeps the tickets whose shortest paths fit its trains, collects the colours of
+those paths, claims their routes as soon as it can pay, builds a station where a needed path is
+cut, draws new tickets only when every ticket is done and trains are left, and never blocks on
+purpose (it never looks at what the others need). Path planning is in ``bot_paths``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from google.protobuf.message import Message
+from tabletop.v1 import ttr_europe_pb2 as pb
+
+from service.engine.bots import Bot
+from service.engine.rng import Rng
+from service.engine.ruleset import Action
+from service.games.ttr_europe.board import CARD_CODE, GRAY, LOCO, PARTNER, ROUTES, TICKETS
+from service.games.ttr_europe.bot_paths import Board, plan_routes
+
+# Trains kept back when judging whether tickets fit: a route of the plan may be taken from us.
+TRAIN_MARGIN = 4
+# New tickets are drawn only with at least this many trains left (and every ticket done).
+SAFE_TICKET_TRAINS = 12
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the bot reads from its view, in board terms (card codes, route ids)."""
+
+    seat: int
+    hand: tuple[int, ...]  # 9 counts by card code
+    tickets: tuple[int, ...]
+    offered: tuple[int, ...]
+    trains: int
+    stations: int
+    board: Board
+    last_round: bool
+    ticket_pile: int
+
+
+def basic(view: Message, legal: list[Action], rng: Rng) -> Action:
+    """A ticket-driven route builder (see the module docstring)."""
+    assert isinstance(view, pb.TtrEuropeView)
+    seen = read_view(view)
+    kinds = {a["kind"] for a in legal}
+    if "keep_tickets" in kinds:
+        return keep_tickets(seen, legal)
+    if "pay_tunnel" in kinds or "withdraw_tunnel" in kinds:
+        return _cheapest(legal, "pay_tunnel") or legal[-1]
+    plan = plan_routes(seen.board, seen.tickets, seen.trains)
+    claim = claim_route(seen, legal, plan.routes)
+    if claim is not None:
+        return claim
+    if "build_station" in kinds and plan.cut_city is not None:
+        station = _cheapest([a for a in legal if a["kind"] == "build_station" and a["city"] == plan.cut_city],
+                            "build_station")
+        if station is not None:
+            return station
+    if (not plan.routes and "draw_tickets" in kinds and not seen.last_round
+            and seen.trains >= SAFE_TICKET_TRAINS):
+        return {"kind": "draw_tickets"}
+    if not plan.routes:
+        # Every ticket done (or lost): score the longest route affordable, ending the game sooner.
+        spare = _longest_claim(legal, seen)
+        if spare is not None and (seen.last_round or seen.trains < SAFE_TICKET_TRAINS or "draw_card" not in kinds):
+            return spare
+    draw = draw_card(view, seen, legal, plan.routes)
+    if draw is not None:
+        return draw
+    spare = _longest_claim(legal, seen)
+    return spare if spare is not None else legal[rng.below(len(legal))]
+
+
+def read_view(view: pb.TtrEuropeView) -> Seen:
+    """The seat's own hand, tickets and trains, and the board as it stands."""
+    private = view.private
+    seat = private.seat
+    hand = [0] * (LOCO + 1)
+    for card in private.hand:
+        hand[card.color - 1] = card.count
+    me = view.players[seat]
+    stations = frozenset(s.city for s in view.stations if s.seat == seat)
+    board = Board(seat, tuple(view.route_owners), stations, len(view.players),
+                  frozenset(s.city for s in view.stations))
+    return Seen(seat, tuple(hand), tuple(t.id for t in private.tickets), tuple(t.id for t in private.offered_tickets),
+                me.trains, me.stations, board, view.phase == pb.TTR_PHASE_LAST_ROUND, view.ticket_pile_count)
+
+
+def keep_tickets(seen: Seen, legal: list[Action]) -> Action:
+    """The offered subset most worth keeping: the most points whose paths fit the trains left."""
+    budget = seen.trains - TRAIN_MARGIN
+
+    def worth(action: Action) -> tuple[int, int]:
+        kept = tuple(action["tickets"])
+        plan = plan_routes(seen.board, seen.tickets + kept, seen.trains)
+        if plan.unreachable or plan.trains > budget:
+            return -plan.trains - 100 * len(plan.unreachable), 0
+        return sum(TICKETS[t].points for t in kept), -plan.trains
+
+    return max(legal, key=worth)
+
+
+def claim_route(seen: Seen, legal: list[Action], wanted: Iterable[int]) -> Action | None:
+    """The claim of a planned route, the longest first, paid with the cards least needed elsewhere."""
+    wanted = set(wanted)
+    wanted |= {PARTNER[r] for r in wanted if r in PARTNER}  # either route of a double pair will do
+    claims = [a for a in legal if a["kind"] == "claim_route" and a["route"] in wanted]
+    if not claims:
+        return None
+    needs = colour_needs(seen, wanted)
+
+    def rank(action: Action) -> tuple[int, int, int, int]:
+        colour = -1 if action["color"] is None else CARD_CODE[action["color"]]
+        spare = seen.hand[colour] - needs.get(colour, 0) if colour >= 0 else 0
+        return ROUTES[action["route"]].length, -action["locos"], spare, -action["route"]
+
+    return max(claims, key=rank)
+
+
+def colour_needs(seen: Seen, routes: Iterable[int]) -> dict[int, int]:
+    """Cards of each colour the planned coloured routes still need (gray routes are counted apart)."""
+    needs: dict[int, int] = {}
+    for rid in routes:
+        route = ROUTES[rid]
+        if route.color != GRAY:
+            needs[route.color] = needs.get(route.color, 0) + route.length
+    return needs
+
+
+def draw_card(view: pb.TtrEuropeView, seen: Seen, legal: list[Action], routes: Iterable[int]) -> Action | None:
+    """A face-up card the plan needs, a locomotive when a ferry or a long gap calls for it, else blind."""
+    draws = {a["slot"]: a for a in legal if a["kind"] == "draw_card"}
+    if not draws:
+        return None
+    routes = list(routes)
+    deficit = _deficits(seen, routes)
+    best_slot, best_gap = None, 0
+    for slot in draws:
+        if slot is None:
+            continue
+        code = view.face_up[slot] - 1
+        if code != LOCO and deficit.get(code, 0) > best_gap:
+            best_slot, best_gap = slot, deficit[code]
+    if best_slot is not None:
+        return draws[best_slot]
+    ferry_locos = sum(ROUTES[r].locomotives for r in routes)
+    for slot, action in draws.items():
+        if slot is not None and view.face_up[slot] - 1 == LOCO and (
+                ferry_locos > seen.hand[LOCO] or None not in draws):
+            return action
+    if None in draws:
+        return draws[None]
+    return next(iter(draws.values()))
+
+
+# Helpers
+
+
+def _deficits(seen: Seen, routes: list[int]) -> dict[int, int]:
+    """Cards of each colour still missing for the planned routes; a gray route wants the colour held most."""
+    needs = colour_needs(seen, routes)
+    deficit = {c: n - seen.hand[c] for c, n in needs.items() if n > seen.hand[c]}
+    grays = [ROUTES[r].length for r in routes if ROUTES[r].color == GRAY]
+    if grays:
+        spare = [(seen.hand[c] - needs.get(c, 0), -c) for c in range(LOCO)]
+        colour = -max(spare)[1]
+        deficit[colour] = deficit.get(colour, 0) + max(0, max(grays) - max(spare)[0])
+    return deficit
+
+
+def _cheapest(legal: list[Action], kind: str) -> Action | None:
+    """The payment of ``kind`` that spends the fewest locomotives."""
+    options = [a for a in legal if a["kind"] == kind]
+    return min(options, key=lambda a: (a["locos"], a["cards"])) if options else None
+
+
+def _longest_claim(legal: list[Action], seen: Seen) -> Action | None:
+    """The claim that scores most, spending the fewest locomotives."""
+    claims = [a for a in legal if a["kind"] == "claim_route"]
+    if not claims:
+        return None
+    return max(claims, key=lambda a: (ROUTES[a["route"]].points, -a["locos"], -a["route"]))
+
+
+BOTS: dict[str, Bot] = {"basic": basic}
