@@ -11,6 +11,7 @@ from __future__ import annotations
 from service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, SeatRange, State
 from service.games.bang import catalog, checks, costs, damage, turn  # noqa: F401  (registers steps and requests)
 from service.games.bang.actions import apply, legal_actions, to_act
+from service.games.bang.bots import BOTS
 from service.games.bang.characters import ABILITIES
 from service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)
 from service.games.bang.characters import dodge_city as _dc_characters  # noqa: F401  (registers abilities)
@@ -125,5 +126,5 @@ def is_over(state: State) -> bool:
     return bool(state["phase"] == "over")
 
 
-__all__ = ["INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_event",
+__all__ = ["BOTS", "INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_event",
            "encode_options", "is_over", "legal_actions", "opening_events", "project", "rematch_options", "setup", "to_act", "view"]
