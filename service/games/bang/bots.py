@@ -52,6 +52,7 @@ class Seen:
         self.foes = hostility(view)
         self.hand = [KEY_OF[c.id] for c in view.hand]
         self.alive = sum(p.alive for p in view.players)
+        self.answers = 0  # how many legal answers could cancel the pending shot (set by ``basic``)
 
     def foe(self, seat: int) -> float:
         """Hostility towards ``seat`` (0 for oneself)."""
@@ -74,6 +75,7 @@ def basic(view: Message, legal: list[Action], rng: Rng) -> Action:
     """The best-scored legal action (see the module docstring)."""
     assert isinstance(view, bang_pb2.BangView)
     seen = Seen(view)
+    seen.answers = sum(a["type"] in ("respond", "use", "barrel") for a in legal)
     free = any(a["type"] == "end_turn" for a in legal)
     score: Callable[[Seen, Action], float] = free_play if free else answer
     scored = [score(seen, a) for a in legal]
@@ -183,6 +185,9 @@ def answer(seen: Seen, action: Action) -> float:
         opponent = request.opponent_seat if request.opponent_seat != seen.me else request.source_seat
         return SKIP if seen.foe(opponent) < 0 and seen.player.life > 1 else 60.0 - _value(card)
     if kind == "respond":
+        if req == kinds.BANG_REQUEST_KIND_BANG and request is not None and (
+                request.missed_needed - request.missed_played > seen.answers):
+            return SKIP  # Slab the Killer's shot this hand cannot cancel: keep the Missed!
         return 70.0 - _value(card)
     if kind == "discard":
         return 20.0 - _value(card)

@@ -30,6 +30,7 @@ class Board:
     my_stations: frozenset[str]
     players: int
     station_cities: frozenset[str] = field(default_factory=frozenset)
+    trains: int = RULES.trains  # a free route longer than the trains left is out of reach
 
     def cost(self, route: Route, borrow: bool = False) -> int | None:
         """What using ``route`` costs the seat in trains (None: it cannot use it)."""
@@ -45,7 +46,7 @@ class Board:
             other = self.owners[partner - 1]
             if other == self.seat or (other >= 0 and self.players <= RULES.doubles_single_use_max):
                 return None
-        return route.length
+        return route.length if route.length <= self.trains else None
 
     def open(self, route: Route) -> bool:
         """Whether the route is unclaimed (and so costs trains to use)."""
@@ -62,7 +63,7 @@ class Plan:
     cut_city: str | None
 
 
-def plan_routes(board: Board, tickets: Sequence[int], trains: int) -> Plan:
+def plan_routes(board: Board, tickets: Sequence[int]) -> Plan:
     """The routes to claim for ``tickets`` (most points first), sharing routes between tickets."""
     chosen: set[int] = set()
     unreachable: list[int] = []

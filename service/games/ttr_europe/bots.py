@@ -50,9 +50,9 @@ def basic(view: Message, legal: list[Action], rng: Rng) -> Action:
     kinds = {a["kind"] for a in legal}
     if "keep_tickets" in kinds:
         return keep_tickets(seen, legal)
-    if "pay_tunnel" in kinds or "withdraw_tunnel" in kinds:
-        return _cheapest(legal, "pay_tunnel") or legal[-1]
-    plan = plan_routes(seen.board, seen.tickets, seen.trains)
+    if "withdraw_tunnel" in kinds:  # the tunnel is ours: pay the extra when we can
+        return _cheapest(legal, "pay_tunnel") or {"kind": "withdraw_tunnel"}
+    plan = plan_routes(seen.board, seen.tickets)
     claim = claim_route(seen, legal, plan.routes)
     if claim is not None:
         return claim
@@ -64,8 +64,8 @@ def basic(view: Message, legal: list[Action], rng: Rng) -> Action:
     if (not plan.routes and "draw_tickets" in kinds and not seen.last_round
             and seen.trains >= SAFE_TICKET_TRAINS):
         return {"kind": "draw_tickets"}
-    if not plan.routes:
-        # Every ticket done (or lost): score the longest route affordable, ending the game sooner.
+    if not plan.routes or seen.last_round:
+        # Every ticket done (or lost), or the last turn: score the longest route affordable.
         spare = _longest_claim(legal, seen)
         if spare is not None and (seen.last_round or seen.trains < SAFE_TICKET_TRAINS or "draw_card" not in kinds):
             return spare
@@ -86,7 +86,7 @@ def read_view(view: pb.TtrEuropeView) -> Seen:
     me = view.players[seat]
     stations = frozenset(s.city for s in view.stations if s.seat == seat)
     board = Board(seat, tuple(view.route_owners), stations, len(view.players),
-                  frozenset(s.city for s in view.stations))
+                  frozenset(s.city for s in view.stations), me.trains)
     return Seen(seat, tuple(hand), tuple(t.id for t in private.tickets), tuple(t.id for t in private.offered_tickets),
                 me.trains, me.stations, board, view.phase == pb.TTR_PHASE_LAST_ROUND, view.ticket_pile_count)
 
@@ -97,7 +97,7 @@ def keep_tickets(seen: Seen, legal: list[Action]) -> Action:
 
     def worth(action: Action) -> tuple[int, int]:
         kept = tuple(action["tickets"])
-        plan = plan_routes(seen.board, seen.tickets + kept, seen.trains)
+        plan = plan_routes(seen.board, seen.tickets + kept)
         if plan.unreachable or plan.trains > budget:
             return -plan.trains - 100 * len(plan.unreachable), 0
         return sum(TICKETS[t].points for t in kept), -plan.trains

@@ -118,7 +118,7 @@ def test_basic_keeps_starting_tickets_that_fit_its_trains() -> None:
         action = _decide(state, 0)
         view = ttr.view(state, 0)
         seen = read_view(view)
-        plan = plan_routes(seen.board, action["tickets"], seen.trains)
+        plan = plan_routes(seen.board, action["tickets"])
         assert len(action["tickets"]) >= 2
         assert plan.trains <= seen.trains
 
@@ -173,7 +173,7 @@ def _only_ticket(state: State, seat: int, tid: int) -> None:
 
 def _planned(state: State, seat: int) -> tuple[int, ...]:
     seen = read_view(ttr.view(state, seat))
-    return plan_routes(seen.board, seen.tickets, seen.trains).routes
+    return plan_routes(seen.board, seen.tickets).routes
 
 
 def _ticket_with_path_of(routes: int, coloured: bool = False) -> int:
@@ -182,7 +182,7 @@ def _ticket_with_path_of(routes: int, coloured: bool = False) -> int:
     state = started(2)
     seen = read_view(ttr.view(state, 0))
     for tid in sorted(TICKETS):
-        plan = plan_routes(seen.board, [tid], seen.trains).routes
+        plan = plan_routes(seen.board, [tid]).routes
         kinds = [ROUTES[r] for r in plan]
         if len(plan) == routes and not any(r.tunnel or r.locomotives for r in kinds) and (
                 not coloured or all(r.color != GRAY for r in kinds)):
