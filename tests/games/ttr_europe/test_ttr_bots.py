@@ -21,7 +21,7 @@ from service.engine.bots import choose
 from service.engine.rng import Rng, seed_state
 from service.games.ttr_europe.board import CARD_NAMES, COLORS, GRAY, ROUTES, ROUTES_AT, TICKETS
 from service.games.ttr_europe.bot_paths import plan_routes
-from service.games.ttr_europe.bots import basic, read_view
+from service.games.ttr_europe.bots import SAFE_TICKET_TRAINS, basic, read_view
 
 State = dict[str, Any]
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -108,7 +108,7 @@ def test_basic_draws_tickets_only_once_its_tickets_are_done_and_trains_are_left(
     for rid in _planned(state, 0):
         give_route(state, 0, rid)
     assert _decide(state, 0) == {"kind": "draw_tickets"}
-    state["trains"][0] = 8
+    state["trains"][0] = SAFE_TICKET_TRAINS - 1
     assert _decide(state, 0)["kind"] != "draw_tickets"
 
 
