@@ -45,14 +45,15 @@ COPY_FIRST = ("willy_the_kid", "slab_the_killer", "jourdonnais", "paul_regret", 
 class Seen:
     """What an action is judged on: the viewer, his foes and the table."""
 
-    def __init__(self, view: bang_pb2.BangView) -> None:
+    def __init__(self, view: bang_pb2.BangView, legal: list[Action]) -> None:
         self.view = view
         self.me = view.viewer_seat
         self.player = view.players[self.me]
         self.foes = hostility(view)
         self.hand = [KEY_OF[c.id] for c in view.hand]
         self.alive = sum(p.alive for p in view.players)
-        self.answers = 0  # how many legal answers could cancel the pending shot (set by ``basic``)
+        # How many of the legal answers could cancel the pending shot.
+        self.answers = sum(a["type"] in ("respond", "use", "barrel") for a in legal)
 
     def foe(self, seat: int) -> float:
         """Hostility towards ``seat`` (0 for oneself)."""
@@ -74,8 +75,7 @@ class Seen:
 def basic(view: Message, legal: list[Action], rng: Rng) -> Action:
     """The best-scored legal action (see the module docstring)."""
     assert isinstance(view, bang_pb2.BangView)
-    seen = Seen(view)
-    seen.answers = sum(a["type"] in ("respond", "use", "barrel") for a in legal)
+    seen = Seen(view, legal)
     free = any(a["type"] == "end_turn" for a in legal)
     score: Callable[[Seen, Action], float] = free_play if free else answer
     scored = [score(seen, a) for a in legal]
