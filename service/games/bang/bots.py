@@ -26,6 +26,9 @@ from service.games.bang.tables import CARDS, KEY_OF, TYPE_OF
 
 SKIP = -1.0  # an action basic never takes by choice (still taken when it is the only one)
 FOE = 0.3  # hostility above which a seat is worth attacking
+# From this turn on, each turn lowers that bar by PATIENCE_STEP for seats whose role is hidden.
+PATIENCE_TURNS = 40
+PATIENCE_STEP = 0.05
 
 # How much a card in hand is worth keeping (phase 3 throws the lowest away; a General Store picks
 # the highest). Unlisted cards are worth DEFAULT_VALUE.
@@ -202,9 +205,16 @@ def answer(seen: Seen, action: Action) -> float:
 
 
 def _attack(seen: Seen, target: int, base: float) -> float:
-    """Harming ``target``: worth more the fiercer the foe and the weaker he is; never a friend."""
+    """Harming ``target``: worth more the fiercer the foe and the weaker he is; never a known friend.
+
+    A seat whose role is hidden becomes a target as the game drags on: a Sheriff among two hidden
+    Deputies and a hidden Outlaw (odds against shooting any of them) would otherwise wait forever,
+    and so would they, and the game would never end (issue 16).
+    """
     foe = seen.foe(target)
-    if foe <= FOE:
+    hidden = seen.view.players[target].role == bang_pb2.BANG_ROLE_UNSPECIFIED
+    late = max(0, seen.view.turn_number - PATIENCE_TURNS) * PATIENCE_STEP if hidden else 0.0
+    if foe <= FOE - late:
         return SKIP
     return base + 20.0 * foe - 2.0 * seen.view.players[target].life
 

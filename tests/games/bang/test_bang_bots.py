@@ -10,7 +10,7 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
-from bang_helpers import equip, give, play, table
+from bang_helpers import dead, equip, give, play, table
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -33,6 +33,11 @@ def test_basic_bots_play_legal_actions_to_the_end(table_: Any, seed: int) -> Non
     state = bang.setup(table_.options, table_.seats, seed)
     play_game(bang, state, ["basic"] * table_.seats, seed)  # choose raises on an action not listed
     assert bang.is_over(state) and state["winners"]
+
+
+def test_seven_basic_bots_of_seed_5020_finish() -> None:
+    state = bang.setup({}, 7, 5020)
+    assert play_game(bang, state, ["basic"] * 7, 5020) < 1_000
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -88,6 +93,17 @@ def test_the_renegade_spares_the_sheriff_while_others_live() -> None:
     state = table(4, roles=["sheriff", "renegade", "outlaw", "outlaw"], turn=1)
     shot = give(state, 1, ["bang"])[0]
     assert _decide(state, 1) == {"type": "play", "card": shot, "target": 2}
+
+
+def test_a_sheriff_among_hidden_roles_starts_shooting_as_the_game_drags_on() -> None:
+    # Seed 5020 of 7 basic bots once waited 2,000 actions: the Sheriff, two hidden Deputies and a
+    # hidden Outlaw, each with odds against shooting anyone.
+    state = table(5)  # Sheriff, Renegade, Outlaw, Outlaw, Deputy
+    dead(state, 1, 2)  # left: the Sheriff, an Outlaw and a Deputy, even odds for the Sheriff
+    shot = give(state, 0, ["bang"])[0]
+    assert _decide(state, 0) == {"type": "end_turn"}
+    state["turn_no"] = 60
+    assert _decide(state, 0)["card"] == shot
 
 
 def test_basic_drinks_a_beer_when_low_and_keeps_it_otherwise() -> None:
