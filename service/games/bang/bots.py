@@ -124,9 +124,12 @@ def effect(seen: Seen, ctype: CardType, action: Action, spent: int) -> float:
         return 40.0 + 10.0 * total if total > FOE else SKIP
     if name == "beer":
         return 55.0 if seen.low() and seen.hurt() and seen.alive > 2 else SKIP
-    if name in ("saloon", "heal"):
-        healed = target is None or target == seen.me
-        return 45.0 - spent if healed and seen.hurt() else SKIP
+    if name == "saloon":
+        return 45.0 - spent if seen.hurt() or any(_hurt_friend(seen, s) for s in seen.foes) else SKIP
+    if name == "heal":
+        if target is None or target == seen.me:
+            return 45.0 - spent if seen.hurt() else SKIP
+        return 40.0 - spent if _hurt_friend(seen, target) else SKIP  # Tequila for one's Sheriff
     if name == "general_store":
         return 20.0
     return SKIP  # Dynamite, Missed! as BANG! aside, anything basic does not know
@@ -217,6 +220,11 @@ def _attack(seen: Seen, target: int, base: float) -> float:
     if foe <= FOE - late:
         return SKIP
     return base + 20.0 * foe - 2.0 * seen.view.players[target].life
+
+
+def _hurt_friend(seen: Seen, seat: int) -> bool:
+    player = seen.view.players[seat]
+    return seen.foe(seat) < 0 and player.role != bang_pb2.BANG_ROLE_UNSPECIFIED and player.life < player.max_life
 
 
 def _value(card: str | None) -> int:
