@@ -11,6 +11,7 @@ from __future__ import annotations
 from service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, SeatRange, State
 from service.games.bang import catalog, checks, costs, damage, turn  # noqa: F401  (registers steps and requests)
 from service.games.bang.actions import apply, legal_actions, to_act
+from service.games.bang.bots import BOTS
 from service.games.bang.catalog_codec import encode_catalog
 from service.games.bang.characters import ABILITIES
 from service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)
@@ -127,6 +128,7 @@ def is_over(state: State) -> bool:
 
 
 __all__ = [
+    "BOTS",
     "INFO",
     "apply",
     "decode_action",

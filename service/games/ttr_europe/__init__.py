@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from service.engine.ruleset import OptionInfo, RulesetInfo
 from service.games.ttr_europe.actions import apply, legal_actions
+from service.games.ttr_europe.bots import BOTS
 from service.games.ttr_europe.catalog_codec import encode_catalog
 from service.games.ttr_europe.codec import (
     decode_action,
@@ -45,6 +46,6 @@ INFO = RulesetInfo(
 )
 
 __all__ = [
-    "INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_catalog", "encode_event", "encode_options",
+    "BOTS", "INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_catalog", "encode_event", "encode_options",
     "is_over", "legal_actions", "project", "setup", "to_act", "view",
 ]
