@@ -12,7 +12,24 @@ from typing import Any
 import grpc
 
 
-class _AioCallError(grpc.RpcError, grpc.Call):
+class FinishedCall(grpc.RpcError, grpc.Call):
+    """A call that ended with an error status, as ``rest.errors.from_rpc_error`` reads one: subclasses
+    give ``code``, ``details`` and the metadata; nothing is left to cancel or to wait for."""
+
+    def is_active(self) -> bool:
+        return False
+
+    def time_remaining(self) -> float:
+        return 0.0
+
+    def cancel(self) -> bool:
+        return False
+
+    def add_callback(self, callback: Any) -> bool:
+        return False
+
+
+class _AioCallError(FinishedCall):
     """An ``AioRpcError`` seen as a finished synchronous call."""
 
     def __init__(self, error: Any) -> None:
@@ -29,18 +46,6 @@ class _AioCallError(grpc.RpcError, grpc.Call):
 
     def trailing_metadata(self) -> Any:
         return self._error.trailing_metadata()
-
-    def is_active(self) -> bool:
-        return False
-
-    def time_remaining(self) -> float:
-        return 0.0
-
-    def cancel(self) -> bool:
-        return False
-
-    def add_callback(self, callback: Any) -> bool:
-        return False
 
 
 def rpc_error(error: grpc.RpcError) -> grpc.RpcError:

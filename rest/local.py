@@ -27,11 +27,13 @@ from typing import Any
 
 import grpc
 
+from rest.aio import FinishedCall
+
 Metadata = Sequence[tuple[str, str]]
 PEER = "ipv4:127.0.0.1:0"  # the facade in the same process: what a loopback channel's peer would be
 
 
-class LocalAbort(grpc.RpcError, grpc.Call):
+class LocalAbort(FinishedCall):
     """A local call that ended with a status other than OK, seen as a finished ``grpc.Call``."""
 
     def __init__(self, code: grpc.StatusCode, details: str, trailing_metadata: Metadata = ()) -> None:
@@ -49,18 +51,6 @@ class LocalAbort(grpc.RpcError, grpc.Call):
 
     def trailing_metadata(self) -> Any:
         return self._trailing
-
-    def is_active(self) -> bool:
-        return False
-
-    def time_remaining(self) -> float:
-        return 0.0
-
-    def cancel(self) -> bool:
-        return False
-
-    def add_callback(self, callback: Any) -> bool:
-        return False
 
 
 class LocalContext:
