@@ -16,6 +16,12 @@ class FinishedCall(grpc.RpcError, grpc.Call):
     """A call that ended with an error status, as ``rest.errors.from_rpc_error`` reads one: subclasses
     give ``code``, ``details`` and the metadata; nothing is left to cancel or to wait for."""
 
+    def details(self) -> str:
+        raise NotImplementedError
+
+    def trailing_metadata(self) -> Any:
+        raise NotImplementedError
+
     def is_active(self) -> bool:
         return False
 
