@@ -46,6 +46,8 @@ class ServeProcess:
         self.grpc_port, self.http_port, self.metrics_port = free_port(), free_port(), free_port()
         env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_LOG_LEVEL": "WARNING",
                "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0",
+               # The benches' private Redis keeps nothing on disk on purpose: serve (and be ready) anyway.
+               "TABLETOP_REDIS_SAFETY": "warn",
                **{f"TABLETOP_{k.upper()}": str(v) for k, v in settings.items()}}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "service", "serve", "--host", "127.0.0.1", "--grpc-port", str(self.grpc_port),
