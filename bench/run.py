@@ -16,7 +16,7 @@ Actions are real: games are pre-played with the engine from fixed seeds, then th
 seeds are created on the server and their recorded actions replayed, so every action
 is legal and the mix is a real game's mix.
 
-Usage: ``.venv/bin/python bench/run.py [--seconds 5] [--redis URL]``
+Usage: ``.venv/bin/python bench/run.py [--seconds 5] [--redis URL] [--no-scale] [--pin]``
 """
 
 from __future__ import annotations
@@ -61,18 +61,22 @@ def main() -> None:
     parser.add_argument("--slow", type=int, default=110)
     parser.add_argument("--watchers", type=int, default=5000)
     parser.add_argument("--cut", type=int, default=1000)
+    parser.add_argument("--pin", action="store_true",
+                        help="the service on CPU 0 and the own-process facade on CPU 1 (each its own core, as its "
+                             "own Deployment would have; the load generator floats)")
     args = parser.parse_args()
+    pin_service, pin_facade = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if args.pin else ([], [])
     redis_url = args.redis or _private_redis()
     scripts = _prepare(args.ruleset, 40)
     grpc_port, http_port, bare_port, rest_port = _free_port(), _free_port(), _free_port(), _free_port()
     env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_LEVEL": "WARNING",
            "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0"}
-    service = subprocess.Popen([sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
+    service = subprocess.Popen([*pin_service, sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
                                 "--http-port", str(http_port)], env=env, cwd=ROOT)
     bare = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(bare_port),
                              "--redis", redis_url], env={**env, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
     # The production topology: the REST facade in its own process (its own Deployment), calling gRPC.
-    rest = subprocess.Popen([sys.executable, "-m", "service", "rest", "--http-port", str(rest_port),
+    rest = subprocess.Popen([*pin_facade, sys.executable, "-m", "service", "rest", "--http-port", str(rest_port),
                              "--grpc-target", f"127.0.0.1:{grpc_port}"], env=env, cwd=ROOT)
     try:
         _wait_grpc(f"127.0.0.1:{grpc_port}")
