@@ -230,7 +230,8 @@ class Redis:
         conn = self._shared
         if conn is None or conn.closed or conn.loop is not asyncio.get_running_loop():
             conn = await self._shared_connection()
-        replies: list[Any] = await conn.send(b"".join(pack(c) for c in commands), len(commands))
+        reply = await conn.send(b"".join(pack(c) for c in commands), len(commands))
+        replies: list[Any] = [reply] if len(commands) == 1 else reply  # send gives one reply bare
         if any(isinstance(r, (exceptions.ReadOnlyError, MasterDownError)) for r in replies):
             conn.close()  # as in execute
         return replies

@@ -40,6 +40,13 @@ def test_public_games_are_listed_newest_first_private_ones_never(stub: Any) -> N
     assert game.public and game.status == game_pb2.GAME_STATUS_WAITING
 
 
+def test_a_page_of_one_game(stub: Any) -> None:
+    """A page holding a single game (page_size 1, or a lobby with one public game) is one pipelined read."""
+    newest = _create(stub)
+    page = stub.ListGames(svc.ListGamesRequest(page_size=1))
+    assert [g.name for g in page.games] == [newest] and page.next_page_token
+
+
 def test_the_filters_ruleset_and_open_seat(stub: Any) -> None:
     waiting_ttr = _create(stub)
     full_ttr = _create(stub, names=2)  # every seat named: in play at once

@@ -288,6 +288,18 @@ def test_the_client_works_from_successive_event_loops(redis_url: str, prefix: st
     assert asyncio.run(last_loop()) == [b"one", b"PONG"]
 
 
+def test_a_pipeline_of_one_command_is_a_list_of_one_reply(redis_url: str, prefix: str) -> None:
+    """A lobby page or an open-games count of exactly one game pipelines a single command."""
+    client = resp.Redis(redis_url)
+
+    async def one() -> list[object]:
+        try:
+            return await client.pipeline(("HMGET", prefix + "none", "v", "doc"))
+        finally:
+            await client.close()
+    assert asyncio.run(one()) == [[None, None]]
+
+
 def test_close_from_a_new_event_loop(redis_url: str) -> None:
     client = resp.Redis(redis_url)
     assert asyncio.run(client.execute("PING")) == b"PONG"
