@@ -29,7 +29,7 @@ PUBLIC_FIELDS: dict[str, set[str]] = {
     "GetGameResponse": {"game", "viewer_seat", "view"},
     "Snapshot": {"game", "viewer_seat", "view"},
     "Game": {"name", "ruleset", "status", "seats", "version", "options", "create_time", "update_time",
-             "seed_chosen", "end", "action_count", "max_actions"},
+             "seed_chosen", "end", "action_count", "max_actions", "public"},
     "Seat": {"index", "display_name", "occupied"},
     "GameOptions": {"ttr_europe"},
     "TtrEuropeOptions": {"tunnel_failure_discards"},
@@ -80,6 +80,8 @@ PUBLIC_FIELDS: dict[str, set[str]] = {
     "SubmitActionResponse": {"game", "view", "events"},
     "ListLegalActionsResponse": {"version", "actions"},
     "WatchGameResponse": {"version", "events", "snapshot"},
+    # ListGames: the lobby lists games, their seats and options; never a view.
+    "ListGamesResponse": {"games", "next_page_token"},
     # GetRuleset: the same for every caller, no game in it; its tickets are the whole pile, held by nobody.
     "GetRulesetResponse": {"ruleset", "etag", "ttr_europe"},
     "Ruleset": {"id", "display_name", "min_seats", "max_seats", "rules_version", "options", "max_actions",
@@ -212,3 +214,22 @@ def test_the_catalog_shows_no_game_and_is_the_same_for_every_caller(stub) -> Non
     spectator = stub.GetRuleset(request)
     assert_no_leak(spectator, None, set())
     assert stub.GetRuleset(request, metadata=bearer(tokens[0])) == spectator
+
+
+def test_the_lobby_lists_games_and_nothing_of_their_seats_hands(stub) -> None:  # type: ignore[no-untyped-def]
+    """ListGames is in the walk too: a public game being played is listed with its seats and options only
+    (no view, ticket, hand or token at any depth), the same for a spectator and for a seat."""
+    game, tokens = create_game(stub, seats=2, seed=79, public=True)
+    for _ in range(6):
+        for token in tokens.values():
+            actions = stub.ListLegalActions(svc.ListLegalActionsRequest(name=game.name), metadata=bearer(token)).actions
+            if actions:
+                stub.SubmitAction(svc.SubmitActionRequest(name=game.name, action=actions[0]), metadata=bearer(token))
+    request = svc.ListGamesRequest(page_size=100)
+    spectator = stub.ListGames(request)
+    assert game.name in [g.name for g in spectator.games]
+    assert_no_leak(spectator, None, set())
+    seat = stub.ListGames(request, metadata=bearer(tokens[0]))
+    assert_no_leak(seat, None, set())  # a seat's token does not make its own tickets appear either
+    raw = spectator.SerializeToString() + seat.SerializeToString()
+    assert not any(token.encode() in raw for token in tokens.values())

@@ -147,6 +147,29 @@ def test_the_catalog_names_every_card_and_no_game(stub: Any) -> None:
     assert _message_names(spectator) <= CATALOG_MESSAGES
 
 
+LOBBY_MESSAGES = {"ListGamesResponse", "Game", "Seat", "GameOptions", "BangOptions", "TtrEuropeOptions", "Timestamp",
+                  "TurnTimer", "Deadline"}
+
+
+def test_the_lobby_names_no_card(stub: Any) -> None:
+    """ListGames is a payload too: a BANG! game in play is listed with its seats and options, and no card,
+    role, view or token reaches the lobby, for a spectator or for a seat."""
+    game, tokens = create_game(stub, "bang", seats=4, seed=55, public=True)
+    for _ in range(8):
+        for token in tokens.values():
+            legal = stub.ListLegalActions(svc.ListLegalActionsRequest(name=game.name), metadata=bearer(token))
+            if legal.actions:
+                stub.SubmitAction(svc.SubmitActionRequest(name=game.name, action=legal.actions[0]),
+                                  metadata=bearer(token))
+                break
+    for metadata in ((), bearer(tokens[0])):
+        listed = stub.ListGames(svc.ListGamesRequest(filter='ruleset = "bang"', page_size=100), metadata=metadata)
+        assert game.name in [g.name for g in listed.games]
+        assert not cards_in(listed)
+        assert _message_names(listed) <= LOBBY_MESSAGES
+        assert not any(token.encode() in listed.SerializeToString() for token in tokens.values())
+
+
 def _message_names(message: Message) -> set[str]:
     names = {message.DESCRIPTOR.name}
     for field, value in message.ListFields():
