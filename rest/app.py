@@ -39,6 +39,7 @@ from rest.openapi import build_openapi
 from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
 from rest.server import HttpLimits, HttpServer, bind
 from rest.sse import EventStream, WatchSlots
+from rest.static import add_web_routes
 from rest.transcode import decode_request, parse_etag
 from rest.watch import WatchCaps
 
@@ -87,6 +88,7 @@ def create_app(
             view = _unary_view(handlers[-1])
         app.add_url_rule(route.rule, endpoint=route.name, view_func=view, methods=[route.verb])
     _add_operational_routes(app, health_pb2_grpc.HealthStub(channel), health_service)
+    add_web_routes(app)  # the reference web client at / and the API explorer at /docs
     _add_error_handlers(app)
     if fast_path:
         app.wsgi_app = FastPath(app.wsgi_app, handlers)  # type: ignore[method-assign]

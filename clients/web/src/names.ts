@@ -1,0 +1,93 @@
+// Words for what the contract holds as ids: colours, routes, tickets, BANG! cards and characters, all looked
+// up in the catalog (GetRuleset) or the caller's own view, never hard-coded beside them.
+
+import { BangSuit, TtrColor } from "@tabletop/client/browser";
+import type { BangCard, BangView, GetRulesetResponse, TtrPayment, TtrTicket } from "@tabletop/client/browser";
+
+/** A colour's name ("red", "locomotive"). */
+export function colorName(color: TtrColor): string {
+  return TtrColor[color]?.toLowerCase() ?? "?";
+}
+
+/** "3 red + 1 locomotive". */
+export function paymentText(payment: TtrPayment | undefined): string {
+  if (payment === undefined) {
+    return "nothing";
+  }
+  const parts = [];
+  if (payment.colorCards > 0) {
+    parts.push(`${payment.colorCards} ${colorName(payment.color)}`);
+  }
+  if (payment.locomotives > 0) {
+    parts.push(`${payment.locomotives} locomotive${payment.locomotives > 1 ? "s" : ""}`);
+  }
+  return parts.join(" + ") || "nothing";
+}
+
+/** "Berlin – Wien" for a route id. */
+export function routeText(reply: GetRulesetResponse, id: number): string {
+  if (reply.catalog.case !== "ttrEurope") {
+    return `route ${id}`;
+  }
+  const route = reply.catalog.value.routes.find((r) => r.id === id);
+  if (route === undefined) {
+    return `route ${id}`;
+  }
+  const marks = [route.tunnel ? "tunnel" : "", route.ferryLocomotives > 0 ? `ferry ${route.ferryLocomotives}` : ""];
+  return `${cityLabel(reply, route.cityA)} – ${cityLabel(reply, route.cityB)} (${route.length} ${colorName(route.color)}` +
+    `${marks.filter(Boolean).map((m) => `, ${m}`).join("")})`;
+}
+
+/** A city's printed label. */
+export function cityLabel(reply: GetRulesetResponse, name: string): string {
+  if (reply.catalog.case !== "ttrEurope") {
+    return name;
+  }
+  return reply.catalog.value.cities.find((c) => c.name === name)?.label ?? name;
+}
+
+/** "Amsterdam – Wilno, 12". */
+export function ticketText(reply: GetRulesetResponse, ticket: TtrTicket): string {
+  return `${cityLabel(reply, ticket.cityA)} – ${cityLabel(reply, ticket.cityB)}, ${ticket.points}`;
+}
+
+/** A BANG! card id's name as the viewer knows it: from its hand, the cards in play or the request. */
+export function cardName(reply: GetRulesetResponse, view: BangView | undefined, id: string): string {
+  const card = knownCards(view).get(id);
+  return card === undefined ? id : `${cardTitle(reply, card.name)} ${cardMark(card)}`;
+}
+
+/** A BANG! card key's printed name ("cat_balou" -> "Cat Balou"). */
+export function cardTitle(reply: GetRulesetResponse, key: string): string {
+  if (reply.catalog.case !== "bang") {
+    return key;
+  }
+  return reply.catalog.value.cards.find((c) => c.key === key)?.name ?? key;
+}
+
+/** "7♥" (the rank and suit that draw! checks read). */
+export function cardMark(card: BangCard): string {
+  const suit = { [BangSuit.HEARTS]: "♥", [BangSuit.DIAMONDS]: "♦", [BangSuit.CLUBS]: "♣", [BangSuit.SPADES]: "♠" }[
+    card.suit as number] ?? "";
+  return `${card.rank}${suit}`;
+}
+
+/** A character key's printed name. */
+export function characterName(reply: GetRulesetResponse, key: string): string {
+  if (reply.catalog.case !== "bang") {
+    return key;
+  }
+  return reply.catalog.value.characters.find((c) => c.key === key)?.name ?? key;
+}
+
+// Helpers
+
+function knownCards(view: BangView | undefined): Map<string, BangCard> {
+  const cards = new Map<string, BangCard>();
+  for (const card of [...(view?.hand ?? []), ...(view?.players ?? []).flatMap((p) => p.inPlay),
+    ...(view?.pending ?? []).flatMap((r) => [...r.cards, ...(r.sourceCard ? [r.sourceCard] : [])]),
+    ...(view?.discardTop ? [view.discardTop] : [])]) {
+    cards.set(card.id, card);
+  }
+  return cards;
+}

@@ -1,0 +1,79 @@
+// The Ticket to Ride: Europe map as SVG, drawn from the catalog (GetRuleset) alone: each city at its
+// coordinates, each route as a line of its length in carriages between its two cities, in its colour.
+// The two routes of a double route are drawn side by side (shifted apart across their line), tunnels
+// with a dark dashed border, ferries with one locomotive mark per locomotive they need. A view, when
+// given, adds what is public in play: claimed routes in the owner's colour and built stations.
+//
+// Every route is a <g data-route data-from data-to> with one <line class="track"> from city to city (the
+// shift aside), so a test can check that each route of the reference data is drawn between its cities.
+
+import type { TtrEuropeCatalog, TtrEuropeView, TtrRoute } from "@tabletop/client/browser";
+import { svg } from "../dom.js";
+import { CARD_COLORS, SEAT_COLORS } from "./colors.js";
+
+/** How far apart the two lines of a double route are drawn (map units). */
+export const DOUBLE_ROUTE_GAP = 7;
+
+/** The map of `catalog`, with the claims and stations of `view` when given. */
+export function drawBoard(catalog: TtrEuropeCatalog, view?: TtrEuropeView): SVGElement {
+  const box = catalog.viewBox ?? { minX: 0, minY: 0, width: 1000, height: 700 };
+  const cities = new Map(catalog.cities.map((c) => [c.name, c]));
+  const routes = catalog.routes.map((route) => {
+    const a = cities.get(route.cityA);
+    const b = cities.get(route.cityB);
+    return a === undefined || b === undefined ? null : drawRoute(route, a, b, view?.routeOwners[route.id - 1] ?? -1);
+  });
+  const stations = (view?.stations ?? []).map((station) => {
+    const city = cities.get(station.city);
+    return city === undefined ? null : svg("path", { class: "station", "data-station": station.city, "data-owner": station.seat,
+      d: `M${city.x - 6} ${city.y + 4}h12v-7l-6-6l-6 6z`, fill: SEAT_COLORS[station.seat] ?? "#888", stroke: "#000" });
+  });
+  return svg("svg", { class: "board", "data-testid": "board", viewBox: `${box.minX} ${box.minY} ${box.width} ${box.height}`,
+    role: "img", "aria-label": "Ticket to Ride: Europe map" },
+    svg("defs", {}, svg("linearGradient", { id: "locomotive" },
+      ...["#d0312d", "#f1c40f", "#2e9e4f", "#2f6fd6", "#9b59b6"].map((color, i) =>
+        svg("stop", { offset: `${i * 25}%`, "stop-color": color })))),
+    svg("rect", { class: "sea", x: box.minX, y: box.minY, width: box.width, height: box.height }),
+    svg("g", { class: "routes" }, ...routes),
+    svg("g", { class: "cities" }, ...catalog.cities.map((city) => svg("g", { "data-city": city.name },
+      svg("circle", { cx: city.x, cy: city.y, r: 5 }),
+      svg("text", { x: city.x + 7, y: city.y - 5 }, city.label)))),
+    svg("g", { class: "stations" }, ...stations));
+}
+
+// Helpers
+
+interface Point {
+  x: number;
+  y: number;
+}
+
+function drawRoute(route: TtrRoute, a: Point, b: Point, owner: number): SVGElement {
+  const dx = b.x - a.x;
+  const dy = b.y - a.y;
+  const length = Math.hypot(dx, dy) || 1;
+  // Double routes: the lower id to one side, its twin to the other; a single route stays on the line.
+  const side = route.doubleRouteId === undefined ? 0 : route.id < route.doubleRouteId ? -0.5 : 0.5;
+  const nx = (-dy / length) * DOUBLE_ROUTE_GAP * side;
+  const ny = (dx / length) * DOUBLE_ROUTE_GAP * side;
+  const ends = { x1: a.x + nx, y1: a.y + ny, x2: b.x + nx, y2: b.y + ny };
+  const carriage = length / route.length;
+  const dashes = `${Math.max(carriage - 3, 1)} 3`;
+  const color = CARD_COLORS[route.color] ?? "#888";
+  const parts: (SVGElement | null)[] = [
+    route.tunnel ? svg("line", { ...ends, class: "tunnel-border", "stroke-dasharray": "3 2" }) : null,
+    svg("line", { ...ends, class: "track", stroke: color, "stroke-dasharray": dashes }),
+  ];
+  for (let i = 0; i < route.ferryLocomotives; i++) {
+    const t = (i + 0.5) / route.length;
+    parts.push(svg("circle", { class: "ferry-mark", cx: ends.x1 + dx * t, cy: ends.y1 + dy * t, r: 2.5 }));
+  }
+  if (owner >= 0) {
+    parts.push(svg("line", { ...ends, class: "claimed", stroke: SEAT_COLORS[owner] ?? "#888" }));
+  }
+  return svg("g", { class: "route", "data-route": route.id, "data-from": route.cityA, "data-to": route.cityB,
+    "data-color": route.color, "data-tunnel": route.tunnel, "data-ferry": route.ferryLocomotives,
+    "data-double": route.doubleRouteId ?? "", "data-owner": owner >= 0 ? owner : "" },
+  svg("title", {}, `${route.cityA} – ${route.cityB}: ${route.length}${route.tunnel ? ", tunnel" : ""}` +
+    `${route.ferryLocomotives ? `, ferry (${route.ferryLocomotives} locomotive)` : ""}`), ...parts);
+}
