@@ -24,6 +24,8 @@ LIFECYCLE = {
     "SEAT_TAKEN_OVER": game_pb2.LifecycleEvent.KIND_SEAT_TAKEN_OVER,
     "SEAT_TAKEN_BACK": game_pb2.LifecycleEvent.KIND_SEAT_TAKEN_BACK,
     "SEAT_LEFT": game_pb2.LifecycleEvent.KIND_SEAT_LEFT,
+    "SEAT_CONCEDED": game_pb2.LifecycleEvent.KIND_SEAT_CONCEDED,
+    "REMATCH": game_pb2.LifecycleEvent.KIND_REMATCH,
 }
 # How a finished game ended (a game finished before "end" was stored ended by its rules).
 END = {"COMPLETED": game_pb2.GAME_END_COMPLETED, "ABANDONED": game_pb2.GAME_END_ABANDONED}
@@ -32,11 +34,16 @@ END = {"COMPLETED": game_pb2.GAME_END_COMPLETED, "ABANDONED": game_pb2.GAME_END_
 def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
     """The public ``Game`` message of a stored document."""
     bots = doc.get("bots", {})
-    seats = [game_pb2.Seat(index=i, display_name=(s or {}).get("name", ""), occupied=s is not None,
-                           bot=bots.get(str(i), "")) for i, s in enumerate(doc["seats"])]
+    out = doc.get("conceded", ())
+    seats = [game_pb2.Seat(index=i, display_name=(s or {}).get("name", ""),
+                           occupied=s is not None and not s.get("reserved"), reserved=bool((s or {}).get("reserved")),
+                           bot=bots.get(str(i), ""), conceded=i in out) for i, s in enumerate(doc["seats"])]
     timer = doc.get("timer")
     timed = {"turn_timer": game_pb2.TurnTimer(decision_seconds=timer["seconds"], bot=timer["bot"],
-                                              takeover_after=timer["takeover_after"])} if timer else {}
+                                              takeover_after=timer["takeover_after"],
+                                              concede_after=timer.get("concede_after", 0))} if timer else {}
+    rematch = f"games/{doc['rematch']}" if doc.get("rematch") else ""
+    rematch_of = f"games/{doc['rematch_of']}" if doc.get("rematch_of") else ""
     deadlines = [game_pb2.Deadline(seat=int(seat), due_time=timestamp(due))
                  for seat, due in sorted(doc.get("waiting", {}).items(), key=lambda item: int(item[0]))]
     # The oneof field is chosen by the ruleset at run time, hence the ignores on ** below.
@@ -47,7 +54,8 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
                          seed_chosen=doc.get("seed_chosen", False), action_count=doc.get("actions", 0),
                          max_actions=doc.get("max_actions", ruleset.INFO.max_actions),
                          end=END[doc.get("end", "COMPLETED")] if doc["status"] == "FINISHED" else game_pb2.GAME_END_UNSPECIFIED,
-                         deadlines=deadlines, public=doc.get("public", False), **timed)
+                         deadlines=deadlines, public=doc.get("public", False), rematch=rematch,
+                         rematch_of=rematch_of, **timed)
 
 
 def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
@@ -58,7 +66,7 @@ def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
         seat_field = {"seat": payload["seat"]} if "seat" in payload else {}
         return game_pb2.Event(version=version, lifecycle=game_pb2.LifecycleEvent(
             kind=LIFECYCLE[payload["kind"]], display_name=payload.get("name", ""), bot=payload.get("bot", ""),
-            timed_out=payload.get("timed_out", False), **seat_field))
+            timed_out=payload.get("timed_out", False), game=payload.get("game", ""), **seat_field))
     projected = payload if reveal_all else ruleset.project(payload, seat)
     if projected is None:
         return None

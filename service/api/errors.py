@@ -59,6 +59,8 @@ class ServiceReason(StrEnum):
     SEAT_TAKEN = "SEAT_TAKEN"  # JoinGame.seat is occupied
     DISPLAY_NAME_TAKEN = "DISPLAY_NAME_TAKEN"  # another seat of the game has this display name (case aside)
     NOT_A_BOT_SEAT = "NOT_A_BOT_SEAT"  # SetSeatBot takes back a seat no bot plays
+    CONCEDE_NOT_SUPPORTED = "CONCEDE_NOT_SUPPORTED"  # ConcedeGame (or TurnTimer.concede_after) for a ruleset without conceding
+    GAME_NOT_FINISHED = "GAME_NOT_FINISHED"  # RematchGame before the game is over
     # ABORTED: lost races; retry.
     CONFLICT = "CONFLICT"  # too many concurrent writers to one game
     ID_COLLISION = "ID_COLLISION"  # no free game id found (practically never)

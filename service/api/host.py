@@ -27,7 +27,7 @@ import orjson
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api import auth, convert, lobby, log_pages, timers
+from service.api import auth, convert, lobby, log_pages, table, timers
 from service.api.errors import (
     Aborted,
     FailedPrecondition,
@@ -138,11 +138,15 @@ class GameHost:
             seats = game.doc["seats"]
             if game.doc["status"] != "WAITING":
                 raise FailedPrecondition(ServiceReason.GAME_ALREADY_STARTED, "Every seat of this game is taken.")
+            if not req.HasField("seat") and None not in seats:
+                raise FailedPrecondition(ServiceReason.SEAT_TAKEN, "Every open seat is reserved for the players of "
+                                         "the game this one is a rematch of (they take them with RematchGame).")
             seat = req.seat if req.HasField("seat") else seats.index(None)
             if not 0 <= seat < len(seats):
                 raise InvalidArgument(ServiceReason.SEAT_OUT_OF_RANGE, f"Seats are 0 to {len(seats) - 1}.", field="seat")
             if seats[seat] is not None:
-                raise FailedPrecondition(ServiceReason.SEAT_TAKEN, f"Seat {seat} is taken; omit `seat` to take any open one.")
+                held = "reserved for the rematch's player" if seats[seat].get("reserved") else "taken"
+                raise FailedPrecondition(ServiceReason.SEAT_TAKEN, f"Seat {seat} is {held}; omit `seat` to take any open one.")
             if name.casefold() in {s["name"].casefold() for s in seats if s is not None}:
                 raise FailedPrecondition(ServiceReason.DISPLAY_NAME_TAKEN,
                                          f"Another seat is called {name!r}; choose another display name.")
@@ -153,9 +157,7 @@ class GameHost:
             if req.bot:
                 game.doc.setdefault("bots", {})[str(seat)] = timers.offered_bot(game.ruleset, req.bot, "bot")
                 events.append(["l", {"kind": "SEAT_TAKEN_OVER", "seat": seat, "bot": req.bot}])
-            if None not in seats:
-                game.doc["status"] = "ACTIVE"
-                events.append(["l", {"kind": "STARTED"}])
+            events += table.start_if_seated(game.doc)
             return seat, None, events, lambda g: b""
 
         game = await self._transact(game_id, None, "", decide)
@@ -196,6 +198,7 @@ class GameHost:
             if expected is not None and expected != game.version:
                 raise StaleVersion(game.version, expected)
             _check_active(game.doc)
+            table.check_not_conceded(game.doc, seat)
             ruleset = game.ruleset
             if req.action.WhichOneof("game") != ruleset.INFO.proto_field:
                 raise InvalidArgument(EngineReason.WRONG_RULESET,
@@ -224,13 +227,72 @@ class GameHost:
             assert seat is not None
             if game.doc["status"] != "WAITING":
                 raise FailedPrecondition(ServiceReason.GAME_ALREADY_STARTED,
-                                         "The game has started; a seat can only be left before it starts.")
+                                         "The game has started; a seat can only be left before it starts "
+                                         "(concede it with ConcedeGame).")
             game.doc["seats"][seat] = None
             game.doc.get("bots", {}).pop(str(seat), None)
             return seat, None, [["l", {"kind": "SEAT_LEFT", "seat": seat}]], lambda g: b""
 
         game = await self._transact(_game_id(req.name), parsed, "", decide)
         return svc.LeaveGameResponse(game=convert.game(game.doc, game.version, game.ruleset))
+
+    async def concede(self, req: svc.ConcedeGameRequest, token: str | None) -> bytes:
+        """Concede the caller's seat (``table.concede``), exactly once per request id; the serialized
+        ``ConcedeGameResponse``, remembered for the request id as SubmitAction's is."""
+        parsed = auth.parse(_required(token))
+        fingerprint = _fingerprint("ConcedeGame", req) if req.request_id else b""
+
+        def decide(game: Game, seat: int | None) -> Decision:
+            assert seat is not None
+            _check_active(game.doc)
+            events = table.concede(game.doc, game.ruleset, seat)
+            state = game.doc["state"]
+            _count_action(game.doc, game.ruleset.is_over(state), game.ruleset.INFO.max_actions, events)
+
+            def respond(new: Game) -> bytes:
+                return svc.ConcedeGameResponse(
+                    game=convert.game(new.doc, new.version, new.ruleset), view=convert.view(state, new.ruleset, seat),
+                    events=convert.events(events, new.version, new.ruleset, seat)).SerializeToString()
+            return seat, None, events, respond
+
+        response: bytes = await self._transact(_game_id(req.name), parsed, req.request_id, decide,
+                                               want_response=True, fingerprint=fingerprint)
+        return response
+
+    async def rematch(self, req: svc.RematchGameRequest, token: str | None) -> svc.RematchGameResponse:
+        """The rematch of a finished game: created by the first seat to ask, then each seat's own seat in it."""
+        old_id = _game_id(req.name)
+        parsed = auth.parse(_required(token))
+        old, seat, _ = await self._read(old_id, token)
+        assert seat is not None
+        table.check_finished(old.doc)
+        new_id = table.rematch_id(old_id)
+        if not old.doc.get("rematch"):
+            doc, events = table.rematch_doc(old.doc, old.ruleset, self.clock(), secrets.randbits(63))
+            await self._schedule(new_id, doc, old.ruleset, None, doc["created"])
+            if doc.get("public"):
+                await lobby.add(self.store.client, new_id, doc["ruleset"], doc["created"], self.config.game_ttl_seconds)
+            await self.store.write(new_id, 0, _dumps(doc), _dumps(_entry(None, None, events, doc["created"])),
+                                   self._ttl(doc))  # lost to another seat's write: that game is the rematch
+
+            def announce(game: Game, _seat: int | None) -> Decision:
+                if game.doc.get("rematch"):
+                    raise _AlreadyAnnounced()
+                game.doc["rematch"] = new_id
+                return None, None, [["l", {"kind": "REMATCH", "game": f"games/{new_id}"}]], lambda g: b""
+            try:
+                await self._transact(old_id, parsed, "", announce)
+            except _AlreadyAnnounced:
+                pass
+        credential: list[game_pb2.SeatCredential] = []
+
+        def take(game: Game, _seat: int | None) -> Decision:
+            cred, events = table.claim(game.doc, seat)
+            credential[:] = [cred]
+            return seat, None, events, lambda g: b""
+
+        new = await self._transact(new_id, None, "", take)
+        return svc.RematchGameResponse(game=convert.game(new.doc, new.version, new.ruleset), credential=credential[0])
 
     async def set_seat_bot(self, req: svc.SetSeatBotRequest, token: str | None) -> svc.SetSeatBotResponse:
         """Hand the caller's seat to a bot, or take it back; its decision's clock starts again."""
@@ -251,9 +313,12 @@ class GameHost:
 
         def decide(game: Game, _seat: int | None) -> Decision:
             seat, action, events, lag = timers.due_decision(game.doc, game.ruleset, game.version, self.clock())
-            moved.append((lag, bool(events[0][1]["timed_out"])))
+            moved.append((lag, action is None or bool(events[0][1]["timed_out"])))
             state = game.doc["state"]
-            events += [["g", e] for e in game.ruleset.apply(state, seat, action)]
+            if action is None:  # TurnTimer.concede_after: the seat concedes instead
+                events += table.concede(game.doc, game.ruleset, seat, timed_out=True)
+            else:
+                events += [["g", e] for e in game.ruleset.apply(state, seat, action)]
             _count_action(game.doc, game.ruleset.is_over(state), game.ruleset.INFO.max_actions, events)
             return seat, action, events, lambda g: b""
 
@@ -367,6 +432,10 @@ class GameHost:
 
     def _ttl(self, doc: dict[str, Any]) -> int:
         return self.config.finished_game_ttl_seconds if doc["status"] == "FINISHED" else self.config.game_ttl_seconds
+
+
+class _AlreadyAnnounced(Exception):
+    """Another seat's RematchGame named the rematch in the old game first: nothing to write."""
 
 
 def _ruleset(ruleset_id: str) -> Ruleset:

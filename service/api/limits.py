@@ -169,7 +169,7 @@ class LimitsInterceptor(MethodInterceptor):
                 await self.remembered.remembered(request.name.removeprefix("games/"), auth.parse(token).seat,
                                                  request.request_id)
             return response
-        if method == "SubmitAction" and self.remembered is not None:
+        if method in ("SubmitAction", "ConcedeGame") and self.remembered is not None:
             return submit
         return create if method == "CreateGame" and self.creation is not None else wrapper
 

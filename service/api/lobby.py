@@ -130,6 +130,8 @@ async def page(client: Any, req: svc.ListGamesRequest) -> svc.ListGamesResponse:
         if doc is None or ruleset_of is None:
             gone.append(game_id)
             continue
+        if open_only and None not in doc["seats"]:
+            continue  # every open seat is reserved for a rematch's players; one who leaves opens it again
         games.append(convert.game(doc, int(version), ruleset_of))
     if gone:
         await client.execute("ZREM", index, *gone)

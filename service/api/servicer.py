@@ -17,7 +17,8 @@ from service.api.interceptors import Context
 from service.engine import registry
 
 # The methods that read the caller's player token (a malformed one is refused before their fields).
-AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "WatchGame", "GetGameLog", "SetSeatBot", "LeaveGame"})
+AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "WatchGame", "GetGameLog", "SetSeatBot", "LeaveGame",
+                           "ConcedeGame", "RematchGame"})
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
@@ -44,6 +45,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     async def LeaveGame(self, request: svc.LeaveGameRequest, context: Context) -> svc.LeaveGameResponse:
         return await self.host.leave(request, _token(context))
+
+    async def ConcedeGame(self, request: svc.ConcedeGameRequest,  # type: ignore[override]
+                          context: Context) -> bytes:
+        return await self.host.concede(request, _token(context))  # already serialized, as SubmitAction's
+
+    async def RematchGame(self, request: svc.RematchGameRequest, context: Context) -> svc.RematchGameResponse:
+        return await self.host.rematch(request, _token(context))
 
     async def GetGame(self, request: svc.GetGameRequest, context: Context) -> svc.GetGameResponse:
         return await self.host.get(request.name, _token(context))

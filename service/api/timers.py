@@ -3,7 +3,7 @@
 A game document may hold, beside the ruleset's state:
 
 - ``bots``: ``{seat: bot name}``, the seats bots play (from creation, or taken over);
-- ``timer``: ``{"seconds", "bot", "takeover_after"}``, a limit on every decision;
+- ``timer``: ``{"seconds", "bot", "takeover_after", "concede_after"}``, a limit on every decision;
 - ``waiting``: ``{seat: due}``, each seat whose decision is awaited and a bot makes at ``due``
   (epoch seconds): a bot's own seat after ``bot_delay`` (so watchers see the moves arrive), a
   person's seat after the timer's seconds. A seat's due time is set when its decision starts
@@ -69,17 +69,20 @@ def due_seat(doc: dict[str, Any], now: float) -> int | None:
 def bot_move(doc: dict[str, Any], ruleset: Ruleset, seat: int, version: int) -> tuple[Any, list[Any]]:
     """The due decision of ``seat``, made by its bot: the action and the lifecycle events before its own.
 
-    A person's seat counts a strike, and after ``takeover_after`` strikes in a row the timer's bot
-    keeps the seat. The bot's random choices come from the game's seed, the version and the seat,
-    so a replayed game makes them again."""
+    A person's seat counts a strike. After ``concede_after`` strikes in a row the seat concedes
+    instead: the action is None (the host concedes it, ``table.concede``); after ``takeover_after``
+    the timer's bot keeps the seat. The bot's random choices come from the game's seed, the version
+    and the seat, so a replayed game makes them again."""
     key = str(seat)
     own = doc.get("bots", {}).get(key)
     timer = doc.get("timer") or {}
     bot = own or timer.get("bot") or bots.DEFAULT_BOT
+    strikes = doc.setdefault("strikes", {}) if own is None else {}
+    if own is None and timer.get("concede_after") and strikes.get(key, 0) + 1 >= timer["concede_after"]:
+        return None, []
     action = bots.choose(ruleset, doc["state"], seat, bot, _seed(doc["seed"], version, seat))
     events: list[Any] = [["l", {"kind": "BOT_PLAYED", "seat": seat, "bot": bot, "timed_out": own is None}]]
     if own is None:
-        strikes = doc.setdefault("strikes", {})
         strikes[key] = strikes.get(key, 0) + 1
         if timer.get("takeover_after") and strikes[key] >= timer["takeover_after"]:
             doc.setdefault("bots", {})[key] = bot
@@ -97,7 +100,8 @@ def person_acted(doc: dict[str, Any], seat: int) -> None:
 
 def due_decision(doc: dict[str, Any], ruleset: Ruleset, version: int, now: float) -> tuple[int, Any, list[Any], float]:
     """The first due decision, made by its bot: (seat, action, lifecycle events, lag after its due time);
-    raises :class:`NothingDue` (with the next due time) when none is due."""
+    the action is None when the seat concedes instead (``bot_move``). Raises :class:`NothingDue`
+    (with the next due time) when none is due."""
     seat = due_seat(doc, now) if doc["status"] == "ACTIVE" else None
     if seat is None:
         raise NothingDue(min(doc.get("waiting", {}).values(), default=None))
@@ -155,7 +159,11 @@ def turn_timer(req: svc.CreateGameRequest, ruleset: Ruleset) -> dict[str, Any] |
         return None
     timer = req.turn_timer
     bot = offered_bot(ruleset, timer.bot or bots.DEFAULT_BOT, "turn_timer.bot")
-    return {"seconds": timer.decision_seconds, "bot": bot, "takeover_after": timer.takeover_after}
+    if timer.concede_after and getattr(ruleset, "concede", None) is None:
+        raise InvalidArgument(ServiceReason.CONCEDE_NOT_SUPPORTED, f"{ruleset.INFO.id} games cannot be conceded: "
+                              "leave turn_timer.concede_after at 0.", field="turn_timer.concede_after")
+    return {"seconds": timer.decision_seconds, "bot": bot, "takeover_after": timer.takeover_after,
+            **({"concede_after": timer.concede_after} if timer.concede_after else {})}
 
 
 def _seed(game_seed: int, version: int, seat: int) -> int:

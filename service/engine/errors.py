@@ -19,6 +19,7 @@ class EngineReason(StrEnum):
     NOT_YOUR_DECISION = "NOT_YOUR_DECISION"  # the pending decision belongs to another seat
     GAME_NOT_STARTED = "GAME_NOT_STARTED"  # seats are still open
     GAME_FINISHED = "GAME_FINISHED"  # the game is over
+    SEAT_CONCEDED = "SEAT_CONCEDED"  # the seat conceded: it takes no more decisions
     # INVALID_ARGUMENT: malformed.
     INVALID_ACTION = "INVALID_ACTION"  # the action message is incomplete or contradictory
     INVALID_OPTION = "INVALID_OPTION"  # an option value the ruleset does not accept

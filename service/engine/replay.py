@@ -15,9 +15,13 @@ def new_game(ruleset: Ruleset, options: Options, seat_count: int, seed: int) -> 
 
 
 def replay(ruleset: Ruleset, options: Options, seat_count: int, seed: int,
-           actions: Iterable[tuple[int, Action]]) -> State:
-    """Set the game up from its seed and apply every ``(seat, action)`` in order."""
+           actions: Iterable[tuple[int, Action | None]]) -> State:
+    """Set the game up from its seed and apply every ``(seat, action)`` in order; an action of
+    None is the seat conceding (``ruleset.concede``: a log entry with a KIND_SEAT_CONCEDED event)."""
     state, _ = new_game(ruleset, options, seat_count, seed)
     for seat, action in actions:
-        ruleset.apply(state, seat, action)
+        if action is None:
+            ruleset.concede(state, seat)  # type: ignore[attr-defined]  # optional in the contract
+        else:
+            ruleset.apply(state, seat, action)
     return state

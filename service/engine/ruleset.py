@@ -33,6 +33,14 @@ randomness comes from ``service.engine.rng.Rng`` over the state's seed.
   (defaults filled; raises ``MalformedAction`` with reason ``INVALID_OPTION``),
   ``encode_options(dict) -> pb``, ``decode_action(pb) -> Action`` (raises
   ``MalformedAction``), ``encode_action(Action) -> pb``, ``encode_event(Event) -> pb``.
+- Optional ``concede(state, seat) -> list[Event]``: ``seat`` gives up now, whoever is to decide,
+  as the game defines it (BANG!: eliminated with the usual reveal; Ticket to Ride: no more turns,
+  score kept). Raises ``RuleError`` when it cannot (the game is over, the seat is out already).
+  Afterwards ``to_act`` never names the seat again. ``service.engine.replay`` replays a conceding
+  as the step ``(seat, None)``. A ruleset without one cannot be conceded (FAILED_PRECONDITION).
+- Optional ``rematch(state, options) -> Options``: the options of the next game at the same table
+  from a finished ``state`` (BANG!: survivors keep their characters, the Sheriff passes on);
+  without one, a rematch has the same options.
 - Optional ``encode_catalog() -> proto message``: the ruleset's static facts (a board, cards,
   characters, scoring tables) as its catalog message, the field named ``INFO.proto_field`` of
   ``GetRulesetResponse.catalog``. Built from the tables the rules themselves loaded, so the two

@@ -30,7 +30,7 @@ PUBLIC_FIELDS: dict[str, set[str]] = {
     "Snapshot": {"game", "viewer_seat", "view"},
     "Game": {"name", "ruleset", "status", "seats", "version", "options", "create_time", "update_time",
              "seed_chosen", "end", "action_count", "max_actions", "public"},
-    "Seat": {"index", "display_name", "occupied"},
+    "Seat": {"index", "display_name", "occupied", "conceded"},
     "GameOptions": {"ttr_europe"},
     "TtrEuropeOptions": {"tunnel_failure_discards"},
     "google.protobuf.Timestamp": {"seconds", "nanos"},
@@ -39,7 +39,7 @@ PUBLIC_FIELDS: dict[str, set[str]] = {
                       "ticket_pile_count", "players", "route_owners", "stations", "cards_drawn_this_turn",
                       "tunnel", "private", "final_scores", "last_round_trigger_seat", "winners"},
     "TtrPlayer": {"seat", "trains", "stations", "score", "train_card_count", "ticket_count",
-                  "offered_ticket_count"},
+                  "offered_ticket_count", "conceded"},
     "TtrStation": {"city", "seat"},
     "TtrTunnel": {"seat", "route_id", "payment", "revealed", "extra_cost"},
     "TtrPayment": {"color", "color_cards", "locomotives"},
@@ -78,6 +78,7 @@ PUBLIC_FIELDS: dict[str, set[str]] = {
     "TtrGameScored": {"scores", "winners"},
     "TtrTurnPassed": {"seat"},
     "SubmitActionResponse": {"game", "view", "events"},
+    "ConcedeGameResponse": {"game", "view", "events"},
     "ListLegalActionsResponse": {"version", "actions"},
     "WatchGameResponse": {"version", "events", "snapshot"},
     # ListGames: the lobby lists games, their seats and options; never a view.
@@ -179,6 +180,11 @@ def test_no_seat_or_spectator_sees_another_seats_hand_or_tickets(stub) -> None:
             stub.SubmitAction(svc.SubmitActionRequest(name=name, action=game_pb2.Action(
                 ttr_europe={"keep_tickets": {"ticket_ids": [1, 2, 3]}})), metadata=bearer(tokens[0]))
         errors.append(dict(error_info(err.value).metadata))
+    # Seat 1 concedes (its offered tickets go back under the pile): its answer holds only its own.
+    theirs = own_ticket_ids(stub, name, tokens[1])
+    conceded = stub.ConcedeGame(svc.ConcedeGameRequest(name=name), metadata=bearer(tokens[1]))
+    assert conceded.game.seats[1].conceded and conceded.game.status == game_pb2.GAME_STATUS_ACTIVE
+    assert_no_leak(conceded, 1, theirs)
     assert_no_leak(stub.GetGame(svc.GetGameRequest(name=name), metadata=bearer(tokens[0])), 0, mine)
     assert_no_leak(stub.GetGameLog(svc.GetGameLogRequest(name=name), metadata=bearer(tokens[0])), 0, mine)
     spectator = stub.GetGame(svc.GetGameRequest(name=name))

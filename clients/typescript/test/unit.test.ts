@@ -117,6 +117,8 @@ test("the generated service names every RPC of the contract", () => {
       "CreateGame",
       "JoinGame",
       "LeaveGame",
+      "ConcedeGame",
+      "RematchGame",
       "GetGame",
       "ListLegalActions",
       "SubmitAction",

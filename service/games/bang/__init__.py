@@ -25,6 +25,7 @@ from service.games.bang.codec import (
     encode_options,
     rematch_options,
 )
+from service.games.bang.concede import concede, rematch
 from service.games.bang.damage import WIN_RULES
 from service.games.bang.effects import EFFECTS, attacks, draws, equipment, green, healing  # noqa: F401  (registers)
 from service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
@@ -131,6 +132,7 @@ __all__ = [
     "BOTS",
     "INFO",
     "apply",
+    "concede",
     "decode_action",
     "decode_options",
     "encode_action",
@@ -141,6 +143,7 @@ __all__ = [
     "legal_actions",
     "opening_events",
     "project",
+    "rematch",
     "rematch_options",
     "setup",
     "to_act",

@@ -88,6 +88,8 @@ def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) 
     if winners is not None:
         state["winners"] = winners
         state["phase"] = "over"
+        for req in state["pending"]:  # cards a pending request held (a General Store's) are not lost
+            state["discard"].extend(req["args"].get("cards", []))
         state["pending"].clear()
         events.append({"kind": "game_over", "seats": winners, "roles": [q["role"] for q in state["p"]]})
 

@@ -52,6 +52,14 @@ class RequestKind:
         """Whether the request no longer needs an answer (an ability changed the situation)."""
         return False
 
+    def forfeit(self, state: State, req: Request, seat: int) -> bool:
+        """``seat`` concedes (``concede.py``; still alive when asked) while this request is pending:
+        close what the request holds for it; True to drop the request.
+
+        By default a request the seat owes is dropped, as for a player eliminated meanwhile;
+        a kind that holds cards, or whose order runs through the seat, says otherwise."""
+        return bool(req["seat"] == seat)
+
 
 class Step:
     """An engine step: resolves without a player, in stack order."""

@@ -22,6 +22,7 @@ from service.games.ttr_europe.codec import (
     encode_event,
     encode_options,
 )
+from service.games.ttr_europe.concede import concede
 from service.games.ttr_europe.setup import setup
 from service.games.ttr_europe.turns import is_over, to_act
 from service.games.ttr_europe.view import project, view
@@ -46,6 +47,6 @@ INFO = RulesetInfo(
 )
 
 __all__ = [
-    "BOTS", "INFO", "apply", "decode_action", "decode_options", "encode_action", "encode_catalog", "encode_event", "encode_options",
+    "BOTS", "INFO", "apply", "concede", "decode_action", "decode_options", "encode_action", "encode_catalog", "encode_event", "encode_options",
     "is_over", "legal_actions", "project", "setup", "to_act", "view",
 ]

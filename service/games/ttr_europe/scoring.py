@@ -43,13 +43,15 @@ def final_result(state: State) -> dict[str, Any]:
         # Interpretation: a player without a single route has no path to be longest with.
         entry["express"] = RULES.express_bonus if entry["longest"] == best_path > 0 else 0
         entry["total"] = entry["routes"] + entry["tickets"] + entry["stations"] + entry["express"]
-    return {"scores": scores, "winners": winners(scores)}
+    return {"scores": scores, "winners": winners(scores, state.get("conceded", ()))}
 
 
-def winners(scores: Sequence[dict[str, Any]]) -> list[int]:
-    """The seats ranked first by points and the tie-breaks (TTR-060, TTR-061)."""
-    def rank(entry: dict[str, Any]) -> tuple[int, int, int, int]:
-        return entry["total"], entry["completed"], -entry["stations_used"], entry["express"]
+def winners(scores: Sequence[dict[str, Any]], conceded: Iterable[int] = ()) -> list[int]:
+    """The seats ranked first by points and the tie-breaks (TTR-060, TTR-061); a seat that
+    conceded ranks below every seat that did not (``concede.py``)."""
+    out = set(conceded)
+    def rank(entry: dict[str, Any]) -> tuple[bool, int, int, int, int]:
+        return entry["seat"] not in out, entry["total"], entry["completed"], -entry["stations_used"], entry["express"]
     top = max(rank(entry) for entry in scores)
     return [entry["seat"] for entry in scores if rank(entry) == top]
 

@@ -71,6 +71,12 @@ def check_withdraw_tunnel(state: State, seat: int, action: dict[str, Any]) -> No
 
 def withdraw_tunnel(state: State, seat: int, plan: None, events: list[Event]) -> None:
     """Give up: the route stays free (TTR-037); the played cards go back, or away (house rule)."""
+    give_up_tunnel(state, seat, events)
+    end_turn(state, events)
+
+
+def give_up_tunnel(state: State, seat: int, events: list[Event]) -> None:
+    """End the tunnel attempt without building (a withdrawal, or the seat conceding)."""
     tunnel = state["tunnel"]
     played = [tunnel["color"]] * tunnel["cards"] + [LOCO] * tunnel["locos"]
     discarded = bool(state["opts"]["tunnel_failure_discards"])
@@ -84,7 +90,6 @@ def withdraw_tunnel(state: State, seat: int, plan: None, events: list[Event]) ->
     state["tunnel"] = None
     events.append({"type": "tunnel_withdrawn", "seat": seat, "route": tunnel["route"],
                    "discarded": discarded})
-    end_turn(state, events)
 
 
 def tunnel_options(state: State, seat: int) -> list[dict[str, Any]]:

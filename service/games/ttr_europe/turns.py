@@ -71,7 +71,10 @@ def gate(state: State, seat: int, kind: str) -> None:
 
 
 def end_turn(state: State, events: list[Event], passed: bool = False) -> None:
-    """Close the current turn: last-round bookkeeping, then the next seat or final scoring."""
+    """Close the current turn: last-round bookkeeping, then the next seat or final scoring.
+
+    Conceded seats (``concede.py``) are passed over; in the last round each one passed over
+    uses up its last turn, so the round still ends after the trigger's turn."""
     seat, count = state["turn"], state["n"]
     state["drawn"] = 0
     # Slots left empty while deck and discards were exhausted fill again once cards are back.
@@ -80,7 +83,7 @@ def end_turn(state: State, events: list[Event], passed: bool = False) -> None:
     # Interpretation (no rule covers it): when every player in a row could only pass, nothing
     # can ever change again, so the game ends and is scored instead of stalling forever.
     state["passes"] = state["passes"] + 1 if passed else 0
-    if state["passes"] >= count:
+    if state["passes"] >= len(playing(state)):
         finish(state, events)
         return
     last = state["last"]
@@ -91,18 +94,38 @@ def end_turn(state: State, events: list[Event], passed: bool = False) -> None:
             events.append({"type": "last_round", "seat": seat, "trains": state["trains"][seat]})
     else:
         last["left"] -= 1
-        if last["left"] <= 0:
-            finish(state, events)
-            return
-    state["turn"] = (seat + 1) % count
+    nxt = (seat + 1) % count
+    while nxt in conceded(state):
+        if state["last"] is not None:
+            state["last"]["left"] -= 1
+        nxt = (nxt + 1) % count
+    if state["last"] is not None and state["last"]["left"] <= 0:
+        finish(state, events)
+        return
+    state["turn"] = nxt
     events.append({"type": "turn_started", "seat": state["turn"]})
 
 
 def start_play(state: State, events: list[Event]) -> None:
-    """Every starting ticket choice is made: the first player's turn begins."""
+    """Every starting ticket choice is made: the first player's turn begins (the next one still
+    playing, when the first conceded during the choice)."""
     state["phase"] = "play"
-    state["turn"] = state["first"]
+    first = state["first"]
+    while first in conceded(state):
+        first = (first + 1) % state["n"]
+    state["turn"] = first
     events.append({"type": "turn_started", "seat": state["turn"]})
+
+
+def conceded(state: State) -> list[int]:
+    """The seats that conceded, in the order they did (absent from games nobody conceded in)."""
+    return list(state.get("conceded", ()))
+
+
+def playing(state: State) -> list[int]:
+    """The seats that have not conceded."""
+    out = conceded(state)
+    return [s for s in range(state["n"]) if s not in out]
 
 
 def finish(state: State, events: list[Event]) -> None:

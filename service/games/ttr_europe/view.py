@@ -41,11 +41,12 @@ def view(state: State, seat: int | None) -> pb.TtrEuropeView:
         route_owners=state["owner"],
     )
     add_player = msg.players.add
+    out = state.get("conceded", ())
     for s, (trains, stations, score, hand, tickets, offered) in enumerate(zip(
             state["trains"], state["stations"], state["score"], state["hands"], state["tickets"],
             state["offered"])):
         add_player(seat=s, trains=trains, stations=stations, score=score, train_card_count=sum(hand),
-                   ticket_count=len(tickets), offered_ticket_count=len(offered))
+                   ticket_count=len(tickets), offered_ticket_count=len(offered), conceded=s in out)
     add_station = msg.stations.add
     for city, owner in state["station_at"].items():
         add_station(city=city, seat=owner)

@@ -154,6 +154,12 @@ class KitPick(RequestKind):
         events.append({"kind": "put_back", "seat": seat, "cards": [back], "count": 1})
         draw_phase_done(state)
 
+    def forfeit(self, state: State, req: Request, seat: int) -> bool:
+        """Conceding while choosing: the three cards go with his hand (discarded, or to Vulture Sam)."""
+        if req["seat"] == seat:
+            player(state, seat)["hand"].extend(req["args"]["cards"])
+        return bool(req["seat"] == seat)
+
 
 @request("draw")
 class DrawChoice(RequestKind):

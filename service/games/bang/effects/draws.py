@@ -89,6 +89,22 @@ class StorePick(RequestKind):
         cards = req["args"]["cards"]
         return {"type": "choose", "card": cards[0]} if len(cards) == 1 else None
 
+    def forfeit(self, state: State, req: Request, seat: int) -> bool:
+        """The store passes over a player who concedes while it is his pick: the next living one
+        chooses, or the round is over and the rest is discarded. A source who concedes at his own
+        (first) pick hands the round's start on. (One who concedes later needs nothing: the cards
+        left are as many as the players still to pick.)"""
+        if req["seat"] != seat:
+            return False
+        nxt = next_alive(state, seat)
+        if req["source"] == seat:
+            req["source"] = nxt
+        elif nxt == req["source"]:
+            state["discard"].extend(req["args"]["cards"])
+            return True
+        req["seat"] = nxt
+        return False
+
 
 class _TakeOrDiscard(Effect):
     """A card of a player: ``pick`` is ``hand`` (random) or a card he has in play.

@@ -29,7 +29,7 @@ from tabletop.v1 import bang_pb2 as tabletop_dot_v1_dot_bang__pb2
 from tabletop.v1 import ttr_europe_pb2 as tabletop_dot_v1_dot_ttr__europe__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16tabletop/v1/game.proto\x12\x0btabletop.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dtabletop/v1/field_rules.proto\x1a\x16tabletop/v1/bang.proto\x1a\x1ctabletop/v1/ttr_europe.proto\"\xd7\x01\n\x07Ruleset\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\tmin_seats\x18\x03 \x01(\x05\x12\x11\n\tmax_seats\x18\x04 \x01(\x05\x12\x15\n\rrules_version\x18\x05 \x01(\t\x12+\n\x07options\x18\x06 \x03(\x0b\x32\x1a.tabletop.v1.RulesetOption\x12\x13\n\x0bmax_actions\x18\x07 \x01(\x05\x12+\n\x0bseat_ranges\x18\x08 \x03(\x0b\x32\x16.tabletop.v1.SeatRange\"h\n\tSeatRange\x12\x11\n\tmin_seats\x18\x01 \x01(\x05\x12\x11\n\tmax_seats\x18\x02 \x01(\x05\x12\x35\n\x10required_options\x18\x03 \x03(\x0b\x32\x1b.tabletop.v1.RequiredOption\"/\n\x0eRequiredOption\x12\x0e\n\x06option\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"a\n\rRulesetOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\t\"w\n\x0bGameOptions\x12\x33\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1d.tabletop.v1.TtrEuropeOptionsH\x00\x12(\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x18.tabletop.v1.BangOptionsH\x00\x42\t\n\x07ruleset\"J\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x10\n\x08occupied\x18\x03 \x01(\x08\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\"\xe0\x01\n\x07SeatBot\x12G\n\x04seat\x18\x01 \x01(\x05\x42\x39\xd2\x80\x19\x35\n\x11SEAT_OUT_OF_RANGE(\x00\x30\x07J\x1cseat is 0 to seat_count - 1.\x12\x8b\x01\n\x03\x62ot\x18\x02 \x01(\tB~\xe2\x41\x01\x02\xd2\x80\x19v\n\x10INVALID_BOT_NAME\"\x16^[a-z][a-z0-9_]{0,31}$JJbot is the name of one of the ruleset\'s bots, such as \"random\" or \"basic\".\"\xdc\x02\n\tTurnTimer\x12g\n\x10\x64\x65\x63ision_seconds\x18\x01 \x01(\x05\x42M\xe2\x41\x01\x02\xd2\x80\x19\x45\n\x12INVALID_TURN_TIMER(\x01\x30\x80\xf5$J)decision_seconds is 1 to 604800 (a week).\x12\x8a\x01\n\x03\x62ot\x18\x02 \x01(\tB}\xd2\x80\x19y\n\x10INVALID_BOT_NAME\"\x19^([a-z][a-z0-9_]{0,31})?$JJbot is the name of one of the ruleset\'s bots, such as \"random\" or \"basic\".\x12Y\n\x0etakeover_after\x18\x03 \x01(\x05\x42\x41\xd2\x80\x19=\n\x12INVALID_TURN_TIMER(\x00\x30\x64J#takeover_after is 0 (never) to 100.\"F\n\x08\x44\x65\x61\x64line\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x08\x64ue_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"4\n\x0eSeatCredential\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\"\xb7\x04\n\x04Game\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x08\x12\x16\n\x07ruleset\x18\x02 \x01(\tB\x05\xe2\x41\x02\x03\x05\x12-\n\x06status\x18\x03 \x01(\x0e\x32\x17.tabletop.v1.GameStatusB\x04\xe2\x41\x01\x03\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x11.tabletop.v1.SeatB\x04\xe2\x41\x01\x03\x12\x15\n\x07version\x18\x05 \x01(\x03\x42\x04\xe2\x41\x01\x03\x12\x30\n\x07options\x18\x06 \x01(\x0b\x32\x18.tabletop.v1.GameOptionsB\x05\xe2\x41\x02\x03\x05\x12\x35\n\x0b\x63reate_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x35\n\x0bupdate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x1a\n\x0bseed_chosen\x18\t \x01(\x08\x42\x05\xe2\x41\x02\x03\x05\x12\'\n\x03\x65nd\x18\n \x01(\x0e\x32\x14.tabletop.v1.GameEndB\x04\xe2\x41\x01\x03\x12\x1a\n\x0c\x61\x63tion_count\x18\x0b \x01(\x05\x42\x04\xe2\x41\x01\x03\x12\x1a\n\x0bmax_actions\x18\x0c \x01(\x05\x42\x05\xe2\x41\x02\x03\x05\x12\x31\n\nturn_timer\x18\r \x01(\x0b\x32\x16.tabletop.v1.TurnTimerB\x05\xe2\x41\x02\x03\x05\x12.\n\tdeadlines\x18\x0e \x03(\x0b\x32\x15.tabletop.v1.DeadlineB\x04\xe2\x41\x01\x03\x12\x15\n\x06public\x18\x0f \x01(\x08\x42\x05\xe2\x41\x02\x03\x05\"m\n\x06\x41\x63tion\x12\x32\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1c.tabletop.v1.TtrEuropeActionH\x00\x12\'\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x17.tabletop.v1.BangActionH\x00\x42\x06\n\x04game\"g\n\x04View\x12\x30\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.TtrEuropeViewH\x00\x12%\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x15.tabletop.v1.BangViewH\x00\x42\x06\n\x04game\"\xad\x01\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x30\n\tlifecycle\x18\x02 \x01(\x0b\x32\x1b.tabletop.v1.LifecycleEventH\x00\x12\x31\n\nttr_europe\x18\x03 \x01(\x0b\x32\x1b.tabletop.v1.TtrEuropeEventH\x00\x12&\n\x04\x62\x61ng\x18\x04 \x01(\x0b\x32\x16.tabletop.v1.BangEventH\x00\x42\x06\n\x04kind\"\xef\x02\n\x0eLifecycleEvent\x12.\n\x04kind\x18\x01 \x01(\x0e\x32 .tabletop.v1.LifecycleEvent.Kind\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\x12\x11\n\ttimed_out\x18\x05 \x01(\x08\"\xda\x01\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x10\n\x0cKIND_CREATED\x10\x01\x12\x14\n\x10KIND_SEAT_JOINED\x10\x02\x12\x10\n\x0cKIND_STARTED\x10\x03\x12\x11\n\rKIND_FINISHED\x10\x04\x12\x12\n\x0eKIND_ABANDONED\x10\x05\x12\x13\n\x0fKIND_BOT_PLAYED\x10\x06\x12\x18\n\x14KIND_SEAT_TAKEN_OVER\x10\x07\x12\x18\n\x14KIND_SEAT_TAKEN_BACK\x10\x08\x12\x12\n\x0eKIND_SEAT_LEFT\x10\tB\x07\n\x05_seat\"v\n\x08Snapshot\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x18\n\x0bviewer_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.tabletop.v1.ViewB\x0e\n\x0c_viewer_seat\"\xaa\x01\n\x08LogEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12#\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x13.tabletop.v1.Action\x12\"\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x12.tabletop.v1.Event\x12(\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05_seat*t\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03*S\n\x07GameEnd\x12\x18\n\x14GAME_END_UNSPECIFIED\x10\x00\x12\x16\n\x12GAME_END_COMPLETED\x10\x01\x12\x16\n\x12GAME_END_ABANDONED\x10\x02\x42\x8f\x01\n\x0f\x64\x65v.tabletop.v1B\tGameProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16tabletop/v1/game.proto\x12\x0btabletop.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dtabletop/v1/field_rules.proto\x1a\x16tabletop/v1/bang.proto\x1a\x1ctabletop/v1/ttr_europe.proto\"\xd7\x01\n\x07Ruleset\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x11\n\tmin_seats\x18\x03 \x01(\x05\x12\x11\n\tmax_seats\x18\x04 \x01(\x05\x12\x15\n\rrules_version\x18\x05 \x01(\t\x12+\n\x07options\x18\x06 \x03(\x0b\x32\x1a.tabletop.v1.RulesetOption\x12\x13\n\x0bmax_actions\x18\x07 \x01(\x05\x12+\n\x0bseat_ranges\x18\x08 \x03(\x0b\x32\x16.tabletop.v1.SeatRange\"h\n\tSeatRange\x12\x11\n\tmin_seats\x18\x01 \x01(\x05\x12\x11\n\tmax_seats\x18\x02 \x01(\x05\x12\x35\n\x10required_options\x18\x03 \x03(\x0b\x32\x1b.tabletop.v1.RequiredOption\"/\n\x0eRequiredOption\x12\x0e\n\x06option\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"a\n\rRulesetOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x16\n\x0e\x61llowed_values\x18\x04 \x03(\t\"w\n\x0bGameOptions\x12\x33\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1d.tabletop.v1.TtrEuropeOptionsH\x00\x12(\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x18.tabletop.v1.BangOptionsH\x00\x42\t\n\x07ruleset\"n\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x10\n\x08occupied\x18\x03 \x01(\x08\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\x12\x10\n\x08\x63onceded\x18\x05 \x01(\x08\x12\x10\n\x08reserved\x18\x06 \x01(\x08\"\xe0\x01\n\x07SeatBot\x12G\n\x04seat\x18\x01 \x01(\x05\x42\x39\xd2\x80\x19\x35\n\x11SEAT_OUT_OF_RANGE(\x00\x30\x07J\x1cseat is 0 to seat_count - 1.\x12\x8b\x01\n\x03\x62ot\x18\x02 \x01(\tB~\xe2\x41\x01\x02\xd2\x80\x19v\n\x10INVALID_BOT_NAME\"\x16^[a-z][a-z0-9_]{0,31}$JJbot is the name of one of the ruleset\'s bots, such as \"random\" or \"basic\".\"\xb5\x03\n\tTurnTimer\x12g\n\x10\x64\x65\x63ision_seconds\x18\x01 \x01(\x05\x42M\xe2\x41\x01\x02\xd2\x80\x19\x45\n\x12INVALID_TURN_TIMER(\x01\x30\x80\xf5$J)decision_seconds is 1 to 604800 (a week).\x12\x8a\x01\n\x03\x62ot\x18\x02 \x01(\tB}\xd2\x80\x19y\n\x10INVALID_BOT_NAME\"\x19^([a-z][a-z0-9_]{0,31})?$JJbot is the name of one of the ruleset\'s bots, such as \"random\" or \"basic\".\x12Y\n\x0etakeover_after\x18\x03 \x01(\x05\x42\x41\xd2\x80\x19=\n\x12INVALID_TURN_TIMER(\x00\x30\x64J#takeover_after is 0 (never) to 100.\x12W\n\rconcede_after\x18\x04 \x01(\x05\x42@\xd2\x80\x19<\n\x12INVALID_TURN_TIMER(\x00\x30\x64J\"concede_after is 0 (never) to 100.\"F\n\x08\x44\x65\x61\x64line\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x08\x64ue_time\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"4\n\x0eSeatCredential\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x14\n\x0cplayer_token\x18\x02 \x01(\t\"\xe9\x04\n\x04Game\x12\x12\n\x04name\x18\x01 \x01(\tB\x04\xe2\x41\x01\x08\x12\x16\n\x07ruleset\x18\x02 \x01(\tB\x05\xe2\x41\x02\x03\x05\x12-\n\x06status\x18\x03 \x01(\x0e\x32\x17.tabletop.v1.GameStatusB\x04\xe2\x41\x01\x03\x12&\n\x05seats\x18\x04 \x03(\x0b\x32\x11.tabletop.v1.SeatB\x04\xe2\x41\x01\x03\x12\x15\n\x07version\x18\x05 \x01(\x03\x42\x04\xe2\x41\x01\x03\x12\x30\n\x07options\x18\x06 \x01(\x0b\x32\x18.tabletop.v1.GameOptionsB\x05\xe2\x41\x02\x03\x05\x12\x35\n\x0b\x63reate_time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x35\n\x0bupdate_time\x18\x08 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x04\xe2\x41\x01\x03\x12\x1a\n\x0bseed_chosen\x18\t \x01(\x08\x42\x05\xe2\x41\x02\x03\x05\x12\'\n\x03\x65nd\x18\n \x01(\x0e\x32\x14.tabletop.v1.GameEndB\x04\xe2\x41\x01\x03\x12\x1a\n\x0c\x61\x63tion_count\x18\x0b \x01(\x05\x42\x04\xe2\x41\x01\x03\x12\x1a\n\x0bmax_actions\x18\x0c \x01(\x05\x42\x05\xe2\x41\x02\x03\x05\x12\x31\n\nturn_timer\x18\r \x01(\x0b\x32\x16.tabletop.v1.TurnTimerB\x05\xe2\x41\x02\x03\x05\x12.\n\tdeadlines\x18\x0e \x03(\x0b\x32\x15.tabletop.v1.DeadlineB\x04\xe2\x41\x01\x03\x12\x15\n\x06public\x18\x0f \x01(\x08\x42\x05\xe2\x41\x02\x03\x05\x12\x15\n\x07rematch\x18\x10 \x01(\tB\x04\xe2\x41\x01\x03\x12\x19\n\nrematch_of\x18\x11 \x01(\tB\x05\xe2\x41\x02\x03\x05\"m\n\x06\x41\x63tion\x12\x32\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1c.tabletop.v1.TtrEuropeActionH\x00\x12\'\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x17.tabletop.v1.BangActionH\x00\x42\x06\n\x04game\"g\n\x04View\x12\x30\n\nttr_europe\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.TtrEuropeViewH\x00\x12%\n\x04\x62\x61ng\x18\x02 \x01(\x0b\x32\x15.tabletop.v1.BangViewH\x00\x42\x06\n\x04game\"\xad\x01\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x30\n\tlifecycle\x18\x02 \x01(\x0b\x32\x1b.tabletop.v1.LifecycleEventH\x00\x12\x31\n\nttr_europe\x18\x03 \x01(\x0b\x32\x1b.tabletop.v1.TtrEuropeEventH\x00\x12&\n\x04\x62\x61ng\x18\x04 \x01(\x0b\x32\x16.tabletop.v1.BangEventH\x00\x42\x06\n\x04kind\"\xa7\x03\n\x0eLifecycleEvent\x12.\n\x04kind\x18\x01 \x01(\x0e\x32 .tabletop.v1.LifecycleEvent.Kind\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x0c\x64isplay_name\x18\x03 \x01(\t\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\x12\x11\n\ttimed_out\x18\x05 \x01(\x08\x12\x0c\n\x04game\x18\x06 \x01(\t\"\x84\x02\n\x04Kind\x12\x14\n\x10KIND_UNSPECIFIED\x10\x00\x12\x10\n\x0cKIND_CREATED\x10\x01\x12\x14\n\x10KIND_SEAT_JOINED\x10\x02\x12\x10\n\x0cKIND_STARTED\x10\x03\x12\x11\n\rKIND_FINISHED\x10\x04\x12\x12\n\x0eKIND_ABANDONED\x10\x05\x12\x13\n\x0fKIND_BOT_PLAYED\x10\x06\x12\x18\n\x14KIND_SEAT_TAKEN_OVER\x10\x07\x12\x18\n\x14KIND_SEAT_TAKEN_BACK\x10\x08\x12\x12\n\x0eKIND_SEAT_LEFT\x10\t\x12\x16\n\x12KIND_SEAT_CONCEDED\x10\n\x12\x10\n\x0cKIND_REMATCH\x10\x0b\x42\x07\n\x05_seat\"v\n\x08Snapshot\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x18\n\x0bviewer_seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x1f\n\x04view\x18\x03 \x01(\x0b\x32\x11.tabletop.v1.ViewB\x0e\n\x0c_viewer_seat\"\xaa\x01\n\x08LogEntry\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12#\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x13.tabletop.v1.Action\x12\"\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x12.tabletop.v1.Event\x12(\n\x04time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x07\n\x05_seat*t\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_WAITING\x10\x01\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x02\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x03*S\n\x07GameEnd\x12\x18\n\x14GAME_END_UNSPECIFIED\x10\x00\x12\x16\n\x12GAME_END_COMPLETED\x10\x01\x12\x16\n\x12GAME_END_ABANDONED\x10\x02\x42\x8f\x01\n\x0f\x64\x65v.tabletop.v1B\tGameProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -47,6 +47,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TURNTIMER'].fields_by_name['bot']._serialized_options = b'\322\200\031y\n\020INVALID_BOT_NAME\"\031^([a-z][a-z0-9_]{0,31})?$JJbot is the name of one of the ruleset\'s bots, such as \"random\" or \"basic\".'
   _globals['_TURNTIMER'].fields_by_name['takeover_after']._loaded_options = None
   _globals['_TURNTIMER'].fields_by_name['takeover_after']._serialized_options = b'\322\200\031=\n\022INVALID_TURN_TIMER(\0000dJ#takeover_after is 0 (never) to 100.'
+  _globals['_TURNTIMER'].fields_by_name['concede_after']._loaded_options = None
+  _globals['_TURNTIMER'].fields_by_name['concede_after']._serialized_options = b'\322\200\031<\n\022INVALID_TURN_TIMER(\0000dJ\"concede_after is 0 (never) to 100.'
   _globals['_GAME'].fields_by_name['name']._loaded_options = None
   _globals['_GAME'].fields_by_name['name']._serialized_options = b'\342A\001\010'
   _globals['_GAME'].fields_by_name['ruleset']._loaded_options = None
@@ -77,10 +79,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAME'].fields_by_name['deadlines']._serialized_options = b'\342A\001\003'
   _globals['_GAME'].fields_by_name['public']._loaded_options = None
   _globals['_GAME'].fields_by_name['public']._serialized_options = b'\342A\002\003\005'
-  _globals['_GAMESTATUS']._serialized_start=3188
-  _globals['_GAMESTATUS']._serialized_end=3304
-  _globals['_GAMEEND']._serialized_start=3306
-  _globals['_GAMEEND']._serialized_end=3389
+  _globals['_GAME'].fields_by_name['rematch']._loaded_options = None
+  _globals['_GAME'].fields_by_name['rematch']._serialized_options = b'\342A\001\003'
+  _globals['_GAME'].fields_by_name['rematch_of']._loaded_options = None
+  _globals['_GAME'].fields_by_name['rematch_of']._serialized_options = b'\342A\002\003\005'
+  _globals['_GAMESTATUS']._serialized_start=3419
+  _globals['_GAMESTATUS']._serialized_end=3535
+  _globals['_GAMEEND']._serialized_start=3537
+  _globals['_GAMEEND']._serialized_end=3620
   _globals['_RULESET']._serialized_start=191
   _globals['_RULESET']._serialized_end=406
   _globals['_SEATRANGE']._serialized_start=408
@@ -92,29 +98,29 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMEOPTIONS']._serialized_start=662
   _globals['_GAMEOPTIONS']._serialized_end=781
   _globals['_SEAT']._serialized_start=783
-  _globals['_SEAT']._serialized_end=857
-  _globals['_SEATBOT']._serialized_start=860
-  _globals['_SEATBOT']._serialized_end=1084
-  _globals['_TURNTIMER']._serialized_start=1087
-  _globals['_TURNTIMER']._serialized_end=1435
-  _globals['_DEADLINE']._serialized_start=1437
-  _globals['_DEADLINE']._serialized_end=1507
-  _globals['_SEATCREDENTIAL']._serialized_start=1509
-  _globals['_SEATCREDENTIAL']._serialized_end=1561
-  _globals['_GAME']._serialized_start=1564
-  _globals['_GAME']._serialized_end=2131
-  _globals['_ACTION']._serialized_start=2133
-  _globals['_ACTION']._serialized_end=2242
-  _globals['_VIEW']._serialized_start=2244
-  _globals['_VIEW']._serialized_end=2347
-  _globals['_EVENT']._serialized_start=2350
-  _globals['_EVENT']._serialized_end=2523
-  _globals['_LIFECYCLEEVENT']._serialized_start=2526
-  _globals['_LIFECYCLEEVENT']._serialized_end=2893
-  _globals['_LIFECYCLEEVENT_KIND']._serialized_start=2666
-  _globals['_LIFECYCLEEVENT_KIND']._serialized_end=2884
-  _globals['_SNAPSHOT']._serialized_start=2895
-  _globals['_SNAPSHOT']._serialized_end=3013
-  _globals['_LOGENTRY']._serialized_start=3016
-  _globals['_LOGENTRY']._serialized_end=3186
+  _globals['_SEAT']._serialized_end=893
+  _globals['_SEATBOT']._serialized_start=896
+  _globals['_SEATBOT']._serialized_end=1120
+  _globals['_TURNTIMER']._serialized_start=1123
+  _globals['_TURNTIMER']._serialized_end=1560
+  _globals['_DEADLINE']._serialized_start=1562
+  _globals['_DEADLINE']._serialized_end=1632
+  _globals['_SEATCREDENTIAL']._serialized_start=1634
+  _globals['_SEATCREDENTIAL']._serialized_end=1686
+  _globals['_GAME']._serialized_start=1689
+  _globals['_GAME']._serialized_end=2306
+  _globals['_ACTION']._serialized_start=2308
+  _globals['_ACTION']._serialized_end=2417
+  _globals['_VIEW']._serialized_start=2419
+  _globals['_VIEW']._serialized_end=2522
+  _globals['_EVENT']._serialized_start=2525
+  _globals['_EVENT']._serialized_end=2698
+  _globals['_LIFECYCLEEVENT']._serialized_start=2701
+  _globals['_LIFECYCLEEVENT']._serialized_end=3124
+  _globals['_LIFECYCLEEVENT_KIND']._serialized_start=2855
+  _globals['_LIFECYCLEEVENT_KIND']._serialized_end=3115
+  _globals['_SNAPSHOT']._serialized_start=3126
+  _globals['_SNAPSHOT']._serialized_end=3244
+  _globals['_LOGENTRY']._serialized_start=3247
+  _globals['_LOGENTRY']._serialized_end=3417
 # @@protoc_insertion_point(module_scope)

@@ -269,6 +269,8 @@ class Seat(_message.Message):
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
     OCCUPIED_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    CONCEDED_FIELD_NUMBER: _builtins.int
+    RESERVED_FIELD_NUMBER: _builtins.int
     index: _builtins.int
     """Seat index, 0-based, in turn order."""
     display_name: _builtins.str
@@ -279,6 +281,12 @@ class Seat(_message.Message):
     """The bot that plays this seat ("random", "basic"); empty for a person. A person's seat becomes a
     bot's when its decisions time out TurnTimer.takeover_after times in a row.
     """
+    conceded: _builtins.bool
+    """True once the seat conceded (ConcedeGame, or TurnTimer.concede_after): it takes no more decisions."""
+    reserved: _builtins.bool
+    """True while the seat is kept for the player of the same seat in the game this one is a rematch of,
+    until that player calls RematchGame there; JoinGame cannot take it.
+    """
     def __init__(
         self,
         *,
@@ -286,10 +294,12 @@ class Seat(_message.Message):
         display_name: _builtins.str = ...,
         occupied: _builtins.bool = ...,
         bot: _builtins.str = ...,
+        conceded: _builtins.bool = ...,
+        reserved: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "display_name", b"display_name", "index", b"index", "occupied", b"occupied"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "conceded", b"conceded", "display_name", b"display_name", "index", b"index", "occupied", b"occupied", "reserved", b"reserved"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -330,22 +340,29 @@ class TurnTimer(_message.Message):
     DECISION_SECONDS_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
     TAKEOVER_AFTER_FIELD_NUMBER: _builtins.int
+    CONCEDE_AFTER_FIELD_NUMBER: _builtins.int
     decision_seconds: _builtins.int
     """Seconds each decision may take."""
     bot: _builtins.str
     """The bot that decides when the time is up; "random" when empty."""
     takeover_after: _builtins.int
     """After this many timed-out decisions in a row the bot keeps the seat (Seat.bot); 0: never."""
+    concede_after: _builtins.int
+    """After this many timed-out decisions in a row the seat concedes (ConcedeGame) instead of a bot
+    deciding; 0: never. With 1, the first timeout concedes. When both this and takeover_after are set,
+    the lower count applies first.
+    """
     def __init__(
         self,
         *,
         decision_seconds: _builtins.int = ...,
         bot: _builtins.str = ...,
         takeover_after: _builtins.int = ...,
+        concede_after: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "decision_seconds", b"decision_seconds", "takeover_after", b"takeover_after"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "concede_after", b"concede_after", "decision_seconds", b"decision_seconds", "takeover_after", b"takeover_after"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -426,6 +443,8 @@ class Game(_message.Message):
     TURN_TIMER_FIELD_NUMBER: _builtins.int
     DEADLINES_FIELD_NUMBER: _builtins.int
     PUBLIC_FIELD_NUMBER: _builtins.int
+    REMATCH_FIELD_NUMBER: _builtins.int
+    REMATCH_OF_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     ruleset: _builtins.str
@@ -446,6 +465,10 @@ class Game(_message.Message):
     """The game ends as abandoned when action_count reaches this (CreateGameRequest.max_actions or the ruleset's)."""
     public: _builtins.bool
     """Listed by ListGames (CreateGameRequest.public)."""
+    rematch: _builtins.str
+    """Once a seat asked for a rematch of this finished game (RematchGame): the new game's resource name."""
+    rematch_of: _builtins.str
+    """The game this one is a rematch of, "games/{game}"; empty for a new table."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """Every seat, in turn order."""
@@ -488,10 +511,12 @@ class Game(_message.Message):
         turn_timer: Global___TurnTimer | None = ...,
         deadlines: _abc.Iterable[Global___Deadline] | None = ...,
         public: _builtins.bool = ...,
+        rematch: _builtins.str = ...,
+        rematch_of: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "options", b"options", "turn_timer", b"turn_timer", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "deadlines", b"deadlines", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "public", b"public", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "turn_timer", b"turn_timer", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "deadlines", b"deadlines", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "turn_timer", b"turn_timer", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -639,6 +664,12 @@ class LifecycleEvent(_message.Message):
         """The person plays `seat` again (SetSeatBot with no bot)."""
         KIND_SEAT_LEFT: LifecycleEvent._Kind.ValueType  # 9
         """The player of `seat` left a game that had not started; the seat is open again."""
+        KIND_SEAT_CONCEDED: LifecycleEvent._Kind.ValueType  # 10
+        """`seat` conceded (ConcedeGame; `timed_out` when TurnTimer.concede_after decided it); the ruleset's
+        own events (an elimination, the next turn, final scoring) follow at the same version.
+        """
+        KIND_REMATCH: LifecycleEvent._Kind.ValueType  # 11
+        """A rematch of this game was created: `game` names it; each seat takes its seat there with RematchGame."""
 
     class Kind(_Kind, metaclass=_KindEnumTypeWrapper):
         """What kind of change."""
@@ -667,12 +698,19 @@ class LifecycleEvent(_message.Message):
     """The person plays `seat` again (SetSeatBot with no bot)."""
     KIND_SEAT_LEFT: LifecycleEvent.Kind.ValueType  # 9
     """The player of `seat` left a game that had not started; the seat is open again."""
+    KIND_SEAT_CONCEDED: LifecycleEvent.Kind.ValueType  # 10
+    """`seat` conceded (ConcedeGame; `timed_out` when TurnTimer.concede_after decided it); the ruleset's
+    own events (an elimination, the next turn, final scoring) follow at the same version.
+    """
+    KIND_REMATCH: LifecycleEvent.Kind.ValueType  # 11
+    """A rematch of this game was created: `game` names it; each seat takes its seat there with RematchGame."""
 
     KIND_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
     TIMED_OUT_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
     kind: Global___LifecycleEvent.Kind.ValueType
     """What kind of change."""
     seat: _builtins.int
@@ -682,7 +720,11 @@ class LifecycleEvent(_message.Message):
     bot: _builtins.str
     """The bot, for KIND_BOT_PLAYED and KIND_SEAT_TAKEN_OVER."""
     timed_out: _builtins.bool
-    """For KIND_BOT_PLAYED: the seat's time ran out (else it is a bot's seat)."""
+    """For KIND_BOT_PLAYED and KIND_SEAT_CONCEDED: the seat's time ran out (else it is a bot's seat, or
+    the player conceded).
+    """
+    game: _builtins.str
+    """For KIND_REMATCH: the new game's resource name, "games/{game}"."""
     def __init__(
         self,
         *,
@@ -691,10 +733,11 @@ class LifecycleEvent(_message.Message):
         display_name: _builtins.str = ...,
         bot: _builtins.str = ...,
         timed_out: _builtins.bool = ...,
+        game: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "display_name", b"display_name", "kind", b"kind", "seat", b"seat", "timed_out", b"timed_out"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "display_name", b"display_name", "game", b"game", "kind", b"kind", "seat", b"seat", "timed_out", b"timed_out"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

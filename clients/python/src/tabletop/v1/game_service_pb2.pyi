@@ -775,3 +775,117 @@ class LeaveGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___LeaveGameResponse: _TypeAlias = LeaveGameResponse  # noqa: Y015
+
+@_typing.final
+class ConcedeGameRequest(_message.Message):
+    """Request for ConcedeGame. The seat is the caller's (its player token)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Resource name, "games/{game}"."""
+    request_id: _builtins.str
+    """A client-chosen id; a repeat returns the first response and concedes nothing more."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        request_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConcedeGameRequest: _TypeAlias = ConcedeGameRequest  # noqa: Y015
+
+@_typing.final
+class ConcedeGameResponse(_message.Message):
+    """Response of ConcedeGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The game after the concession (the seat is marked conceded; the game may be over)."""
+
+    @_builtins.property
+    def view(self) -> _game_pb2.View:
+        """The caller's new view."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
+        """The events the concession caused, as the caller may see them."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.Game | None = ...,
+        view: _game_pb2.View | None = ...,
+        events: _abc.Iterable[_game_pb2.Event] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game", b"game", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConcedeGameResponse: _TypeAlias = ConcedeGameResponse  # noqa: Y015
+
+@_typing.final
+class RematchGameRequest(_message.Message):
+    """Request for RematchGame. The caller is a seat of the finished game (its player token)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    """Resource name, "games/{game}"."""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchGameRequest: _TypeAlias = RematchGameRequest  # noqa: Y015
+
+@_typing.final
+class RematchGameResponse(_message.Message):
+    """Response of RematchGame."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    CREDENTIAL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The new game: it starts when every seat of the old game has called RematchGame (bots are seated)."""
+
+    @_builtins.property
+    def credential(self) -> _game_pb2.SeatCredential:
+        """The caller's seat in the new game: the same index as in the old one."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.Game | None = ...,
+        credential: _game_pb2.SeatCredential | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["credential", b"credential", "game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["credential", b"credential", "game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RematchGameResponse: _TypeAlias = RematchGameResponse  # noqa: Y015

@@ -65,6 +65,16 @@ class GameServiceStub:
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
                 _registered_method=True)
+        self.ConcedeGame = channel.unary_unary(
+                '/tabletop.v1.GameService/ConcedeGame',
+                request_serializer=tabletop_dot_v1_dot_game__service__pb2.ConcedeGameRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_game__service__pb2.ConcedeGameResponse.FromString,
+                _registered_method=True)
+        self.RematchGame = channel.unary_unary(
+                '/tabletop.v1.GameService/RematchGame',
+                request_serializer=tabletop_dot_v1_dot_game__service__pb2.RematchGameRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_game__service__pb2.RematchGameResponse.FromString,
+                _registered_method=True)
         self.GetGame = channel.unary_unary(
                 '/tabletop.v1.GameService/GetGame',
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.GetGameRequest.SerializeToString,
@@ -146,6 +156,23 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ConcedeGame(self, request, context):
+        """Concedes the caller's seat in a started game, as its ruleset defines conceding (BANG!: the player is
+        eliminated with the usual reveal; Ticket to Ride: the seat keeps its score and takes no more turns).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RematchGame(self, request, context):
+        """Creates the next game at the same table from a finished one, or takes the caller's seat in it.
+        The first call creates it (same ruleset, seats, bots and timer; the ruleset's rematch options); each
+        seat of the old game calls it to get its own seat's token. The old game names it (Game.rematch).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetGame(self, request, context):
         """The caller's view: public state plus the caller's private state.
         """
@@ -220,6 +247,16 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.LeaveGame,
                     request_deserializer=tabletop_dot_v1_dot_game__service__pb2.LeaveGameRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_game__service__pb2.LeaveGameResponse.SerializeToString,
+            ),
+            'ConcedeGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ConcedeGame,
+                    request_deserializer=tabletop_dot_v1_dot_game__service__pb2.ConcedeGameRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_game__service__pb2.ConcedeGameResponse.SerializeToString,
+            ),
+            'RematchGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.RematchGame,
+                    request_deserializer=tabletop_dot_v1_dot_game__service__pb2.RematchGameRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_game__service__pb2.RematchGameResponse.SerializeToString,
             ),
             'GetGame': grpc.unary_unary_rpc_method_handler(
                     servicer.GetGame,
@@ -415,6 +452,60 @@ class GameService:
             '/tabletop.v1.GameService/LeaveGame',
             tabletop_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
             tabletop_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ConcedeGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/ConcedeGame',
+            tabletop_dot_v1_dot_game__service__pb2.ConcedeGameRequest.SerializeToString,
+            tabletop_dot_v1_dot_game__service__pb2.ConcedeGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RematchGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/RematchGame',
+            tabletop_dot_v1_dot_game__service__pb2.RematchGameRequest.SerializeToString,
+            tabletop_dot_v1_dot_game__service__pb2.RematchGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

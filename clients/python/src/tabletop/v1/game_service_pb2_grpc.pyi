@@ -56,6 +56,15 @@ class GameServiceStub:
     """Takes an open seat. The game starts when every seat is filled."""
     LeaveGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]
     """Gives up the caller's seat in a game that has not started: the seat is open again and the token void."""
+    ConcedeGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ConcedeGameRequest, _game_service_pb2.ConcedeGameResponse]
+    """Concedes the caller's seat in a started game, as its ruleset defines conceding (BANG!: the player is
+    eliminated with the usual reveal; Ticket to Ride: the seat keeps its score and takes no more turns).
+    """
+    RematchGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.RematchGameRequest, _game_service_pb2.RematchGameResponse]
+    """Creates the next game at the same table from a finished one, or takes the caller's seat in it.
+    The first call creates it (same ruleset, seats, bots and timer; the ruleset's rematch options); each
+    seat of the old game calls it to get its own seat's token. The old game names it (Game.rematch).
+    """
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]
     """The caller's view: public state plus the caller's private state."""
     ListLegalActions: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListLegalActionsRequest, _game_service_pb2.ListLegalActionsResponse]
@@ -91,6 +100,15 @@ class GameServiceAsyncStub(GameServiceStub):
     """Takes an open seat. The game starts when every seat is filled."""
     LeaveGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
     """Gives up the caller's seat in a game that has not started: the seat is open again and the token void."""
+    ConcedeGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ConcedeGameRequest, _game_service_pb2.ConcedeGameResponse]  # type: ignore[assignment]
+    """Concedes the caller's seat in a started game, as its ruleset defines conceding (BANG!: the player is
+    eliminated with the usual reveal; Ticket to Ride: the seat keeps its score and takes no more turns).
+    """
+    RematchGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.RematchGameRequest, _game_service_pb2.RematchGameResponse]  # type: ignore[assignment]
+    """Creates the next game at the same table from a finished one, or takes the caller's seat in it.
+    The first call creates it (same ruleset, seats, bots and timer; the ruleset's rematch options); each
+    seat of the old game calls it to get its own seat's token. The old game names it (Game.rematch).
+    """
     GetGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_service_pb2.GetGameResponse]  # type: ignore[assignment]
     """The caller's view: public state plus the caller's private state."""
     ListLegalActions: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListLegalActionsRequest, _game_service_pb2.ListLegalActionsResponse]  # type: ignore[assignment]
@@ -159,6 +177,27 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.LeaveGameResponse, _abc.Awaitable[_game_service_pb2.LeaveGameResponse]]:
         """Gives up the caller's seat in a game that has not started: the seat is open again and the token void."""
+
+    @_abc_1.abstractmethod
+    def ConcedeGame(
+        self,
+        request: _game_service_pb2.ConcedeGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ConcedeGameResponse, _abc.Awaitable[_game_service_pb2.ConcedeGameResponse]]:
+        """Concedes the caller's seat in a started game, as its ruleset defines conceding (BANG!: the player is
+        eliminated with the usual reveal; Ticket to Ride: the seat keeps its score and takes no more turns).
+        """
+
+    @_abc_1.abstractmethod
+    def RematchGame(
+        self,
+        request: _game_service_pb2.RematchGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.RematchGameResponse, _abc.Awaitable[_game_service_pb2.RematchGameResponse]]:
+        """Creates the next game at the same table from a finished one, or takes the caller's seat in it.
+        The first call creates it (same ruleset, seats, bots and timer; the ruleset's rematch options); each
+        seat of the old game calls it to get its own seat's token. The old game names it (Game.rematch).
+        """
 
     @_abc_1.abstractmethod
     def GetGame(

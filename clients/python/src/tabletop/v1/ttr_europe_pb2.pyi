@@ -585,6 +585,7 @@ class TtrPlayer(_message.Message):
     TRAIN_CARD_COUNT_FIELD_NUMBER: _builtins.int
     TICKET_COUNT_FIELD_NUMBER: _builtins.int
     OFFERED_TICKET_COUNT_FIELD_NUMBER: _builtins.int
+    CONCEDED_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat."""
     trains: _builtins.int
@@ -599,6 +600,10 @@ class TtrPlayer(_message.Message):
     """Destination tickets held."""
     offered_ticket_count: _builtins.int
     """Tickets offered to the player and not yet chosen (count only)."""
+    conceded: _builtins.bool
+    """True once the seat conceded: it takes no more turns; its routes, stations and tickets are scored at
+    the end, and it ranks below every seat that did not concede.
+    """
     def __init__(
         self,
         *,
@@ -609,10 +614,11 @@ class TtrPlayer(_message.Message):
         train_card_count: _builtins.int = ...,
         ticket_count: _builtins.int = ...,
         offered_ticket_count: _builtins.int = ...,
+        conceded: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["offered_ticket_count", b"offered_ticket_count", "score", b"score", "seat", b"seat", "stations", b"stations", "ticket_count", b"ticket_count", "train_card_count", b"train_card_count", "trains", b"trains"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["conceded", b"conceded", "offered_ticket_count", b"offered_ticket_count", "score", b"score", "seat", b"seat", "stations", b"stations", "ticket_count", b"ticket_count", "train_card_count", b"train_card_count", "trains", b"trains"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
