@@ -211,3 +211,20 @@ def test_conceding_anywhere_keeps_every_invariant_and_the_game_ends(seed: int, s
         ttr.apply(state, seat, rng.choice(actions))
     assert ttr.is_over(state)
     check_invariants(state)
+
+
+def test_two_seats_one_conceding_during_the_starting_choice_ends_the_game() -> None:
+    state = ttr.setup(ttr.decode_options(None), 2, 6)
+    ttr.concede(state, 1)
+    assert ttr.is_over(state) and state["result"]["winners"] == [0]
+    check_invariants(state)
+
+
+def test_the_last_seat_still_choosing_conceding_starts_play() -> None:
+    state = ttr.setup(ttr.decode_options(None), 3, 6)
+    for seat in (0, 1):
+        ttr.apply(state, seat, {"kind": "keep_tickets", "tickets": state["offered"][seat][:2]})
+    events = ttr.concede(state, 2)
+    assert state["phase"] == "play" and {"type": "turn_started", "seat": state["turn"]} in events
+    assert state["turn"] != 2 and ttr.to_act(state) == [state["turn"]]
+    check_invariants(state)
