@@ -117,6 +117,7 @@ class _Connection(asyncio.Protocol):
         self.reader = hiredis.Reader(replyError=exceptions.ResponseError)
         self.waiting: deque[_Waiter] = deque()
         self.closed = False
+        self.retiring = False  # no new commands; closed once the replies in flight have arrived
         self._lost: BaseException | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._outgoing: list[bytes] = []
@@ -145,6 +146,9 @@ class _Connection(asyncio.Protocol):
                         waiter.future.set_result(waiter.replies)
         except (hiredis.ProtocolError, IndexError) as exc:
             self._fail(exceptions.ConnectionError(f"Redis sent a reply that cannot be parsed: {exc}"))
+            return
+        if self.retiring and not waiting:
+            self.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.closed = True
@@ -158,7 +162,7 @@ class _Connection(asyncio.Protocol):
 
     def send(self, packed: bytes, count: int, timeout: float | None = None) -> asyncio.Future[Any]:
         """Write commands; the future resolves to the reply (a list of ``count`` > 1 replies)."""
-        if self.closed or self.transport is None:
+        if self.closed or self.retiring or self.transport is None:
             raise exceptions.ConnectionError("Connection to Redis is closed.")
         loop = self.loop
         future = loop.create_future()
@@ -169,6 +173,16 @@ class _Connection(asyncio.Protocol):
         if self._timer is None:
             self._timer = loop.call_later(self.timeout / 4, self._check_deadline)
         return future
+
+    def retire(self) -> None:
+        """Take no new commands, and close once every command already sent has its reply.
+
+        Closing at once would fail the other callers' commands in flight on this shared
+        connection as "connection lost", hiding the reply Redis is about to give them.
+        """
+        self.retiring = True
+        if not self.waiting:
+            self.close()
 
     def close(self) -> None:
         """Close the connection; one whose event loop has already ended is only let go."""
@@ -217,23 +231,23 @@ class Redis:
     async def execute(self, *args: Any) -> Any:
         """Run one command; returns its reply (error replies raise)."""
         conn = self._shared
-        if conn is None or conn.closed or conn.loop is not asyncio.get_running_loop():
+        if conn is None or conn.closed or conn.retiring or conn.loop is not asyncio.get_running_loop():
             conn = await self._shared_connection()
         try:
             return await conn.send(pack(args), 1)
         except (exceptions.ReadOnlyError, MasterDownError):
-            conn.close()  # a demoted primary: the next call connects (and re-resolves) afresh
+            conn.retire()  # a demoted primary: the next call connects (and re-resolves) afresh
             raise
 
     async def pipeline(self, *commands: tuple[Any, ...]) -> list[Any]:
         """Run several commands in one write; returns their replies (error replies in place)."""
         conn = self._shared
-        if conn is None or conn.closed or conn.loop is not asyncio.get_running_loop():
+        if conn is None or conn.closed or conn.retiring or conn.loop is not asyncio.get_running_loop():
             conn = await self._shared_connection()
         reply = await conn.send(b"".join(pack(c) for c in commands), len(commands))
         replies: list[Any] = [reply] if len(commands) == 1 else reply  # send gives one reply bare
         if any(isinstance(r, (exceptions.ReadOnlyError, MasterDownError)) for r in replies):
-            conn.close()  # as in execute
+            conn.retire()  # as in execute
         return replies
 
     async def evalsha(self, script: Script, keys: list[str], args: list[Any]) -> Any:

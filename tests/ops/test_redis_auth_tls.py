@@ -7,6 +7,7 @@ Uses Debian's /usr/bin/redis-server (built with TLS), started on free loopback p
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import shutil
 import subprocess
@@ -21,6 +22,7 @@ import redis
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
+from service.store import resp
 from tests.conftest import start_grpc
 from tests.helpers import create_game, error_info
 from tests.ops.cluster import free_port
@@ -149,6 +151,46 @@ def test_replica_without_primary_is_master_down(caplog: pytest.LogCaptureFixture
         assert_unavailable(err.value, "STORE_MASTER_DOWN", caplog)
     finally:
         orphan.stop()
+
+
+def test_a_refusal_does_not_cut_the_commands_behind_it() -> None:
+    """A refusal on the shared connection leaves the commands already in flight on it their replies.
+
+    The client drops a connection that said MASTERDOWN or READONLY (the primary may have
+    moved). A slower command sent behind the refused one (here ``DEBUG SLEEP``, which a
+    replica serves even without its primary) must still get its own reply, not
+    "connection lost", which would report STORE_UNAVAILABLE instead of the real reason.
+    """
+    debug = ("--enable-debug-command", "yes")
+    primary = Server()
+    replica = Server("--replicaof", "127.0.0.1", str(primary.port), *debug)
+    orphan = Server("--replicaof", "127.0.0.1", str(free_port()), "--replica-serve-stale-data", "no", *debug)
+
+    async def refused_then_slow(port: int, *refused: object) -> list[object]:
+        client = resp.Redis(f"redis://127.0.0.1:{port}")
+
+        async def slow() -> object:
+            await asyncio.sleep(0)  # sent in a write of its own, so Redis answers the refusal first
+            return await client.execute("DEBUG", "SLEEP", "0.3")
+
+        try:
+            await client.execute("DEBUG", "SLEEP", "0")  # connected before the race starts
+            replies = await asyncio.gather(client.execute(*refused), slow(), return_exceptions=True)
+            replies += await asyncio.gather(client.execute(*refused), return_exceptions=True)
+            return replies
+        finally:
+            await client.close()
+
+    try:
+        first, slow, again = asyncio.run(refused_then_slow(replica.port, "SET", "tabletop:ro", "1"))
+        assert isinstance(first, redis.exceptions.ReadOnlyError) and slow == b"OK", (first, slow)
+        assert isinstance(again, redis.exceptions.ReadOnlyError), again  # a fresh connection, same answer
+        first, slow, again = asyncio.run(refused_then_slow(orphan.port, "GET", "tabletop:md"))
+        assert isinstance(first, resp.MasterDownError) and slow == b"OK", (first, slow)
+        assert isinstance(again, resp.MasterDownError), again
+    finally:
+        for server in (orphan, replica, primary):
+            server.stop()
 
 
 @pytest.fixture(scope="module")
