@@ -9,11 +9,12 @@ the sources differ, ``shared/reference/RULINGS.md`` decides; see ``docs/bang.md`
 from __future__ import annotations
 
 from service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, SeatRange, State
-from service.games.bang import catalog, checks, costs, damage, turn  # noqa: F401  (registers steps and requests)
+from service.games.bang import catalog, checks, costs, cube_requests, damage, turn, upgrades  # noqa: F401  (registers)
 from service.games.bang.actions import apply, legal_actions, to_act
 from service.games.bang.bots import BOTS
 from service.games.bang.catalog_codec import encode_catalog
 from service.games.bang.characters import ABILITIES
+from service.games.bang.characters import armed_and_dangerous as _ad_characters  # noqa: F401  (registers abilities)
 from service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)
 from service.games.bang.characters import dodge_city as _dc_characters  # noqa: F401  (registers abilities)
 from service.games.bang.characters import dodge_city_turn as _dc_turn  # noqa: F401  (registers abilities, steps)
@@ -27,7 +28,16 @@ from service.games.bang.codec import (
 )
 from service.games.bang.concede import concede, rematch
 from service.games.bang.damage import WIN_RULES
-from service.games.bang.effects import EFFECTS, attacks, draws, equipment, green, healing  # noqa: F401  (registers)
+from service.games.bang.effects import (  # noqa: F401  (registers)
+    EFFECTS,
+    armed,
+    attacks,
+    dangerous,
+    draws,
+    equipment,
+    green,
+    healing,
+)
 from service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
 from service.games.bang.setup import expansion_option, start
 from service.games.bang.setup import setup as _deal

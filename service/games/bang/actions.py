@@ -17,7 +17,9 @@ An action is ``{"type": ..., ...}``:
 - ``ability`` ``cards`` [``target``]: Sid Ketchum discards two cards for one life; Chuck Wengam
   (no cards), José Delgado (one blue card); Doc Holyday names a ``target`` (no cards: his two
   discards are asked next);
-- ``end_turn``: end phase 2 (phase 3 follows when the hand is over the limit).
+- ``end_turn``: end phase 2 (phase 3 follows when the hand is over the limit);
+- ``upgrade`` [``target``]: buy the upgrade of the card being played once (more) (Armed &
+  Dangerous; ``target``: an extra target); ``choose`` ``target``: who gets a passed Bomb.
 
 ``check`` raises before anything is written; ``apply`` then mutates and runs the engine
 until a player must decide. ``legal_actions`` filters candidates through ``check``.
@@ -41,9 +43,9 @@ from service.games.bang.turn import end_turn, next_turn
 # The fields each action type takes ("type" besides); any other field is malformed.
 FIELDS: dict[str, frozenset[str]] = {
     "play": frozenset({"card", "target", "pick"}), "respond": frozenset({"card"}), "barrel": frozenset({"card"}),
-    "pass": frozenset(), "choose": frozenset({"card", "pick"}), "draw": frozenset({"source", "target"}),
+    "pass": frozenset(), "choose": frozenset({"card", "pick", "target"}), "draw": frozenset({"source", "target"}),
     "discard": frozenset({"card"}), "ability": frozenset({"cards", "target"}), "end_turn": frozenset(),
-    "use": frozenset({"card", "target", "pick"})}
+    "use": frozenset({"card", "target", "pick"}), "upgrade": frozenset({"target"})}
 ACTION_TYPES = frozenset(FIELDS)
 CARD_FIELDS = {"play": True, "respond": True, "choose": True, "discard": True, "use": True}
 FREE_PLAY = frozenset({"play", "use", "ability", "end_turn"})
@@ -114,7 +116,7 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
     events: list[Event] = []
     req = top_request(state)
     kind = action["type"]
-    if kind == "ability":
+    if kind == "ability" and (req is None or REQUESTS[req["kind"]].abilities):
         ability_of(state, seat).activate(state, seat, action, events)
     elif req is not None:
         REQUESTS[req["kind"]].resolve(state, req, action, events)
@@ -201,7 +203,7 @@ def _card_plays(state: State, seat: int, card: str) -> list[Action]:
 
 def _card_uses(state: State, seat: int, card: str) -> list[Action]:
     use = TYPE_OF[card].use
-    if use is None or use.missed:
+    if use is None or use.missed or use.when != "own_turn":
         return []
     handler = EFFECTS[use.effect]
     out: list[Action] = []
@@ -227,11 +229,19 @@ def _check_shape(state: State, action: Action) -> str:
     if extra:
         raise MalformedAction(Reason.UNEXPECTED_FIELD, f"{kind} takes no {', '.join(sorted(extra))}",
                               field=min(extra))
-    if kind == "choose" and "pick" in action and "card" not in action:
+    if kind in ("choose", "upgrade") and "target" in action:
+        target = action["target"]
+        if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < len(state["p"]):
+            raise MalformedAction(Reason.BAD_TARGET, f"No seat {target!r} at this table", field="target")
+        if kind == "choose" and ("card" in action or "pick" in action):
+            raise MalformedAction(Reason.UNEXPECTED_FIELD, "choose takes one of card, pick or target",
+                                  field="card" if "card" in action else "pick")
+    elif kind == "choose" and "pick" in action and "card" not in action:
         pick = action["pick"]
-        if not isinstance(pick, str) or (pick != "hand" and not _is_card(pick) and pick not in CHARACTERS):
-            raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand', a card id in play or a character",
-                                  field="pick")
+        if not isinstance(pick, str) or (pick not in ("hand", "character") and not _is_card(pick)
+                                         and pick not in CHARACTERS):
+            raise MalformedAction(Reason.BAD_TARGET, "pick must be 'hand', 'character', a card id in play or a "
+                                  "character key", field="pick")
     elif kind in CARD_FIELDS and not _is_card(action.get("card")):
         raise MalformedAction(Reason.UNKNOWN_CARD, f"Unknown card id {action.get('card')!r}", field="card")
     if kind == "ability":
@@ -267,14 +277,14 @@ def _check_draw_shape(state: State, action: Action) -> None:
 
 
 def _check_choose_field(wanted: str, action: Action) -> None:
-    """A ``choose`` names the field its request asks for (``card`` or ``pick``), never the other."""
+    """A ``choose`` names the field its request asks for (``card``, ``pick`` or ``target``), never another."""
     if wanted not in action:
         raise MalformedAction(Reason.UNKNOWN_CARD if wanted == "card" else Reason.MISSING_TARGET,
                               f"Answer this request with choose.{wanted}", field=wanted)
-    other = "pick" if wanted == "card" else "card"
-    if other in action:
-        raise MalformedAction(Reason.UNEXPECTED_FIELD, f"This request takes choose.{wanted}, not {other}",
-                              field=other)
+    for other in ("card", "pick", "target"):
+        if other != wanted and other in action:
+            raise MalformedAction(Reason.UNEXPECTED_FIELD, f"This request takes choose.{wanted}, not {other}",
+                                  field=other)
 
 
 def _is_card(value: object) -> bool:

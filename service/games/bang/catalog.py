@@ -22,43 +22,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from service.games.bang.counts import BASE_COUNTS, EXPANSION_COUNTS
+
 DATA = Path(__file__).parent / "data"
 SUITS = ("hearts", "diamonds", "clubs", "spades")
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
 RANK_VALUE = {rank: i + 2 for i, rank in enumerate(RANKS)}
-# The printed base deck (BANG-002): name -> copies.
-BASE_COUNTS = {
-    "bang": 25, "missed": 12, "beer": 6, "panic": 4, "cat_balou": 4, "duel": 3, "stagecoach": 2,
-    "general_store": 2, "indians": 2, "gatling": 1, "saloon": 1, "wells_fargo": 1, "jail": 3,
-    "barrel": 2, "mustang": 2, "dynamite": 1, "scope": 1, "schofield": 3, "volcanic": 2,
-    "remington": 1, "rev_carabine": 1, "winchester": 1,
-}
 EXPANSIONS = ("base", "dodge_city", "armed_and_dangerous")
-# Printed totals per expansion (name -> copies); an expansion's rows are refused until its totals are here.
-# Dodge City (DC-001, 002): 40 cards, 34 names; 12 of them reprint base cards (rows with only
-# ``key`` and ``copies``: more copies of the base card type, acting exactly as it does).
-DODGE_CITY_COUNTS = {
-    "barrel": 1, "binocular": 1, "dynamite": 1, "hideout": 1, "mustang": 1, "remington": 1, "rev_carabine": 1,
-    "bang": 4, "beer": 2, "cat_balou": 1, "general_store": 1, "indians": 1, "missed": 1, "panic": 1, "punch": 1,
-    "rag_time": 1, "brawl": 1, "dodge": 2, "springfield": 1, "tequila": 1, "whisky": 1, "bible": 1, "canteen": 1,
-    "can_can": 1, "ten_gallon_hat": 1, "conestoga": 1, "derringer": 1, "buffalo_rifle": 1, "howitzer": 1,
-    "pepperbox": 1, "iron_plate": 2, "pony_express": 1, "knife": 1, "sombrero": 1,
-}
-EXPANSION_COUNTS: dict[str, dict[str, int]] = {"base": BASE_COUNTS, "dodge_city": DODGE_CITY_COUNTS}
-COLORS = ("brown", "blue", "green")
+COLORS = ("brown", "blue", "green", "orange")
 CARD_KEYS = frozenset({"key", "name", "color", "effect", "target", "range", "weapon_range", "bang_card", "missed",
-                       "passive", "args", "copies", "use", "cost", "response", "expansion", "ruling", "text"})
+                       "passive", "args", "copies", "use", "cost", "response", "expansion", "ruling", "text",
+                       "upgrade"})
 COPY_KEYS = frozenset({"id", "suit", "rank"})
 # A reprint row: more copies of a card type loaded earlier (its base row), under the row's expansion.
 REPRINT_KEYS = frozenset({"key", "copies", "expansion"})
-PART_KEYS = frozenset({"effect", "target", "range", "args", "missed", "cost"})  # a ``use`` or ``response``
+PART_KEYS = frozenset({"effect", "target", "range", "args", "missed", "cost", "when"})  # a ``use`` or ``response``
 CHARACTER_KEYS = frozenset({"key", "name", "life", "ability", "text", "traits", "expansion", "ruling"})
 # Passive effects of cards in play, and traits of characters, that some rule reads.
 PASSIVES = frozenset({"distance_in", "distance_out", "barrel", "unlimited_bang"})
 TRAITS = frozenset({"distance_in", "distance_out", "barrel", "unlimited_bang", "missed_needed", "draw_checks",
                     "bang_missed_swap", "any_card_missed", "silence_others", "hand_limit", "beer_heal",
-                    "uses_per_turn", "draw_count"})
-COSTS = frozenset({"discard"})
+                    "uses_per_turn", "draw_count", "starting_cubes"})
+COSTS = frozenset({"discard", "cubes"})
+# When a card in play is used (its ``use`` row's ``when``): in your phase 2 (the default), or
+# only as part of something else (Armed & Dangerous: with a BANG! card, for an extra BANG!, on a draw!).
+WHENS = ("own_turn", "bang_card", "extra_bang", "draw_check")
+UPGRADE_KEYS = frozenset({"cubes", "repeat", "adds", "when"})
+# When an upgrade is decided: as the card is played, as it answers, or once its shot is cancelled.
+UPGRADE_WHENS = ("played", "answered", "cancelled")
 TARGETS = ("none", "other", "any")
 RANGES = ("any", "reach", "distance_1")
 
@@ -94,6 +85,12 @@ class CardType:
     response: CardType | None = None
     # What the card does, in words, for a player (the row's ``text``; GetRuleset's catalog).
     text: str = ""
+    # When a ``use`` part is used (``WHENS``; Armed & Dangerous): the card's own phase 2 by default.
+    when: str = "own_turn"
+    # An Armed & Dangerous upgrade (the row's ``upgrade``): ``cubes`` per purchase, paid from any of
+    # the player's cube holders; ``repeat`` (bought several times), ``adds`` ("target": one more
+    # target per purchase), ``when`` it is decided (``UPGRADE_WHENS``, default "played").
+    upgrade: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def equipment(self) -> bool:
@@ -245,7 +242,7 @@ def card_row(row: Mapping[str, Any]) -> tuple[CardType, list[Card]]:
         weapon_range=int(row.get("weapon_range", 0)), bang_card=bool(row.get("bang_card")),
         missed=bool(row.get("missed")), passive=dict(row.get("passive", {})), args=dict(row.get("args", {})),
         use=_use_type(key, row), cost=dict(row.get("cost", {})), response=_use_type(key, row, "response"),
-        expansion=expansion, text=str(row.get("text", "")))
+        expansion=expansion, text=str(row.get("text", "")), upgrade=dict(row.get("upgrade", {})))
     return ctype, [Card(c["id"], key, c["suit"], c["rank"], expansion) for c in row["copies"]]
 
 
@@ -353,6 +350,12 @@ def _check_card_parts(t: CardType, where: str, effect_names: set[str]) -> None:
     for cost in (t.cost, *(s.cost for s in (t.use,) if s is not None)):
         if set(cost) - COSTS:
             raise DataError(f"{where}: unknown cost(s) {sorted(set(cost) - COSTS)}")
+    if t.use is not None and t.use.when not in WHENS:
+        raise DataError(f"{where}: use: unknown when {t.use.when!r}")
+    if set(t.upgrade) - UPGRADE_KEYS or t.upgrade.get("when", "played") not in UPGRADE_WHENS:
+        raise DataError(f"{where}: bad upgrade {dict(t.upgrade)!r}")
+    if t.color == "orange" and t.effect != "dangerous":
+        raise DataError(f"{where}: an orange card is put in play by the 'dangerous' handler")
 
 
 def _check_totals(cards: Mapping[str, Card]) -> None:
@@ -376,7 +379,8 @@ def _use_type(key: str, row: Mapping[str, Any], part: str = "use") -> CardType |
         return None
     return CardType(key=key, name=row["name"], color="brown", effect=use["effect"],
                     target=use.get("target", "none"), range=use.get("range", "any"),
-                    missed=bool(use.get("missed")), args=dict(use.get("args", {})), cost=dict(use.get("cost", {})))
+                    missed=bool(use.get("missed")), args=dict(use.get("args", {})), cost=dict(use.get("cost", {})),
+                    when=str(use.get("when", "own_turn")))
 
 
 def _rows(name: str, section: str) -> list[dict[str, Any]]:

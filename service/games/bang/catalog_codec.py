@@ -2,8 +2,8 @@
 
 Built from ``tables`` (the rows ``catalog`` loaded and validated at import), never from the JSON
 again, so what a client reads and what the rules play cannot disagree. Every expansion whose rows
-are loaded is in it, each row marked with its expansion (the base game: unspecified); Armed &
-Dangerous has no rows yet, so it adds nothing. The ruleset contract's optional ``encode_catalog()``
+are loaded is in it, each row marked with its expansion (the base game: unspecified), with the
+Armed & Dangerous cube costs. The ruleset contract's optional ``encode_catalog()``
 (``service/engine/ruleset.py``).
 """
 
@@ -26,7 +26,9 @@ def encode_catalog() -> pb.BangCatalog:
         copies[card.key].append(pb.BangCatalogCopy(card=card_pb(cid), expansion=_expansion(card.expansion)))
     return pb.BangCatalog(
         cards=[pb.BangCatalogCard(key=t.key, name=t.name, color=COLOR_PB[t.color], expansion=_expansion(t.expansion),
-                                  text=t.text, copies=copies[t.key]) for t in TYPES.values()],
+                                  text=t.text, copies=copies[t.key],
+                                  cube_cost=int(t.use.cost.get("cubes", 0)) if t.use is not None else 0,
+                                  upgrade_cost=int(t.upgrade.get("cubes", 0))) for t in TYPES.values()],
         characters=[pb.BangCatalogCharacter(key=c.key, name=c.name, life=c.life, text=c.text,
                                             expansion=_expansion(c.expansion)) for c in CHARACTERS.values()],
         roles=[pb.BangCatalogRole(role=ROLE_PB[r.key], name=r.name, goal=r.goal, revealed=r.revealed)

@@ -34,9 +34,9 @@ EVENT_PB = {"turn": bang_pb2.BANG_EVENT_KIND_TURN_STARTED, "draw": bang_pb2.BANG
             "choose": bang_pb2.BANG_EVENT_KIND_CHOOSE, "eliminated": bang_pb2.BANG_EVENT_KIND_ELIMINATED,
             "game_over": bang_pb2.BANG_EVENT_KIND_GAME_OVER, "reshuffle": bang_pb2.BANG_EVENT_KIND_RESHUFFLE,
             "end_turn": bang_pb2.BANG_EVENT_KIND_END_TURN, "use": bang_pb2.BANG_EVENT_KIND_USE,
-            "unaffected": bang_pb2.BANG_EVENT_KIND_UNAFFECTED}
+            "unaffected": bang_pb2.BANG_EVENT_KIND_UNAFFECTED, "cubes": bang_pb2.BANG_EVENT_KIND_CUBES}
 # Action types that encode as a bare message or a message with one card.
-_SIMPLE_ACTIONS = frozenset({"pass", "end_turn", "respond", "choose", "discard"})
+_SIMPLE_ACTIONS = frozenset({"pass", "end_turn", "respond", "choose", "discard", "upgrade"})
 _CARD_PB: dict[str, bang_pb2.BangCard] = {
     cid: bang_pb2.BangCard(id=cid, name=c.key, suit=SUIT_PB[c.suit], rank=c.rank) for cid, c in CARDS.items()}
 
@@ -136,6 +136,11 @@ def decode_action(pb: bang_pb2.BangAction) -> Action:
         return {"type": "barrel", "card": pb.barrel.card} if pb.barrel.card else {"type": "barrel"}
     if kind in ("pass", "end_turn"):
         return {"type": kind}
+    if kind == "upgrade":
+        return {"type": "upgrade", "target": pb.upgrade.target_seat} if pb.upgrade.HasField("target_seat") else {
+            "type": "upgrade"}
+    if kind == "choose" and pb.choose.HasField("target_seat") and not pb.choose.card and not pb.choose.pick:
+        return {"type": "choose", "target": pb.choose.target_seat}
     if kind == "choose" and pb.choose.pick and not pb.choose.card:
         return {"type": "choose", "pick": pb.choose.pick}
     return {"type": kind, "card": getattr(pb, kind).card}
@@ -171,6 +176,12 @@ def encode_action(action: Action) -> bang_pb2.BangAction:
     out = bang_pb2.BangAction()
     if kind in ("pass", "end_turn"):
         getattr(out, kind).SetInParent()
+    elif kind == "upgrade":
+        out.upgrade.SetInParent()
+        if action.get("target") is not None:
+            out.upgrade.target_seat = action["target"]
+    elif kind == "choose" and "target" in action:
+        out.choose.target_seat = action["target"]
     elif kind == "choose" and "pick" in action:
         out.choose.pick = action["pick"]
     else:  # respond, choose, discard: a card

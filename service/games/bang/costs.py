@@ -6,7 +6,8 @@ once per target in ``legal_actions``, never once per target *and* per card that 
 for it: the play is checked to be payable (``n`` other cards in hand), the card is paid
 for as usual, and a ``cost`` request asks its player which cards to discard. When the
 last one is discarded the effect resolves, exactly as it would have without a cost.
-Orange cards' cube payments will be another key of the same ``cost`` row.
+An orange card's own cost in cubes (``"cost": {"cubes": n}``) is paid from the card as it is
+used (``cubes.pay_use``); cubes for upgrades and abilities are asked as ``pay_cubes`` (``upgrades.py``).
 
 Nothing else may happen while a cost is open: abilities are refused (``abilities``
 False), so the committed effect always finds what was checked (a Sid Ketchum who
@@ -20,7 +21,6 @@ from typing import Any
 
 from service.engine.errors import RuleError
 from service.engine.ruleset import Action, Event, State
-from service.games.bang.effects import EFFECTS
 from service.games.bang.pending import RequestKind, request
 from service.games.bang.reasons import Reason
 from service.games.bang.state import Request, discard_from_hand, player, push
@@ -69,10 +69,8 @@ class PayCost(RequestKind):
         if args["discard"] > 0:
             return
         state["pending"].pop()
-        played: Action = args["action"]
-        t = TYPE_OF[played["card"]]
-        spec = t.use if played["type"] == "use" and t.use is not None else t
-        EFFECTS[spec.effect].resolve(state, seat, played["card"], played, events)
+        from service.games.bang.play import proceed  # play.py asks for costs: imported when paid
+        proceed(state, seat, args["action"], events, "upgrade")
 
     def auto(self, state: State, req: Request) -> Action | None:
         hand = player(state, req["seat"])["hand"]

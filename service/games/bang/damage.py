@@ -27,8 +27,12 @@ from service.games.bang.tables import KILL_RULES, TYPE_OF, WIN_RULE_OF, mode_of
 BEER_HEAL = 1
 
 
-def damage(state: State, seat: int, amount: int, source: int | None, events: list[Event]) -> None:
-    """Take ``amount`` life from ``seat``; ``source`` is the responsible player (None: Dynamite)."""
+def damage(state: State, seat: int, amount: int, source: int | None, events: list[Event],
+           quiet: bool = False) -> None:
+    """Take ``amount`` life from ``seat``; ``source`` is the responsible player (None: Dynamite).
+
+    ``quiet``: the hit ignores the target's character ability, so no on-hit ability runs (a Big
+    Fifty shot, AD-047: Bart Cassidy, El Gringo, Julie Cutter get nothing)."""
     p = player(state, seat)
     left = p["life"] - amount
     # Life never goes below 0: the dying window keeps how many points are still missing
@@ -37,7 +41,8 @@ def damage(state: State, seat: int, amount: int, source: int | None, events: lis
     events.append({"kind": "damage", "seat": seat, "amount": amount, "life": p["life"],
                    "other": source})
     # Stack order: the dying window (top) resolves before the on-hit abilities.
-    push(state, "after_hit", None, source, hit=seat, amount=amount)
+    if not quiet:
+        push(state, "after_hit", None, source, hit=seat, amount=amount)
     if left <= 0:
         push(state, "dying", seat, source, need=1 - left)
 
@@ -219,6 +224,10 @@ class AfterHit(Step):
 
 def _discard_everything(state: State, seat: int, events: list[Event], reason: str) -> None:
     p = player(state, seat)
+    if p.get("cubes"):  # his character's cubes go back to the supply (AD-030; the Sheriff's penalty too)
+        lost = p.pop("cubes")
+        state["supply"] += lost
+        events.append({"kind": "cubes", "seat": seat, "cards": [], "amount": -lost, "reason": reason})
     cards = p["hand"] + clear_table(state, seat)
     p["hand"] = []
     if cards:

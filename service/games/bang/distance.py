@@ -30,6 +30,9 @@ def distance(state: State, a: int, b: int) -> int:
     """How far ``a`` sees ``b``, with every modifier (never below 1 for another player)."""
     if a == b:
         return 0
+    bell = state.get("bell")  # Bell Tower: everyone at distance 1 for his next card (AD-067)
+    if bell is not None and (bell == a or (isinstance(bell, list) and bell[0] == a)):
+        return 1
     base = seat_distance(state, a, b)
     return max(1, base + passive_sum(state, b, "distance_in") + passive_sum(state, a, "distance_out"))
 

@@ -11,8 +11,17 @@ whatever paid for it. Sources:
   (orange: its cubes), see :func:`use_from_play`;
 - an ability (Doc Holyday's two discards): the ability pays, then calls the effect.
 
-A row's extra ``cost`` (discard more cards) is asked after the card is paid for, as a
-follow-up request (``costs.py``), and the effect resolves once it is paid.
+After the card is paid for, a committed play runs through ``STAGES`` (:func:`proceed`), each
+of which may stop to ask its player (or its target) a follow-up question; the request that
+asks calls :func:`proceed` again with the next stage once answered, so legal actions never
+multiply card x target x every way to pay:
+
+- ``cost``: a row's extra ``cost`` (discard more cards, ``costs.py``);
+- ``upgrade``: an Armed & Dangerous upgrade, bought with cubes (``upgrades.py``);
+- ``weapon``: a Dangerous weapon's option for a real BANG! card, paid before the target reacts
+  (``upgrades.py``);
+- ``ignore``: a target who may ignore the card (Ms. Abigail; ``Ability.may_ignore``);
+- ``effect``: the card's effect.
 
 The BANG! card limit (one per turn, BANG-018) belongs to playing a BANG! *card* from the
 hand, so it is checked and counted here, not in the BANG! effect (a BANG! effect from a
@@ -24,13 +33,27 @@ from __future__ import annotations
 from service.engine.errors import MalformedAction, RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.catalog import CardType
+from service.games.bang.characters import ability_of
 from service.games.bang.costs import ask_cost, check_payable
+from service.games.bang.cubes import armed, on, pay_use
 from service.games.bang.effects import EFFECTS, Effect
 from service.games.bang.effects.attacks import may_shoot_again
 from service.games.bang.reasons import Reason
-from service.games.bang.state import discard_from_hand, discard_from_table, in_effect, player, ready, trait
+from service.games.bang.state import (
+    Request,
+    discard_from_hand,
+    in_effect,
+    passive_sum,
+    player,
+    push,
+    ready,
+    trait,
+)
 from service.games.bang.tables import TYPE_OF, TYPES
 from service.games.bang.targeting import check_affects, check_target
+from service.games.bang.turn import count_use
+
+STAGES = ("cost", "upgrade", "weapon", "ignore", "effect")
 
 
 def play_type(state: State, seat: int, card: str) -> CardType:
@@ -69,13 +92,104 @@ def play_from_hand(state: State, seat: int, action: Action, events: list[Event])
     """Pay for a checked card from the hand, then resolve its effect."""
     card = action["card"]
     handler = EFFECTS[TYPE_OF[card].effect]
-    if not handler.placed:
-        pay_from_hand(state, seat, card, action, events)
+    if "bell" in state:
+        _bell_for(state, seat, card)
+    if handler.placed:  # going into play is the whole effect; nothing else is asked
+        state.pop("bell", None)
+        handler.resolve(state, seat, card, action, events)
+        if armed(state):
+            from service.games.bang.upgrades import after_placed
+            after_placed(state, seat, card, events)
+        return
+    pay_from_hand(state, seat, card, action, events)
     t = play_type(state, seat, card)
     if t.bang_card:  # the row's fact (DC-016): Punch and Springfield are BANG! effects, not BANG! cards
+        if state["bangs"] and not passive_sum(state, seat, "unlimited_bang"):
+            _pay_bandolier(state, seat, events)
         state["bangs"] += 1
-    if not (t.cost and ask_cost(state, seat, action, t.cost)):
-        handler.resolve(state, seat, card, action, events)
+    proceed(state, seat, action, events)
+
+
+def spec_of(state: State, seat: int, action: Action) -> CardType:
+    """What a committed play or use does: the played card's type (as it plays), or its ``use``."""
+    t = TYPE_OF[action["card"]]
+    if action["type"] == "use" and t.use is not None:
+        return t.use
+    return play_type(state, seat, action["card"]) if action["type"] == "play" else t
+
+
+def proceed(state: State, seat: int, action: Action, events: list[Event], stage: str = "cost") -> None:
+    """Run a committed play's stages from ``stage`` on; one that asks a question stops here."""
+    for name in STAGES[STAGES.index(stage):]:
+        if _STAGE[name](state, seat, action, events):
+            return
+
+
+def _cost_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
+    spec = spec_of(state, seat, action)
+    return bool(spec.cost) and ask_cost(state, seat, action, spec.cost)
+
+
+def _upgrade_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
+    if not armed(state) or action["type"] != "play":
+        return False
+    from service.games.bang.upgrades import offer_upgrade
+    return offer_upgrade(state, seat, action)
+
+
+def _weapon_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
+    if not armed(state) or action["type"] != "play" or not TYPE_OF[action["card"]].bang_card:
+        return False
+    from service.games.bang.upgrades import offer_weapon
+    return offer_weapon(state, seat, action)
+
+
+def _ignore_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
+    """A sole target who may ignore the card is asked first (Ms. Abigail; Big Fifty overrides her)."""
+    target = action.get("target")
+    if (target is None or target == seat or action["type"] != "play" or action.get("extra")
+            or action.get("weapon") == "ignore"):
+        return False
+    if not ability_of(state, target).may_ignore(state, target, seat, action["card"]):
+        return False
+    push(state, "ignore", target, seat, card=action["card"], action=dict(action))
+    return True
+
+
+def _effect_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
+    if isinstance(state.get("bell"), list):
+        state.pop("bell")  # the Bell Tower's card is played out
+    EFFECTS[spec_of(state, seat, action).effect].resolve(state, seat, action["card"], action, events)
+    return True
+
+
+def _bell_for(state: State, seat: int, card: str) -> None:
+    """A Bell Tower paid before this card applies to it (``[seat, card]`` until it resolves), never to a later one."""
+    bell = state.get("bell")
+    if bell is None:
+        return
+    if bell == seat:
+        state["bell"] = [seat, card]
+    else:
+        state.pop("bell")
+
+
+_STAGE = {"cost": _cost_stage, "upgrade": _upgrade_stage, "weapon": _weapon_stage, "ignore": _ignore_stage,
+          "effect": _effect_stage}
+
+
+def _pay_bandolier(state: State, seat: int, events: list[Event]) -> None:
+    """A BANG! card beyond the limit is the Bandolier's: 1 of its cubes, once per turn (AD-045)."""
+    from service.games.bang.effects.attacks import bandolier
+    card = bandolier(state, seat)
+    assert card is not None  # checked: may_shoot_again
+    count_use(state, seat, "bandolier")
+    pay_use(state, seat, card, events, reason="bandolier")
+
+
+def resume(state: State, req: Request, events: list[Event], stage: str) -> None:
+    """Continue the committed play a request holds (``args.action``) from ``stage``."""
+    proceed(state, req["source"], req["args"]["action"], events, stage)
 
 
 def pay_from_hand(state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
@@ -102,6 +216,9 @@ def check_use(state: State, seat: int, action: Action, answering: bool = False) 
                         card=card)
     if use.missed and not answering:
         raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{use.name} is used only to cancel a shot at you", card=card)
+    if use.when != "own_turn" and not answering:
+        raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{use.name} is used only {_WHEN_TEXT[use.when]}", card=card)
+    check_cubes(state, seat, card)
     check_target(state, seat, use, action)
     check_affects(state, seat, card, action)
     handler = EFFECTS[use.effect]
@@ -114,18 +231,18 @@ def check_use(state: State, seat: int, action: Action, answering: bool = False) 
 
 def use_from_play(state: State, seat: int, action: Action, events: list[Event]) -> None:
     """Pay for a checked card in play (discard it from play), then resolve its use."""
-    card = action["card"]
+    pay_use(state, seat, action["card"], events, target=action.get("target"))
+    proceed(state, seat, action, events)
+
+
+def check_cubes(state: State, seat: int, card: str) -> None:
+    """An orange card's use is paid from its own cubes only (AD-007)."""
     use = TYPE_OF[card].use
-    assert use is not None  # checked
-    pay_from_play(state, seat, card, action, events)
-    if not (use.cost and ask_cost(state, seat, action, use.cost)):
-        EFFECTS[use.effect].resolve(state, seat, card, action, events)
+    need = int(use.cost.get("cubes", 0)) if use is not None else 0
+    if on(state, seat, card) < need:
+        raise RuleError(Reason.NOT_ENOUGH_CUBES, f"{TYPE_OF[card].name} needs {need} of its own cubes",
+                        card=card, need=need)
 
 
-def pay_from_play(state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-    """Discard a card from play to use it (green cards); the ``use`` event shows it and its target."""
-    discard_from_table(state, seat, card)
-    event: Event = {"kind": "use", "seat": seat, "cards": [card]}
-    if action.get("target") is not None:
-        event["other"] = action["target"]
-    events.append(event)
+_WHEN_TEXT = {"bang_card": "as you play a BANG! card", "extra_bang": "by playing a second BANG! card",
+              "draw_check": "when someone draws!"}

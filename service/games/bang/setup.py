@@ -84,7 +84,21 @@ def setup(options: Options, seat_count: int, seed: int) -> State:
         state["p"].append({"role": roles[seat], "char": ch.key, "life": life, "max": life,
                            "hand": hand, "table": [], "alive": True})
     state["turn"] = roles.index(mode_of(seat_count).first)  # the Sheriff; the Deputy with 3 players (DC-046)
+    if "armed_and_dangerous" in opts["expansions"]:
+        deal_cubes(state)
     return state
+
+
+def deal_cubes(state: State) -> None:
+    """Armed & Dangerous: the shared supply of 32 cubes; a character with ``starting_cubes`` (Red Ringo:
+    4, AD-040) starts with them on his character card, from the supply."""
+    from service.games.bang.cubes import SUPPLY
+    state["supply"] = SUPPLY
+    for p in state["p"]:
+        start = int(CHARACTERS[p["char"]].traits.get("starting_cubes", 0))
+        if start:
+            p["cubes"] = start
+            state["supply"] -= start
 
 
 def deal_roles(rng: Rng, seat_count: int, sheriff_seat: int | None) -> list[str]:

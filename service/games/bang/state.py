@@ -170,7 +170,7 @@ def leave_play(state: State, seat: int, card: str) -> None:
     """
     state["p"][seat]["table"].remove(card)
     if state.get("marks"):
-        state["marks"].pop(card, None)
+        _drop_marks(state, card)
 
 
 def ready(state: State, card: str) -> bool:
@@ -185,8 +185,15 @@ def clear_table(state: State, seat: int) -> list[str]:
     state["p"][seat]["table"] = []
     if state.get("marks"):
         for card in cards:
-            state["marks"].pop(card, None)
+            _drop_marks(state, card)
     return cards
+
+
+def _drop_marks(state: State, card: str) -> None:
+    """A card leaves play: its marks go, and its cubes back to the supply (A&D: AD-015, 016)."""
+    mark = state["marks"].pop(card, None)
+    if mark and mark.get("cubes") and "supply" in state:
+        state["supply"] += mark["cubes"]
 
 
 def discard_from_table(state: State, seat: int, card: str) -> None:

@@ -39,16 +39,20 @@ DRAW_COUNT = 2
 START_STEPS: list[str] = ["t_dynamite", "t_jail", "t_draw"]
 # A start step queued only in the turns of one (printed) character: step name -> character key.
 START_STEP_CHARACTER: dict[str, str] = {}
+# A start step queued only in the games of one expansion (the Bomb's): step name -> expansion key.
+START_STEP_EXPANSION: dict[str, str] = {}
 
 
-def add_start_step(name: str, before: str, character: str | None = None) -> None:
-    """Insert a registered step into the start of every turn (or only of ``character``'s turns),
-    just before ``before``."""
+def add_start_step(name: str, before: str, character: str | None = None, expansion: str | None = None) -> None:
+    """Insert a registered step into the start of every turn (or only of ``character``'s turns, or
+    only in games with ``expansion``), just before ``before``."""
     if name in START_STEPS:
         raise ValueError(f"start step {name!r} added twice")
     START_STEPS.insert(START_STEPS.index(before), name)
     if character is not None:
         START_STEP_CHARACTER[name] = character
+    if expansion is not None:
+        START_STEP_EXPANSION[name] = expansion
 
 
 def uses(state: State, seat: int, name: str) -> int:
@@ -88,11 +92,14 @@ def start_turn(state: State, seat: int, events: list[Event]) -> None:
     state["phase"] = "draw"
     state["bangs"] = 0
     state.pop("uses", None)
+    state.pop("bell", None)
     events.append({"kind": "turn", "seat": seat, "count": state["turn_no"]})
     printed = state["p"][seat]["char"]
+    expansions = state["opts"]["expansions"]
     for name in reversed(START_STEPS):
         only = START_STEP_CHARACTER.get(name)
-        if only is None or only == printed:
+        game = START_STEP_EXPANSION.get(name)
+        if (only is None or only == printed) and (game is None or game in expansions):
             push(state, name, None, seat)
 
 
@@ -169,6 +176,9 @@ class DiscardExcess(RequestKind):
         if len(player(state, seat)["hand"]) <= hand_limit(state, seat):
             state["pending"].pop()
             state["phase"] = "end"
+        if "supply" in state:  # Armed & Dangerous: 1 cube per card he is forced to discard (AD-011)
+            from service.games.bang.cube_requests import ask_placement
+            ask_placement(state, seat, 1, "hand_limit")
 
     def settled(self, state: State, req: Request) -> bool:
         if len(player(state, req["seat"])["hand"]) > hand_limit(state, req["seat"]):

@@ -15,6 +15,7 @@ from tabletop.v1 import bang_pb2
 
 from service.engine.ruleset import Event, State
 from service.games.bang.codec import card_pb, role_pb
+from service.games.bang.cubes import use_payable
 from service.games.bang.state import ready
 from service.games.bang.tables import ROLES, TYPE_OF, mode_of
 
@@ -31,6 +32,7 @@ VISIBILITY = {
     "equip": "public", "move": "public", "explode": "public", "jail": "public", "barrel": "public",
     "reveal": "public", "look": "actor", "put_back": "actor", "choose": "public", "eliminated": "public",
     "game_over": "public", "reshuffle": "public", "end_turn": "public", "use": "public", "unaffected": "public",
+    "cubes": "public",
 }
 # Event kinds whose cards only the acting seat sees.
 PRIVATE_KINDS = frozenset(k for k, v in VISIBILITY.items() if v == "actor")
@@ -45,7 +47,13 @@ REQUEST_KINDS = {"bang": bang_pb2.BANG_REQUEST_KIND_BANG, "indians": bang_pb2.BA
                  "victim_card": bang_pb2.BANG_REQUEST_KIND_VICTIM_CARD,
                  # Doc Holyday's two discards are a cost like a card's (his target is committed).
                  "doc_holyday": bang_pb2.BANG_REQUEST_KIND_COST,
-                 "vera_custer": bang_pb2.BANG_REQUEST_KIND_COPY_CHARACTER}
+                 "vera_custer": bang_pb2.BANG_REQUEST_KIND_COPY_CHARACTER,
+                 "upgrade": bang_pb2.BANG_REQUEST_KIND_UPGRADE, "pay_cubes": bang_pb2.BANG_REQUEST_KIND_PAY_CUBES,
+                 "place_cubes": bang_pb2.BANG_REQUEST_KIND_PLACE_CUBES, "weapon": bang_pb2.BANG_REQUEST_KIND_WEAPON,
+                 "redraw": bang_pb2.BANG_REQUEST_KIND_REDRAW, "ignore": bang_pb2.BANG_REQUEST_KIND_IGNORE,
+                 "preacher": bang_pb2.BANG_REQUEST_KIND_DRAW_FOR_CUBES,
+                 "pass_bomb": bang_pb2.BANG_REQUEST_KIND_PASS_BOMB,
+                 "discard_one": bang_pb2.BANG_REQUEST_KIND_DISCARD_ONE}
 # Request kinds whose offered cards only the asked seat sees.
 PRIVATE_OFFERS = frozenset({"kit_carlson"})
 
@@ -73,13 +81,21 @@ def view(state: State, seat: int | None) -> bang_pb2.BangView:
         out.hand.extend(card_pb(c) for c in state["p"][seat]["hand"])
     if state["discard"]:
         out.discard_top.CopyFrom(card_pb(state["discard"][-1]))
+    if "supply" in state:  # Armed & Dangerous: every cube is public
+        out.cube_supply = state["supply"]
+    marks = state.get("marks")
     for i, p in enumerate(state["p"]):
         player = out.players.add(seat=i, character=p["char"], life=p["life"], max_life=p["max"],
                                  hand_count=len(p["hand"]), in_play=[card_pb(c) for c in p["table"]],
                                  alive=p["alive"])
         for c in p["table"]:  # green cards in play and whether each is ready (DC-009): public, like the cards
             if TYPE_OF[c].use is not None:
-                player.usable.add(card_id=c, ready=ready(state, c))
+                player.usable.add(card_id=c, ready=ready(state, c) and use_payable(state, i, c))
+            cubes = marks.get(c, {}).get("cubes") if marks else None
+            if cubes:
+                player.card_cubes.add(card_id=c, cubes=cubes)
+        if p.get("cubes"):
+            player.cubes = p["cubes"]
         if role_visible(state, i, seat):
             player.role = role_pb(p["role"])
             player.role_goal = role_goal(state, p["role"])
@@ -135,6 +151,13 @@ def _request_pb(req: dict[str, Any], seat: int | None) -> bang_pb2.BangRequest:
         pb.opponent_seat = args["opp"]
     if "victim" in args:
         pb.opponent_seat = args["victim"]
+    if "drawer" in args:
+        pb.opponent_seat = args["drawer"]
+    if req["kind"] in ("pay_cubes", "place_cubes"):
+        pb.cubes_to_pay, pb.cubes_to_place = args.get("cubes", 0), args.get("count", 0)
+    if req["kind"] == "upgrade":
+        pb.upgrades_bought = args["bought"]
+        pb.extra_targets.extend(args["extra"])
     offered = args.get("cards", []) or args.get("flipped", [])
     if req["kind"] in PRIVATE_OFFERS and seat != req["seat"]:
         pb.hidden_card_count = len(offered)

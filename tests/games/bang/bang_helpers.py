@@ -57,7 +57,50 @@ def table(n: int = 4, chars: list[str] | None = None, roles: list[str] | None = 
         life = CHARACTERS[chars[seat]].life + (1 if roles[seat] == "sheriff" else 0)
         p.update(role=roles[seat], char=chars[seat], life=life, max=life, hand=[], table=[], alive=True)
     state.update(turn=turn, phase="play", pending=[], bangs=0, turn_no=1, winners=[])
+    if "supply" in state:  # Armed & Dangerous: every cube back in the supply (Red Ringo's 4 too)
+        state["supply"] = 32
+        state.pop("marks", None)
+        for p in state["p"]:
+            p.pop("cubes", None)
     return state
+
+
+def ad_table(n: int = 4, **kw: Any) -> State:
+    """A clean table (see :func:`table`) with Armed & Dangerous' cards and its 32 cubes in the supply
+    (``expansions`` may add Dodge City: ``ad_table(4, expansions=["dodge_city"])``). Needs the
+    ``armed`` fixture while the expansion is not offered to clients."""
+    expansions = ["armed_and_dangerous", *kw.pop("expansions", [])]
+    return table(n, expansions=expansions, **kw)
+
+
+def set_cubes(state: State, seat: int, holder: str, count: int) -> None:
+    """Put exactly ``count`` cubes on a holder of ``seat`` (``"character"`` or an orange card's id in
+    play), taken from or given back to the supply, so the 32 are conserved."""
+    from service.games.bang import cubes
+    have = cubes.on(state, seat, holder)
+    state["supply"] -= count - have
+    assert state["supply"] >= 0, "not that many cubes left in the supply"
+    if holder == cubes.CHARACTER:
+        if count:
+            state["p"][seat]["cubes"] = count
+        else:
+            state["p"][seat].pop("cubes", None)
+    else:
+        state.setdefault("marks", {}).setdefault(holder, {})["cubes"] = count
+
+
+def cubes_on(state: State, seat: int, holder: str = "character") -> int:
+    """Cubes on a holder of ``seat`` (his character by default, or an orange card's id)."""
+    from service.games.bang import cubes
+    return cubes.on(state, seat, holder)
+
+
+def orange(state: State, seat: int, name: str, count: int = 3) -> str:
+    """Put an orange card (id, key or ``key:sign``) in play in front of ``seat`` with ``count`` cubes
+    from the supply; returns its id."""
+    card = equip(state, seat, [name])[0]
+    set_cubes(state, seat, card, count)
+    return card
 
 
 def card_id(state: State, name: str, free_only: bool = True) -> str:

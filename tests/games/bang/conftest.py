@@ -47,3 +47,9 @@ def dodge_city(monkeypatch: pytest.MonkeyPatch) -> None:
     expansion is offered to clients (``setup.BUILT_EXPANSIONS``); kept so that the tests written while it
     was built still say what they need."""
     monkeypatch.setattr(setup, "BUILT_EXPANSIONS", setup.BUILT_EXPANSIONS | {"dodge_city"})
+
+
+@pytest.fixture
+def armed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Armed & Dangerous accepted by the options (``ad_table``), while it is not offered to clients."""
+    monkeypatch.setattr(setup, "BUILT_EXPANSIONS", setup.BUILT_EXPANSIONS | {"armed_and_dangerous"})

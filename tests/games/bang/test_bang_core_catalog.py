@@ -54,8 +54,8 @@ def test_unknown_passives_traits_and_costs_are_refused(data: Path) -> None:
     with pytest.raises(catalog.DataError, match=r"card 'bang': unknown passive\(s\) \['distnce_in'\]"):
         validate(catalog.load())
     shutil.copy(DATA / "cards.json", data / "cards.json")
-    rewrite(data, "cards.json", lambda d: d["cards"][0].update(cost={"cubes": 1}))
-    with pytest.raises(catalog.DataError, match=r"card 'bang': unknown cost\(s\) \['cubes'\]"):
+    rewrite(data, "cards.json", lambda d: d["cards"][0].update(cost={"gold": 1}))
+    with pytest.raises(catalog.DataError, match=r"card 'bang': unknown cost\(s\) \['gold'\]"):
         validate(catalog.load())
     shutil.copy(DATA / "cards.json", data / "cards.json")
     rewrite(data, "characters.json", lambda d: d["characters"][0].update(traits={"hand_limt": 10}))

@@ -20,8 +20,9 @@ from service.games.bang.turn import START_STEPS
 
 
 def test_the_start_of_turn_runs_the_listed_steps_in_order() -> None:
-    # Vera Custer (Dodge City) drops her copy before the checks and chooses after them.
-    assert START_STEPS == ["vera_forget", "t_dynamite", "t_jail", "vera_choose", "t_draw"]
+    # Vera Custer (Dodge City) drops her copy before the checks and chooses after them; the Bomb
+    # (Armed & Dangerous, queued only in its games) is checked after Dynamite and Jail (AD-052).
+    assert START_STEPS == ["vera_forget", "t_dynamite", "t_jail", "vera_choose", "t_bomb", "t_draw"]
     with start_step_before("t_draw"):
         st = table(4)
         equip(st, 1, ["dynamite", "jail"])

@@ -74,11 +74,12 @@ def refused(message: str) -> Any:
 # load: the tables and the refusals of card and character rows
 
 def test_load_reads_every_file_into_the_tables_built_at_import() -> None:
-    """Cards (base then Dodge City rows, in order), characters, roles, pools and win rules, key by key."""
+    """Cards (base, then Armed & Dangerous and Dodge City rows, in order), characters, roles, pools and
+    win rules, key by key."""
     types, cards, characters, roles, counts, win_rules = catalog.load()
-    assert types == tables.TYPES and len(types) == 44
-    assert list(cards.items()) == list(tables.CARDS.items()) and len(cards) == 120
-    assert list(characters.items()) == list(tables.CHARACTERS.items()) and len(characters) == 31
+    assert types == tables.TYPES and len(types) == 44 + 22
+    assert list(cards.items()) == list(tables.CARDS.items()) and len(cards) == 120 + 28
+    assert list(characters.items()) == list(tables.CHARACTERS.items()) and len(characters) == 31 + 8
     assert cards["base.barrel.Qs"] == Card("base.barrel.Qs", "barrel", "spades", "Q", "base")
     assert cards["dodge_city.barrel.Ac"] == Card("dodge_city.barrel.Ac", "barrel", "clubs", "A", "dodge_city")
     assert characters["calamity_janet"] == Character(

@@ -11,7 +11,7 @@ from bang_helpers import act, dead, equip, give, play, rewrite, stack_deck, tabl
 from dc_cards_helpers import dc_table, refused
 
 from service.games import bang
-from service.games.bang import catalog
+from service.games.bang import catalog, counts
 from service.games.bang.state import all_cards
 from service.games.bang.tables import CARDS, TYPE_OF, TYPES
 
@@ -70,7 +70,7 @@ def test_a_reprint_row_must_name_a_card_of_another_expansion(data: Path) -> None
 
 def test_the_loaded_rows_match_the_printed_totals(data: Path) -> None:
     types, cards, *_ = catalog.load()
-    assert Counter(c.key for c in cards.values() if c.expansion == "dodge_city") == catalog.DODGE_CITY_COUNTS
+    assert Counter(c.key for c in cards.values() if c.expansion == "dodge_city") == counts.DODGE_CITY_COUNTS
     assert types == TYPES
     rewrite(data, "cards_dodge_city.json", lambda d: d["cards"][0]["copies"].pop())
     loaded = catalog.load()

@@ -24,7 +24,7 @@ def drawn(events: list[Event], seat: int) -> int:
 
 
 def test_the_pool_with_dodge_city_holds_31_characters() -> None:
-    assert len(BASE_CHARACTERS) == 16 and len(CHARACTERS) == 31
+    assert len(BASE_CHARACTERS) == 16 and len(CHARACTERS) == 31 + 8  # + Armed & Dangerous
     pool = deck_and_characters(DC)[1]
     assert len(pool) == 31 and set(pool) - set(BASE_CHARACTERS) == {
         k for k, c in CHARACTERS.items() if c.expansion == "dodge_city"}

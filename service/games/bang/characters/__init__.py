@@ -54,6 +54,16 @@ class Ability:
     def on_duel_over(self, state: State, seat: int, duel: dict[str, Any], events: list[Event]) -> None:
         """A Duel the player took part in is over (before its loser's damage; Molly Stark's replacements)."""
 
+    def may_ignore(self, state: State, seat: int, by: int, card: str) -> bool:
+        """Whether the player may choose to ignore ``card`` of another seat ``by`` aimed at him alone (Ms. Abigail)."""
+        return False
+
+    def on_card_placed(self, state: State, seat: int, by: int, card: str, events: list[Event]) -> None:
+        """Another seat ``by`` put a blue or orange card in play (Armed & Dangerous: Al Preacher)."""
+
+    def on_shot_cancelled(self, state: State, seat: int, shot: dict[str, Any], events: list[Event]) -> None:
+        """A BANG! effect of this player was cancelled (``shot`` is its request; Bloody Mary)."""
+
     def hand_limit(self, state: State, seat: int, fixed: int) -> int:
         """Phase 3 hand limit of a character with the ``hand_limit`` trait ``fixed`` (``turn.hand_limit``)."""
         return fixed

@@ -45,12 +45,12 @@ class ChuckWengam(Ability):
     """
 
     def activations(self, state: State, seat: int) -> list[Action]:
-        if not _own_phase_2(state, seat) or player(state, seat)["life"] <= 1:
+        if not own_phase_2(state, seat) or player(state, seat)["life"] <= 1:
             return []
         return [{"type": "ability", "cards": []}]
 
     def check_activate(self, state: State, seat: int, action: Action) -> None:
-        _check_own_phase_2(state, seat, "Chuck Wengam")
+        check_own_phase_2(state, seat, "Chuck Wengam")
         if action.get("cards"):
             raise MalformedAction(Reason.UNEXPECTED_FIELD, "Chuck Wengam's ability discards no cards", field="cards")
         if player(state, seat)["life"] <= 1:
@@ -73,12 +73,12 @@ class JoseDelgado(Ability):
     """
 
     def activations(self, state: State, seat: int) -> list[Action]:
-        if not _own_phase_2(state, seat) or _used_up(state, seat, "jose_delgado"):
+        if not own_phase_2(state, seat) or used_up(state, seat, "jose_delgado"):
             return []
         return [{"type": "ability", "cards": [c]} for c in dict.fromkeys(_zone(state, seat)) if _blue(c)]
 
     def check_activate(self, state: State, seat: int, action: Action) -> None:
-        _check_own_phase_2(state, seat, "José Delgado")
+        check_own_phase_2(state, seat, "José Delgado")
         cards = action.get("cards") or []
         if len(cards) != 1:
             raise RuleError(Reason.NEED_ONE_CARD, "José Delgado discards exactly one blue card")
@@ -89,7 +89,7 @@ class JoseDelgado(Ability):
             raise RuleError(Reason.CARD_NOT_IN_HAND, "Discard a blue card from your hand", card=cards[0])
         if not _blue(cards[0]):
             raise RuleError(Reason.NOT_A_BLUE_CARD, "Only a blue-bordered card can be discarded", card=cards[0])
-        check_uses_left(state, seat, "jose_delgado", _limit(state, seat))
+        check_uses_left(state, seat, "jose_delgado", limit_of(state, seat))
 
     def activate(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
         card = action["cards"][0]
@@ -117,14 +117,14 @@ class DocHolyday(Ability):
     takes_target = True
 
     def activations(self, state: State, seat: int) -> list[Action]:
-        if (not _own_phase_2(state, seat) or len(player(state, seat)["hand"]) < DOC_DISCARDS
-                or _used_up(state, seat, "doc_holyday")):
+        if (not own_phase_2(state, seat) or len(player(state, seat)["hand"]) < DOC_DISCARDS
+                or used_up(state, seat, "doc_holyday")):
             return []
         return [{"type": "ability", "cards": [], "target": t} for t in seats_from(state, seat, include_self=False)
                 if in_reach(state, seat, t) and _reachable_with_hand(state, seat, t)]
 
     def check_activate(self, state: State, seat: int, action: Action) -> None:
-        _check_own_phase_2(state, seat, "Doc Holyday")
+        check_own_phase_2(state, seat, "Doc Holyday")
         if action.get("cards"):
             raise MalformedAction(Reason.UNEXPECTED_FIELD, "Name only the target; the two discards are asked next",
                                   field="cards")
@@ -134,7 +134,7 @@ class DocHolyday(Ability):
         if not _reachable_with_hand(state, seat, action["target"]):
             raise RuleError(Reason.TARGET_UNAFFECTED, f"Seat {action['target']} is not affected by any card "
                             "you could discard", target=action["target"])
-        check_uses_left(state, seat, "doc_holyday", _limit(state, seat))
+        check_uses_left(state, seat, "doc_holyday", limit_of(state, seat))
 
     def activate(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
         count_use(state, seat, "doc_holyday")
@@ -252,22 +252,22 @@ add_start_step("vera_choose", before="t_draw", character=VERA)
 
 # Helpers
 
-def _own_phase_2(state: State, seat: int) -> bool:
+def own_phase_2(state: State, seat: int) -> bool:
     return bool(state["turn"] == seat and state["phase"] == "play" and not state["pending"])
 
 
-def _check_own_phase_2(state: State, seat: int, name: str) -> None:
-    if not _own_phase_2(state, seat):
+def check_own_phase_2(state: State, seat: int, name: str) -> None:
+    if not own_phase_2(state, seat):
         raise RuleError(Reason.ABILITY_NOT_NOW, f"{name}'s ability is used in his own turn, with nothing pending")
 
 
-def _limit(state: State, seat: int) -> int | None:
+def limit_of(state: State, seat: int) -> int | None:
     limit = trait(state, seat, "uses_per_turn")
     return None if limit is None else int(limit)
 
 
-def _used_up(state: State, seat: int, name: str) -> bool:
-    limit = _limit(state, seat)
+def used_up(state: State, seat: int, name: str) -> bool:
+    limit = limit_of(state, seat)
     return limit is not None and uses(state, seat, name) >= limit
 
 

@@ -16,18 +16,21 @@ its use effect runs). A card answering from the hand runs its row's ``response``
 
 from __future__ import annotations
 
+from typing import Any
+
 from service.engine.errors import MalformedAction, RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import ability_of
 from service.games.bang.checks import draw_check
+from service.games.bang.cubes import pay_use, use_payable
 from service.games.bang.damage import damage
 from service.games.bang.effects import EFFECTS, Effect, effect, effect_args
 from service.games.bang.pending import RequestKind, request
 from service.games.bang.reasons import Reason
 from service.games.bang.state import (
     Request,
+    card_in_effect,
     discard_from_hand,
-    discard_from_table,
     draw,
     in_effect,
     passive_sum,
@@ -39,23 +42,27 @@ from service.games.bang.state import (
 )
 from service.games.bang.tables import TYPE_OF
 from service.games.bang.targeting import affected
+from service.games.bang.turn import uses
 
 CHARACTER_BARREL = "character"
 
 
-def counts_as_missed(state: State, seat: int, card: str) -> bool:
-    """A card from the hand that cancels a BANG! effect: Missed!, a BANG! for Calamity Janet, any for Elena."""
+def counts_as_missed(state: State, seat: int, card: str, ignored: bool = False) -> bool:
+    """A card from the hand that cancels a BANG! effect: Missed!, a BANG! for Calamity Janet, any for Elena
+    (their abilities do not count against a shot that ignores them: Big Fifty, AD-047)."""
     t = TYPE_OF[card]
-    return (t.missed or (t.bang_card and bool(trait(state, seat, "bang_missed_swap")))
-            or bool(trait(state, seat, "any_card_missed")))
+    if t.missed or ignored:
+        return t.missed
+    return (t.bang_card and bool(trait(state, seat, "bang_missed_swap"))) or bool(trait(state, seat, "any_card_missed"))
 
 
 def missed_in_play(state: State, seat: int) -> list[str]:
-    """Ready cards in play whose use is a Missed! effect (Bible, Iron Plate, Sombrero, Ten Gallon Hat)."""
+    """Ready cards in play whose use is a Missed! effect (Bible, Iron Plate, Sombrero, Ten Gallon Hat;
+    Crate, while it holds the cubes it costs)."""
     out = []
     for c in in_effect(state, seat):
         use = TYPE_OF[c].use
-        if use is not None and use.missed and ready(state, c):
+        if use is not None and use.missed and ready(state, c) and use_payable(state, seat, c):
             out.append(c)
     return out
 
@@ -81,21 +88,40 @@ def counts_as_bang(state: State, seat: int, card: str) -> bool:
 
 
 def may_shoot_again(state: State, seat: int) -> bool:
-    """One BANG! card per turn, unless Volcanic or Willy the Kid (BANG-018, 078, 106)."""
-    return state["bangs"] == 0 or passive_sum(state, seat, "unlimited_bang") > 0
+    """One BANG! card per turn, unless Volcanic or Willy the Kid (BANG-018, 078, 106), or once more
+    with a Bandolier (AD-045)."""
+    return (state["bangs"] == 0 or passive_sum(state, seat, "unlimited_bang") > 0
+            or ("supply" in state and bandolier(state, seat) is not None))
 
 
-def barrel_sources(state: State, seat: int) -> list[str]:
-    """Barrels a target may still draw for: each card in play and Jourdonnais, once each."""
+def bandolier(state: State, seat: int) -> str | None:
+    """A Bandolier in effect that can pay for one more BANG! card this turn (1 of its cubes, once per turn)."""
+    card = card_in_effect(state, seat, "bandolier")
+    if card is None or uses(state, seat, "bandolier") or not use_payable(state, seat, card):
+        return None
+    return card
+
+
+def barrel_sources(state: State, seat: int, ignored: bool = False) -> list[str]:
+    """Barrels a target may still draw for: each card in play and Jourdonnais, once each (none against
+    a shot that ignores the target's cards and ability: Big Fifty)."""
+    if ignored:
+        return []
     sources = [c for c in in_effect(state, seat) if TYPE_OF[c].passive.get("barrel")]
     if trait(state, seat, "barrel"):
         sources.append(CHARACTER_BARREL)
     return sources
 
 
-def shoot(state: State, attacker: int, target: int, card: str, need: int) -> None:
-    """Open a BANG! response window for ``target``."""
-    push(state, "bang", target, attacker, card=card, need=need, got=0, used=[])
+def shoot(state: State, attacker: int, target: int, card: str | None, need: int, **flags: Any) -> None:
+    """Open a BANG! response window for ``target``; ``flags`` are what the shot carries (a Dangerous
+    weapon's effect, ``played``: a card from the hand, ``bang_card``: a real BANG! card)."""
+    push(state, "bang", target, attacker, card=card, need=need, got=0, used=[], **flags)
+
+
+# What a Dangerous weapon paid for a BANG! card puts on its shot (its row's ``use.args.shot``;
+# ``take_back``, the Thunderer's, is done at once by ``upgrades.WeaponOption``).
+SHOT_FLAGS = frozenset({"ignore", "buntline", "sure"})
 
 
 @effect("bang")
@@ -110,9 +136,20 @@ class Bang(Effect):
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
         # Slab the Killer's ability is about his BANG! *cards*: a BANG! effect from another
         # source (a card in play, an ability, Punch or Springfield) needs one Missed! as usual.
-        own_card = action.get("type") == "play" and TYPE_OF[card].bang_card
+        played = action.get("type") == "play"
+        own_card = played and TYPE_OF[card].bang_card
         need = int(trait(state, seat, "missed_needed") or 1) if own_card else 1
-        shoot(state, seat, action["target"], card, need)
+        flags: dict[str, Any] = {}
+        if played:  # only what an A&D rule reads is stored, so other games' states stay as they were
+            if "supply" in state:
+                flags["played"] = True
+                if own_card:
+                    flags["bang_card"] = True
+            if action.get("weapon") in SHOT_FLAGS:
+                flags[action["weapon"]] = True
+        # Quick Shot's extra targets (its upgrade, AD-062): one shot each, in the order chosen.
+        for target in reversed([action["target"], *action.get("extra", [])]):
+            shoot(state, seat, target, card, need, **flags)
 
 
 @effect("derringer")
@@ -143,10 +180,10 @@ class Dodge(Effect):
     the Missed! card that Calamity Janet plays as a BANG!."""
 
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
-        raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, "Dodge is played only to cancel a shot at you")
+        raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{TYPE_OF[card].name} is played only to cancel a shot at you")
 
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        raise AssertionError("Dodge is never played: check refuses it")  # pragma: no cover
+        raise AssertionError("Dodge and Duck! are never played: check refuses them")  # pragma: no cover
 
 
 @effect("gatling")
@@ -182,26 +219,33 @@ class BangResponse(RequestKind):
     answers = frozenset({"respond", "barrel", "pass", "use"})
 
     def legal(self, state: State, req: Request) -> list[Action]:
-        seat = req["seat"]
+        seat, ignored = req["seat"], bool(req["args"].get("ignore"))
         out: list[Action] = [{"type": "pass"}]
-        out += [{"type": "respond", "card": c} for c in player(state, seat)["hand"] if counts_as_missed(state, seat, c)]
-        if player(state, seat)["table"]:
+        if req["args"].get("sure"):
+            return out  # Double Barrel: nothing cancels it (AD-054)
+        out += [{"type": "respond", "card": c} for c in player(state, seat)["hand"]
+                if counts_as_missed(state, seat, c, ignored)]
+        if player(state, seat)["table"] and not ignored:
             out += [{"type": "use", "card": c} for c in missed_in_play(state, seat)]
-        for b in barrel_sources(state, seat):
+        for b in barrel_sources(state, seat, ignored):
             if b not in req["args"]["used"]:
                 # Jourdonnais' own Barrel is the barrel action without a card.
                 out.append({"type": "barrel"} if b == CHARACTER_BARREL else {"type": "barrel", "card": b})
         return out
 
     def check(self, state: State, req: Request, action: Action) -> None:
-        seat = req["seat"]
-        if action["type"] == "respond" and not counts_as_missed(state, seat, action["card"]):
+        seat, ignored = req["seat"], bool(req["args"].get("ignore"))
+        if action["type"] != "pass" and req["args"].get("sure"):
+            raise RuleError(Reason.SHOT_UNCANCELLABLE, "This shot cannot be cancelled: take the hit")
+        if action["type"] == "respond" and not counts_as_missed(state, seat, action["card"], ignored):
             raise RuleError(Reason.WRONG_ANSWER, "Only a Missed! effect cancels a BANG!", card=action["card"])
         if action["type"] == "use":
+            if ignored:
+                raise RuleError(Reason.CARD_SILENCED, "This shot ignores your cards in play", card=action["card"])
             check_missed_in_play(state, seat, action)
         if action["type"] == "barrel":
             source = action.get("card") or CHARACTER_BARREL
-            if source not in barrel_sources(state, seat):
+            if source not in barrel_sources(state, seat, ignored):
                 raise RuleError(Reason.NO_BARREL, "You have no such Barrel", card=source)
             if source in req["args"]["used"]:
                 raise RuleError(Reason.BARREL_ALREADY_USED, "Each Barrel draws once per shot", card=source)
@@ -211,29 +255,35 @@ class BangResponse(RequestKind):
         if action["type"] == "pass":
             state["pending"].pop()
             events.append({"kind": "pass", "seat": seat, "reason": "bang"})
-            damage(state, seat, 1, req["source"], events)
+            damage(state, seat, 1, req["source"], events, quiet=bool(args.get("ignore")))
         elif action["type"] == "respond":
-            missed_once(state, req)
+            missed_once(state, req, events)
             answer_with_card(state, seat, action["card"], "missed", events)
+            if "supply" in state:  # Duck!'s upgrade: back into the hand (AD-069)
+                from service.games.bang.upgrades import offer_late_upgrade
+                offer_late_upgrade(state, seat, action["card"], "answered")
         elif action["type"] == "use":
             card = action["card"]
             use = TYPE_OF[card].use
             assert use is not None  # checked
-            discard_from_table(state, seat, card)
-            events.append({"kind": "use", "seat": seat, "cards": [card], "reason": "missed"})
-            missed_once(state, req)
+            pay_use(state, seat, card, events, reason="missed")
+            missed_once(state, req, events)
             EFFECTS[use.effect].resolve(state, seat, card, action, events)
         else:
             args["used"].append(action.get("card") or CHARACTER_BARREL)
             draw_check(state, seat, "barrel", events)
 
     def auto(self, state: State, req: Request) -> Action | None:
-        seat = req["seat"]
+        seat, ignored = req["seat"], bool(req["args"].get("ignore"))
+        if ability_of(state, seat).activations(state, seat):
+            return None
+        if req["args"].get("sure"):
+            return {"type": "pass"}  # public: the weapon's cube was paid in the open
         if player(state, seat)["hand"]:
             return None  # asked even without a Missed!: waiting must not reveal his hand
-        if any(b not in req["args"]["used"] for b in barrel_sources(state, seat)):
+        if any(b not in req["args"]["used"] for b in barrel_sources(state, seat, ignored)):
             return None
-        if missed_in_play(state, seat) or ability_of(state, seat).activations(state, seat):
+        if not ignored and missed_in_play(state, seat):
             return None
         return {"type": "pass"}
 
@@ -251,16 +301,21 @@ def check_missed_in_play(state: State, seat: int, action: Action) -> None:
     if not ready(state, card):
         raise RuleError(Reason.CARD_NOT_READY, f"{use.name} can be used from the turn after it was played",
                         card=card)
+    if not use_payable(state, seat, card):
+        raise RuleError(Reason.NOT_ENOUGH_CUBES, f"{use.name} needs {use.cost['cubes']} of its own cubes", card=card)
     if "target" in action or "pick" in action:
         raise MalformedAction(Reason.UNEXPECTED_TARGET, f"{use.name} takes no target here",
                               field="target" if "target" in action else "pick")
 
 
-def missed_once(state: State, req: Request) -> None:
+def missed_once(state: State, req: Request, events: list[Event]) -> None:
     """Count one Missed! effect on a shot; the shot is cancelled once it has enough."""
     req["args"]["got"] += 1
     if req["args"]["got"] >= req["args"]["need"] and state["pending"] and state["pending"][-1] is req:
         state["pending"].pop()
+        if "supply" in state:
+            from service.games.bang.upgrades import shot_cancelled
+            shot_cancelled(state, req, events)
 
 
 class _DiscardBang(RequestKind):

@@ -40,10 +40,11 @@ HAND = "hand"
 
 @effect("draw_cards")
 class DrawCards(Effect):
-    """Stagecoach (2) and Wells Fargo (3): the count is the row's ``args.count``."""
+    """Stagecoach (2) and Wells Fargo (3): the count is the row's ``args.count`` (Caravan: one more per
+    upgrade bought, AD-068)."""
 
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        draw(state, seat, int(effect_args(card, action)["count"]), events)
+        draw(state, seat, int(effect_args(card, action)["count"]) + int(action.get("bought", 0)), events)
 
 
 @effect("general_store")

@@ -38,7 +38,8 @@ class Saloon(Effect):
 
 @effect("heal")
 class Heal(Effect):
-    """Whisky (2, yourself), Tequila (1, any player) and Canteen (1, used from play): regain
+    """Whisky (2, yourself), Tequila (1, any player), Canteen (1, used from play), A Little Nip and
+    Beer Keg (Armed & Dangerous, 1; used from play): regain
     ``args.count`` life, never above the maximum (DC-013, 056, 063).
 
     Not a Beer: not affected by the two-players-left rule, never offered in the dying window
@@ -54,5 +55,6 @@ class Heal(Effect):
             raise RuleError(Reason.LIFE_AT_MAXIMUM, f"{who} already at full life", target=target)
 
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        heal(state, action.get("target", seat), int(effect_args(card, action)["count"]), events,
-             reason=KEY_OF[card])
+        # A Little Nip: one more life per upgrade bought (AD-057).
+        heal(state, action.get("target", seat), int(effect_args(card, action)["count"]) + int(action.get("bought", 0)),
+             events, reason=KEY_OF[card])

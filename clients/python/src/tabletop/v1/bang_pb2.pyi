@@ -243,6 +243,43 @@ class _BangRequestKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangR
     """Vera Custer, at the start of her turn: the character of another living player whose ability she
     has until her next turn: answer `choose` with `pick` set to that character's key.
     """
+    BANG_REQUEST_KIND_UPGRADE: _BangRequestKind.ValueType  # 13
+    """Armed & Dangerous: the card just played (`source_card`) can be upgraded: answer `upgrade` (with
+    `target_seat` for an extra target) to buy it once more, or `pass` to play it as it is.
+    `upgrades_bought` and `extra_targets` say what is bought so far.
+    """
+    BANG_REQUEST_KIND_PAY_CUBES: _BangRequestKind.ValueType  # 14
+    """Armed & Dangerous: pay `cubes_to_pay` more cubes, one at a time: answer `choose` with `pick` set
+    to "character" or the id of one of your orange cards in play that holds a cube.
+    """
+    BANG_REQUEST_KIND_PLACE_CUBES: _BangRequestKind.ValueType  # 15
+    """Armed & Dangerous: put `cubes_to_place` cubes from the supply on your cards: answer `choose` with
+    `pick` set to "character" or one of your orange cards in play (at most 4 on each).
+    """
+    BANG_REQUEST_KIND_WEAPON: _BangRequestKind.ValueType  # 16
+    """Armed & Dangerous: you play a BANG! card and may pay 1 cube of your Dangerous weapon
+    (`source_card`) for its effect on this shot: answer `use` with the weapon, or `pass`.
+    """
+    BANG_REQUEST_KIND_REDRAW: _BangRequestKind.ValueType  # 17
+    """Armed & Dangerous: the player `opponent_seat` just drew! `cards`; you may pay 1 cube of your
+    Tumbleweed (`source_card`) to make him draw! again: answer `use` with it, or `pass`.
+    """
+    BANG_REQUEST_KIND_IGNORE: _BangRequestKind.ValueType  # 18
+    """Ms. Abigail: the card `source_card` of `source_seat` has you as its only target: answer `ability`
+    (no cards) to ignore it, or `pass` to let it act.
+    """
+    BANG_REQUEST_KIND_DRAW_FOR_CUBES: _BangRequestKind.ValueType  # 19
+    """Al Preacher: another player put a blue or orange card in play: answer `ability` (no cards) to pay
+    2 cubes and draw 1 card, or `pass`. Asked before any other card is played.
+    """
+    BANG_REQUEST_KIND_PASS_BOMB: _BangRequestKind.ValueType  # 20
+    """Armed & Dangerous: your Bomb's draw! was red: answer `choose` with `target_seat`, the other player
+    who gets it (with its cubes).
+    """
+    BANG_REQUEST_KIND_DISCARD_ONE: _BangRequestKind.ValueType  # 21
+    """Armed & Dangerous (Buntline Special): the shot at you was cancelled; discard a card of your choice
+    from your hand: answer `discard`.
+    """
 
 class BangRequestKind(_BangRequestKind, metaclass=_BangRequestKindEnumTypeWrapper):
     """A kind of pending request."""
@@ -280,6 +317,43 @@ Brawl: one request per victim): answer `choose` with `pick`.
 BANG_REQUEST_KIND_COPY_CHARACTER: BangRequestKind.ValueType  # 12
 """Vera Custer, at the start of her turn: the character of another living player whose ability she
 has until her next turn: answer `choose` with `pick` set to that character's key.
+"""
+BANG_REQUEST_KIND_UPGRADE: BangRequestKind.ValueType  # 13
+"""Armed & Dangerous: the card just played (`source_card`) can be upgraded: answer `upgrade` (with
+`target_seat` for an extra target) to buy it once more, or `pass` to play it as it is.
+`upgrades_bought` and `extra_targets` say what is bought so far.
+"""
+BANG_REQUEST_KIND_PAY_CUBES: BangRequestKind.ValueType  # 14
+"""Armed & Dangerous: pay `cubes_to_pay` more cubes, one at a time: answer `choose` with `pick` set
+to "character" or the id of one of your orange cards in play that holds a cube.
+"""
+BANG_REQUEST_KIND_PLACE_CUBES: BangRequestKind.ValueType  # 15
+"""Armed & Dangerous: put `cubes_to_place` cubes from the supply on your cards: answer `choose` with
+`pick` set to "character" or one of your orange cards in play (at most 4 on each).
+"""
+BANG_REQUEST_KIND_WEAPON: BangRequestKind.ValueType  # 16
+"""Armed & Dangerous: you play a BANG! card and may pay 1 cube of your Dangerous weapon
+(`source_card`) for its effect on this shot: answer `use` with the weapon, or `pass`.
+"""
+BANG_REQUEST_KIND_REDRAW: BangRequestKind.ValueType  # 17
+"""Armed & Dangerous: the player `opponent_seat` just drew! `cards`; you may pay 1 cube of your
+Tumbleweed (`source_card`) to make him draw! again: answer `use` with it, or `pass`.
+"""
+BANG_REQUEST_KIND_IGNORE: BangRequestKind.ValueType  # 18
+"""Ms. Abigail: the card `source_card` of `source_seat` has you as its only target: answer `ability`
+(no cards) to ignore it, or `pass` to let it act.
+"""
+BANG_REQUEST_KIND_DRAW_FOR_CUBES: BangRequestKind.ValueType  # 19
+"""Al Preacher: another player put a blue or orange card in play: answer `ability` (no cards) to pay
+2 cubes and draw 1 card, or `pass`. Asked before any other card is played.
+"""
+BANG_REQUEST_KIND_PASS_BOMB: BangRequestKind.ValueType  # 20
+"""Armed & Dangerous: your Bomb's draw! was red: answer `choose` with `target_seat`, the other player
+who gets it (with its cubes).
+"""
+BANG_REQUEST_KIND_DISCARD_ONE: BangRequestKind.ValueType  # 21
+"""Armed & Dangerous (Buntline Special): the shot at you was cancelled; discard a card of your choice
+from your hand: answer `discard`.
 """
 Global___BangRequestKind: _TypeAlias = BangRequestKind  # noqa: Y015
 
@@ -345,6 +419,10 @@ class _BangEventKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BangEve
     """A card for every other player passed over `seat`, whom it does not affect (Apache Kid and the
     diamonds of other players): `other_seat` played it, `cards` holds it. Public.
     """
+    BANG_EVENT_KIND_CUBES: _BangEventKind.ValueType  # 26
+    """Armed & Dangerous: `amount` cubes put on (negative: taken off) a cube holder of `seat`: the orange
+    card in `cards`, or his character when `cards` is empty; `reason` says why. Public.
+    """
 
 class BangEventKind(_BangEventKind, metaclass=_BangEventKindEnumTypeWrapper):
     """What happened."""
@@ -405,6 +483,10 @@ BANG_EVENT_KIND_UNAFFECTED: BangEventKind.ValueType  # 25
 """A card for every other player passed over `seat`, whom it does not affect (Apache Kid and the
 diamonds of other players): `other_seat` played it, `cards` holds it. Public.
 """
+BANG_EVENT_KIND_CUBES: BangEventKind.ValueType  # 26
+"""Armed & Dangerous: `amount` cubes put on (negative: taken off) a cube holder of `seat`: the orange
+card in `cards`, or his character when `cards` is empty; `reason` says why. Public.
+"""
 Global___BangEventKind: _TypeAlias = BangEventKind  # noqa: Y015
 
 @_typing.final
@@ -458,6 +540,8 @@ class BangCatalogCard(_message.Message):
     EXPANSION_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
     COPIES_FIELD_NUMBER: _builtins.int
+    CUBE_COST_FIELD_NUMBER: _builtins.int
+    UPGRADE_COST_FIELD_NUMBER: _builtins.int
     key: _builtins.str
     """Name key, as BangCard.name, for example "bang"."""
     name: _builtins.str
@@ -468,6 +552,12 @@ class BangCatalogCard(_message.Message):
     """The expansion that brings this card name; unspecified: the base game."""
     text: _builtins.str
     """What the card does, for a player to read; empty where the data has no text yet."""
+    cube_cost: _builtins.int
+    """Armed & Dangerous: cubes its use costs, paid from the card itself (an orange card); 0: none."""
+    upgrade_cost: _builtins.int
+    """Armed & Dangerous: cubes one purchase of its upgrade costs, paid from any of the player's
+    cube holders (an upgradable brown card); 0: no upgrade.
+    """
     @_builtins.property
     def copies(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCatalogCopy]:
         """Every physical copy of the card, with its suit and rank."""
@@ -481,10 +571,12 @@ class BangCatalogCard(_message.Message):
         expansion: Global___BangExpansion.ValueType = ...,
         text: _builtins.str = ...,
         copies: _abc.Iterable[Global___BangCatalogCopy] | None = ...,
+        cube_cost: _builtins.int = ...,
+        upgrade_cost: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["color", b"color", "copies", b"copies", "expansion", b"expansion", "key", b"key", "name", b"name", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["color", b"color", "copies", b"copies", "cube_cost", b"cube_cost", "expansion", b"expansion", "key", b"key", "name", b"name", "text", b"text", "upgrade_cost", b"upgrade_cost"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -738,6 +830,7 @@ class BangAction(_message.Message):
     ABILITY_FIELD_NUMBER: _builtins.int
     END_TURN_FIELD_NUMBER: _builtins.int
     USE_FIELD_NUMBER: _builtins.int
+    UPGRADE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def play(self) -> Global___BangPlayCard:
         """Play a card in phase 2."""
@@ -772,8 +865,15 @@ class BangAction(_message.Message):
 
     @_builtins.property
     def use(self) -> Global___BangUseCard:
-        """Use a card in play (a green card, discarded from play to use it; orange cards later):
-        in your phase 2, or to answer a request when the card's effect answers it (a Missed!).
+        """Use a card in play: a green card (discarded from play to use it) or an orange card (paying
+        its cubes): in your phase 2, or to answer a request when the card's effect answers it (a
+        Missed!, a Dangerous weapon's shot option, Tumbleweed's draw! again).
+        """
+
+    @_builtins.property
+    def upgrade(self) -> Global___BangUpgrade:
+        """Armed & Dangerous: buy the upgrade of the card just played once (more), answering an UPGRADE
+        request; the cubes are then asked with PAY_CUBES.
         """
 
     def __init__(
@@ -788,16 +888,41 @@ class BangAction(_message.Message):
         ability: Global___BangUseAbility | None = ...,
         end_turn: Global___BangEndTurn | None = ...,
         use: Global___BangUseCard | None = ...,
+        upgrade: Global___BangUpgrade | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond", "use", b"use"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond", "upgrade", b"upgrade", "use", b"use"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond", "use", b"use"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ability", b"ability", "barrel", b"barrel", "choose", b"choose", "discard", b"discard", "draw", b"draw", "end_turn", b"end_turn", "kind", b"kind", "pass", b"pass", "play", b"play", "respond", b"respond", "upgrade", b"upgrade", "use", b"use"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn", "use"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["play", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn", "use", "upgrade"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
 Global___BangAction: _TypeAlias = BangAction  # noqa: Y015
+
+@_typing.final
+class BangUpgrade(_message.Message):
+    """Buy one upgrade of the card being played (Armed & Dangerous)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TARGET_SEAT_FIELD_NUMBER: _builtins.int
+    target_seat: _builtins.int
+    """For an upgrade that adds a target (Quick Shot, Arrow): the extra, different player."""
+    def __init__(
+        self,
+        *,
+        target_seat: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "target_seat", b"target_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "target_seat", b"target_seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__target_seat: _TypeAlias = _typing.Literal["target_seat"]  # noqa: Y015
+    _WhichOneofArgType__target_seat: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__target_seat) -> _WhichOneofReturnType__target_seat | None: ...
+
+Global___BangUpgrade: _TypeAlias = BangUpgrade  # noqa: Y015
 
 @_typing.final
 class BangUseCard(_message.Message):
@@ -934,6 +1059,7 @@ class BangChoose(_message.Message):
 
     CARD_FIELD_NUMBER: _builtins.int
     PICK_FIELD_NUMBER: _builtins.int
+    TARGET_SEAT_FIELD_NUMBER: _builtins.int
     card: _builtins.str
     """Card id."""
     pick: _builtins.str
@@ -941,17 +1067,22 @@ class BangChoose(_message.Message):
     the id of a card the victim has in play; in Pat Brennan's phase-1 draw, the id of a card in play;
     answering a COPY_CHARACTER request (Vera Custer), a character key such as "willy_the_kid".
     """
+    target_seat: _builtins.int
+    """Instead of `card` and `pick`: answering a PASS_BOMB request, the player who gets the Bomb."""
     def __init__(
         self,
         *,
         card: _builtins.str = ...,
         pick: _builtins.str = ...,
+        target_seat: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "target_seat", b"target_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card", b"card", "pick", b"pick"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat", "card", b"card", "pick", b"pick", "target_seat", b"target_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__target_seat: _TypeAlias = _typing.Literal["target_seat"]  # noqa: Y015
+    _WhichOneofArgType__target_seat: _TypeAlias = _typing.Literal["_target_seat", b"_target_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__target_seat) -> _WhichOneofReturnType__target_seat | None: ...
 
 Global___BangChoose: _TypeAlias = BangChoose  # noqa: Y015
 
@@ -1071,6 +1202,10 @@ class BangRequest(_message.Message):
     OPPONENT_SEAT_FIELD_NUMBER: _builtins.int
     HIDDEN_CARD_COUNT_FIELD_NUMBER: _builtins.int
     CARDS_TO_DISCARD_FIELD_NUMBER: _builtins.int
+    CUBES_TO_PAY_FIELD_NUMBER: _builtins.int
+    CUBES_TO_PLACE_FIELD_NUMBER: _builtins.int
+    UPGRADES_BOUGHT_FIELD_NUMBER: _builtins.int
+    EXTRA_TARGETS_FIELD_NUMBER: _builtins.int
     kind: Global___BangRequestKind.ValueType
     """What is asked."""
     seat: _builtins.int
@@ -1087,6 +1222,12 @@ class BangRequest(_message.Message):
     """Cards offered but hidden from the viewer."""
     cards_to_discard: _builtins.int
     """COST: how many cards from hand are still to be discarded."""
+    cubes_to_pay: _builtins.int
+    """PAY_CUBES: cubes still to pay."""
+    cubes_to_place: _builtins.int
+    """PLACE_CUBES: cubes still to place."""
+    upgrades_bought: _builtins.int
+    """UPGRADE: upgrades bought so far."""
     @_builtins.property
     def source_card(self) -> Global___BangCard:
         """The card that caused it."""
@@ -1098,6 +1239,10 @@ class BangRequest(_message.Message):
     @_builtins.property
     def barrels_used(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Barrels already drawn for this shot (card ids; "character" for Jourdonnais)."""
+
+    @_builtins.property
+    def extra_targets(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """UPGRADE: the extra targets bought so far (Quick Shot, Arrow)."""
 
     def __init__(
         self,
@@ -1113,10 +1258,14 @@ class BangRequest(_message.Message):
         opponent_seat: _builtins.int | None = ...,
         hidden_card_count: _builtins.int = ...,
         cards_to_discard: _builtins.int = ...,
+        cubes_to_pay: _builtins.int = ...,
+        cubes_to_place: _builtins.int = ...,
+        upgrades_bought: _builtins.int = ...,
+        extra_targets: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "opponent_seat", b"opponent_seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "barrels_used", b"barrels_used", "cards", b"cards", "cards_to_discard", b"cards_to_discard", "hidden_card_count", b"hidden_card_count", "kind", b"kind", "missed_needed", b"missed_needed", "missed_played", b"missed_played", "opponent_seat", b"opponent_seat", "seat", b"seat", "source_card", b"source_card", "source_seat", b"source_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat", "_source_seat", b"_source_seat", "barrels_used", b"barrels_used", "cards", b"cards", "cards_to_discard", b"cards_to_discard", "cubes_to_pay", b"cubes_to_pay", "cubes_to_place", b"cubes_to_place", "extra_targets", b"extra_targets", "hidden_card_count", b"hidden_card_count", "kind", b"kind", "missed_needed", b"missed_needed", "missed_played", b"missed_played", "opponent_seat", b"opponent_seat", "seat", b"seat", "source_card", b"source_card", "source_seat", b"source_seat", "upgrades_bought", b"upgrades_bought"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__opponent_seat: _TypeAlias = _typing.Literal["opponent_seat"]  # noqa: Y015
     _WhichOneofArgType__opponent_seat: _TypeAlias = _typing.Literal["_opponent_seat", b"_opponent_seat"]  # noqa: Y015
@@ -1145,6 +1294,8 @@ class BangPlayer(_message.Message):
     ALIVE_FIELD_NUMBER: _builtins.int
     ROLE_GOAL_FIELD_NUMBER: _builtins.int
     USABLE_FIELD_NUMBER: _builtins.int
+    CUBES_FIELD_NUMBER: _builtins.int
+    CARD_CUBES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index."""
     character: _builtins.str
@@ -1161,15 +1312,21 @@ class BangPlayer(_message.Message):
     """False once eliminated."""
     role_goal: _builtins.str
     """The goal printed on the role card, when the viewer may see the role."""
+    cubes: _builtins.int
+    """Armed & Dangerous: cubes on his character (at most 4)."""
     @_builtins.property
     def in_play(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCard]:
         """Cards in play in front of him."""
 
     @_builtins.property
     def usable(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangUsableCard]:
-        """The cards of in_play that are used from play (Dodge City's green cards), in the order of
-        in_play, each with whether it may be used now. Every seat sees them.
+        """The cards of in_play that are used from play (Dodge City's green cards, Armed & Dangerous'
+        orange cards), in the order of in_play, each with whether it may be used now. Every seat sees them.
         """
+
+    @_builtins.property
+    def card_cubes(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangCardCubes]:
+        """Armed & Dangerous: cubes on each of his orange cards in play, in the order of in_play."""
 
     def __init__(
         self,
@@ -1184,14 +1341,42 @@ class BangPlayer(_message.Message):
         alive: _builtins.bool = ...,
         role_goal: _builtins.str = ...,
         usable: _abc.Iterable[Global___BangUsableCard] | None = ...,
+        cubes: _builtins.int = ...,
+        card_cubes: _abc.Iterable[Global___BangCardCubes] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "character", b"character", "hand_count", b"hand_count", "in_play", b"in_play", "life", b"life", "max_life", b"max_life", "role", b"role", "role_goal", b"role_goal", "seat", b"seat", "usable", b"usable"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alive", b"alive", "card_cubes", b"card_cubes", "character", b"character", "cubes", b"cubes", "hand_count", b"hand_count", "in_play", b"in_play", "life", b"life", "max_life", b"max_life", "role", b"role", "role_goal", b"role_goal", "seat", b"seat", "usable", b"usable"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___BangPlayer: _TypeAlias = BangPlayer  # noqa: Y015
+
+@_typing.final
+class BangCardCubes(_message.Message):
+    """The cubes on one orange card in play (Armed & Dangerous)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    CARD_ID_FIELD_NUMBER: _builtins.int
+    CUBES_FIELD_NUMBER: _builtins.int
+    card_id: _builtins.str
+    """The card's id, as in BangPlayer.in_play."""
+    cubes: _builtins.int
+    """Cubes on it (1 to 4; a card that loses its last cube is discarded)."""
+    def __init__(
+        self,
+        *,
+        card_id: _builtins.str = ...,
+        cubes: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_id", b"card_id", "cubes", b"cubes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___BangCardCubes: _TypeAlias = BangCardCubes  # noqa: Y015
 
 @_typing.final
 class BangUsableCard(_message.Message):
@@ -1240,6 +1425,7 @@ class BangView(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     BANGS_PLAYED_FIELD_NUMBER: _builtins.int
     TO_ACT_FIELD_NUMBER: _builtins.int
+    CUBE_SUPPLY_FIELD_NUMBER: _builtins.int
     viewer_seat: _builtins.int
     """The viewing seat; unset for a spectator."""
     turn_seat: _builtins.int
@@ -1254,6 +1440,10 @@ class BangView(_message.Message):
     """Cards in the discard pile."""
     bangs_played: _builtins.int
     """BANG! cards played this turn."""
+    cube_supply: _builtins.int
+    """Armed & Dangerous: cubes in the shared supply (32 in all, with those on characters and cards);
+    unset in a game without the expansion.
+    """
     @_builtins.property
     def players(self) -> _containers.RepeatedCompositeFieldContainer[Global___BangPlayer]:
         """Every player."""
@@ -1294,13 +1484,19 @@ class BangView(_message.Message):
         winners: _abc.Iterable[_builtins.int] | None = ...,
         bangs_played: _builtins.int = ...,
         to_act: _abc.Iterable[_builtins.int] | None = ...,
+        cube_supply: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "discard_top", b"discard_top", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_cube_supply", b"_cube_supply", "_viewer_seat", b"_viewer_seat", "cube_supply", b"cube_supply", "discard_top", b"discard_top", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "bangs_played", b"bangs_played", "deck_count", b"deck_count", "discard_count", b"discard_count", "discard_top", b"discard_top", "hand", b"hand", "pending", b"pending", "phase", b"phase", "players", b"players", "to_act", b"to_act", "turn_number", b"turn_number", "turn_seat", b"turn_seat", "viewer_seat", b"viewer_seat", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_cube_supply", b"_cube_supply", "_viewer_seat", b"_viewer_seat", "bangs_played", b"bangs_played", "cube_supply", b"cube_supply", "deck_count", b"deck_count", "discard_count", b"discard_count", "discard_top", b"discard_top", "hand", b"hand", "pending", b"pending", "phase", b"phase", "players", b"players", "to_act", b"to_act", "turn_number", b"turn_number", "turn_seat", b"turn_seat", "viewer_seat", b"viewer_seat", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__cube_supply: _TypeAlias = _typing.Literal["cube_supply"]  # noqa: Y015
+    _WhichOneofArgType__cube_supply: _TypeAlias = _typing.Literal["_cube_supply", b"_cube_supply"]  # noqa: Y015
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__cube_supply) -> _WhichOneofReturnType__cube_supply | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__viewer_seat) -> _WhichOneofReturnType__viewer_seat | None: ...
 
 Global___BangView: _TypeAlias = BangView  # noqa: Y015

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file tabletop/v1/bang.proto.
  */
 export const file_tabletop_v1_bang: GenFile = /*@__PURE__*/
-  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSKeAQoLQmFuZ0NhdGFsb2cSKwoFY2FyZHMYASADKAsyHC50YWJsZXRvcC52MS5CYW5nQ2F0YWxvZ0NhcmQSNQoKY2hhcmFjdGVycxgCIAMoCzIhLnRhYmxldG9wLnYxLkJhbmdDYXRhbG9nQ2hhcmFjdGVyEisKBXJvbGVzGAMgAygLMhwudGFibGV0b3AudjEuQmFuZ0NhdGFsb2dSb2xlIsIBCg9CYW5nQ2F0YWxvZ0NhcmQSCwoDa2V5GAEgASgJEgwKBG5hbWUYAiABKAkSKQoFY29sb3IYAyABKA4yGi50YWJsZXRvcC52MS5CYW5nQ2FyZENvbG9yEi0KCWV4cGFuc2lvbhgEIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24SDAoEdGV4dBgFIAEoCRIsCgZjb3BpZXMYBiADKAsyHC50YWJsZXRvcC52MS5CYW5nQ2F0YWxvZ0NvcHkiZQoPQmFuZ0NhdGFsb2dDb3B5EiMKBGNhcmQYASABKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBItCglleHBhbnNpb24YAiABKA4yGi50YWJsZXRvcC52MS5CYW5nRXhwYW5zaW9uInwKFEJhbmdDYXRhbG9nQ2hhcmFjdGVyEgsKA2tleRgBIAEoCRIMCgRuYW1lGAIgASgJEgwKBGxpZmUYAyABKAUSDAoEdGV4dBgEIAEoCRItCglleHBhbnNpb24YBSABKA4yGi50YWJsZXRvcC52MS5CYW5nRXhwYW5zaW9uImQKD0JhbmdDYXRhbG9nUm9sZRIjCgRyb2xlGAEgASgOMhUudGFibGV0b3AudjEuQmFuZ1JvbGUSDAoEbmFtZRgCIAEoCRIMCgRnb2FsGAMgASgJEhAKCHJldmVhbGVkGAQgASgIIu4ECgtCYW5nT3B0aW9ucxIuCgpleHBhbnNpb25zGAEgAygOMhoudGFibGV0b3AudjEuQmFuZ0V4cGFuc2lvbhIaChJzaGVyaWZmX2V4dHJhX2NhcmQYAiABKAgSegoPa2VwdF9jaGFyYWN0ZXJzGAMgAygLMh4udGFibGV0b3AudjEuQmFuZ0tlcHRDaGFyYWN0ZXJCQdKAGT0KDklOVkFMSURfT1BUSU9OOAhKKUF0IG1vc3QgOCBrZXB0IGNoYXJhY3RlcnMgKG9uZSBwZXIgc2VhdCkuErcBChJyZXRpcmVkX2NoYXJhY3RlcnMYBCADKAlCmgHSgBmVAQoOSU5WQUxJRF9PUFRJT04iFl5bYS16XVthLXowLTlfXXswLDMxfSQ4EEppQ2hhcmFjdGVyIGtleXMgc3VjaCBhcyBiYXJ0X2Nhc3NpZHkgKGxvd2VyY2FzZSBsZXR0ZXJzLCBkaWdpdHMgYW5kIF8sIGF0IG1vc3QgMzIgY2hhcmFjdGVycyksIGF0IG1vc3QgMTYuEm8KDHNoZXJpZmZfc2VhdBgFIAEoBUJU0oAZUAoOSU5WQUxJRF9PUFRJT04oADAHSjpzaGVyaWZmX3NlYXQgaXMgYSBzZWF0IG51bWJlciwgMCB0byA3IChhdCBtb3N0IDggcGxheWVycykuSACIAQESHAoUam9zZV9kZWxnYWRvX2luX3BsYXkYBiABKAgSHQoVcGl4aWVfcGV0ZV9kcmF3c19mb3VyGAcgASgIEh4KFnNlYW5fbWFsbG9yeV91bmxpbWl0ZWQYCCABKAhCDwoNX3NoZXJpZmZfc2VhdCKWAgoRQmFuZ0tlcHRDaGFyYWN0ZXISWgoEc2VhdBgBIAEoBUJM0oAZSAoOSU5WQUxJRF9PUFRJT04oADAHSjJzZWF0IGlzIGEgc2VhdCBudW1iZXIsIDAgdG8gNyAoYXQgbW9zdCA4IHBsYXllcnMpLhKkAQoJY2hhcmFjdGVyGAIgASgJQpAB0oAZiwEKDklOVkFMSURfT1BUSU9OIhleKFthLXpdW2EtejAtOV9dezAsMzF9KT8kSl5BIGNoYXJhY3RlciBrZXkgc3VjaCBhcyBiYXJ0X2Nhc3NpZHkgKGxvd2VyY2FzZSBsZXR0ZXJzLCBkaWdpdHMgYW5kIF8sIGF0IG1vc3QgMzIgY2hhcmFjdGVycykuIlcKCEJhbmdDYXJkEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSIwoEc3VpdBgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdTdWl0EgwKBHJhbmsYBCABKAkiywMKCkJhbmdBY3Rpb24SKQoEcGxheRgBIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdQbGF5Q2FyZEgAEisKB3Jlc3BvbmQYAiABKAsyGC50YWJsZXRvcC52MS5CYW5nUmVzcG9uZEgAEiwKBmJhcnJlbBgDIAEoCzIaLnRhYmxldG9wLnYxLkJhbmdVc2VCYXJyZWxIABIlCgRwYXNzGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ1Bhc3NIABIpCgZjaG9vc2UYBSABKAsyFy50YWJsZXRvcC52MS5CYW5nQ2hvb3NlSAASKQoEZHJhdxgGIAEoCzIZLnRhYmxldG9wLnYxLkJhbmdEcmF3RnJvbUgAEisKB2Rpc2NhcmQYByABKAsyGC50YWJsZXRvcC52MS5CYW5nRGlzY2FyZEgAEi4KB2FiaWxpdHkYCCABKAsyGy50YWJsZXRvcC52MS5CYW5nVXNlQWJpbGl0eUgAEiwKCGVuZF90dXJuGAkgASgLMhgudGFibGV0b3AudjEuQmFuZ0VuZFR1cm5IABInCgN1c2UYCiABKAsyGC50YWJsZXRvcC52MS5CYW5nVXNlQ2FyZEgAQgYKBGtpbmQi9QQKC0JhbmdVc2VDYXJkEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLhJpCgt0YXJnZXRfc2VhdBgCIAEoBUJP0oAZSwoKQkFEX1RBUkdFVCgAMAdKOXRhcmdldF9zZWF0IGlzIGEgc2VhdCBudW1iZXIsIDAgdG8gNyAoYXQgbW9zdCA4IHBsYXllcnMpLkgAiAEBEsABCgRwaWNrGAMgASgJQrEB0oAZrAEKCkJBRF9UQVJHRVQiXF4oaGFuZHxbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSkBwaWNrIGlzICdoYW5kJyBvciB0aGUgaWQgb2YgYSBjYXJkIGluIHBsYXksIGUuZy4gYmFzZS5iYXJyZWwuS3MuQg4KDF90YXJnZXRfc2VhdCL2BAoMQmFuZ1BsYXlDYXJkEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLhJpCgt0YXJnZXRfc2VhdBgCIAEoBUJP0oAZSwoKQkFEX1RBUkdFVCgAMAdKOXRhcmdldF9zZWF0IGlzIGEgc2VhdCBudW1iZXIsIDAgdG8gNyAoYXQgbW9zdCA4IHBsYXllcnMpLkgAiAEBEsABCgRwaWNrGAMgASgJQrEB0oAZrAEKCkJBRF9UQVJHRVQiXF4oaGFuZHxbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSkBwaWNrIGlzICdoYW5kJyBvciB0aGUgaWQgb2YgYSBjYXJkIGluIHBsYXksIGUuZy4gYmFzZS5iYXJyZWwuS3MuQg4KDF90YXJnZXRfc2VhdCK3AgoLQmFuZ1Jlc3BvbmQSpwIKBGNhcmQYASABKAlCmALSgBmTAgoMVU5LTk9XTl9DQVJEIldeKFthLXpdW2EtejAtOV9dezAsMjN9XC5bYS16XVthLXowLTlfXXswLDIzfVwuKDEwfFsyLTlKUUtBXSlbaGRjc10oXC5bYS16MC05XXsxLDR9KT8pPyRKqQFBIGNhcmQgaWQgaXMgPGV4cGFuc2lvbj4uPGNhcmQ+LjxyYW5rPjxzdWl0IGxldHRlcj4sIGVhY2ggbmFtZSBhdCBtb3N0IDI0IGNoYXJhY3RlcnMsIHRoZW4gLmEsIC5iIHdoZW4gdHdvIGNvcGllcyBzaGFyZSBhIHNpZ24gKGJhc2Uuc3RhZ2Vjb2FjaC45cy5hKTsgZS5nLiBiYXNlLmJhbmcuMmMuItwCCg1CYW5nVXNlQmFycmVsEsoCCgRjYXJkGAEgASgJQrsC0oAZtgIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSswBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjOyBlbXB0eSBmb3IgSm91cmRvbm5haXMnIG93biBCYXJyZWwuIgoKCEJhbmdQYXNzIqsECgpCYW5nQ2hvb3NlEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLhLyAQoEcGljaxgCIAEoCULjAdKAGd4BCgpCQURfVEFSR0VUInFeKGhhbmR8W2Etel1bYS16MC05X117MCwzMX18W2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JEpdcGljayBpcyAnaGFuZCcsIHRoZSBpZCBvZiBhIGNhcmQgaW4gcGxheSAoYmFzZS5iYXJyZWwuS3MpIG9yIGEgY2hhcmFjdGVyIGtleSAod2lsbHlfdGhlX2tpZCkuIrYBCgxCYW5nRHJhd0Zyb20SKwoGc291cmNlGAEgASgOMhsudGFibGV0b3AudjEuQmFuZ0RyYXdTb3VyY2USaQoLdGFyZ2V0X3NlYXQYAiABKAVCT9KAGUsKCkJBRF9UQVJHRVQoADAHSjl0YXJnZXRfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBAUIOCgxfdGFyZ2V0X3NlYXQitwIKC0JhbmdEaXNjYXJkEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLiLLAgoOQmFuZ1VzZUFiaWxpdHkSvQEKBWNhcmRzGAEgAygJQq0B0oAZqAEKDFVOS05PV05fQ0FSRCJUXlthLXpdW2EtejAtOV9dezAsMjN9XC5bYS16XVthLXowLTlfXXswLDIzfVwuKDEwfFsyLTlKUUtBXSlbaGRjc10oXC5bYS16MC05XXsxLDR9KT8kOAhCEFVORVhQRUNURURfRklFTERKLkNhcmQgaWRzIGFzIGluIGBCYW5nUGxheUNhcmQuY2FyZGAsIGF0IG1vc3QgOC4SaQoLdGFyZ2V0X3NlYXQYAiABKAVCT9KAGUsKCkJBRF9UQVJHRVQoADAHSjl0YXJnZXRfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBAUIOCgxfdGFyZ2V0X3NlYXQiDQoLQmFuZ0VuZFR1cm4i6gIKC0JhbmdSZXF1ZXN0EioKBGtpbmQYASABKA4yHC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdEtpbmQSDAoEc2VhdBgCIAEoBRIYCgtzb3VyY2Vfc2VhdBgDIAEoBUgAiAEBEioKC3NvdXJjZV9jYXJkGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSJAoFY2FyZHMYBSADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBIVCg1taXNzZWRfbmVlZGVkGAYgASgFEhUKDW1pc3NlZF9wbGF5ZWQYByABKAUSFAoMYmFycmVsc191c2VkGAggAygJEhoKDW9wcG9uZW50X3NlYXQYCSABKAVIAYgBARIZChFoaWRkZW5fY2FyZF9jb3VudBgKIAEoBRIYChBjYXJkc190b19kaXNjYXJkGAsgASgFQg4KDF9zb3VyY2Vfc2VhdEIQCg5fb3Bwb25lbnRfc2VhdCL9AQoKQmFuZ1BsYXllchIMCgRzZWF0GAEgASgFEhEKCWNoYXJhY3RlchgCIAEoCRIjCgRyb2xlGAMgASgOMhUudGFibGV0b3AudjEuQmFuZ1JvbGUSDAoEbGlmZRgEIAEoBRIQCghtYXhfbGlmZRgFIAEoBRISCgpoYW5kX2NvdW50GAYgASgFEiYKB2luX3BsYXkYByADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBINCgVhbGl2ZRgIIAEoCBIRCglyb2xlX2dvYWwYCSABKAkSKwoGdXNhYmxlGAogAygLMhsudGFibGV0b3AudjEuQmFuZ1VzYWJsZUNhcmQiMAoOQmFuZ1VzYWJsZUNhcmQSDwoHY2FyZF9pZBgBIAEoCRINCgVyZWFkeRgCIAEoCCKLAwoIQmFuZ1ZpZXcSGAoLdmlld2VyX3NlYXQYASABKAVIAIgBARIRCgl0dXJuX3NlYXQYAiABKAUSJQoFcGhhc2UYAyABKA4yFi50YWJsZXRvcC52MS5CYW5nUGhhc2USEwoLdHVybl9udW1iZXIYBCABKAUSKAoHcGxheWVycxgFIAMoCzIXLnRhYmxldG9wLnYxLkJhbmdQbGF5ZXISIwoEaGFuZBgGIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEhIKCmRlY2tfY291bnQYByABKAUSFQoNZGlzY2FyZF9jb3VudBgIIAEoBRIqCgtkaXNjYXJkX3RvcBgJIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEikKB3BlbmRpbmcYCiADKAsyGC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdBIPCgd3aW5uZXJzGAsgAygFEhQKDGJhbmdzX3BsYXllZBgMIAEoBRIOCgZ0b19hY3QYDSADKAVCDgoMX3ZpZXdlcl9zZWF0IrkCCglCYW5nRXZlbnQSKAoEa2luZBgBIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFdmVudEtpbmQSDAoEc2VhdBgCIAEoBRIXCgpvdGhlcl9zZWF0GAMgASgFSACIAQESJAoFY2FyZHMYBCADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBINCgVjb3VudBgFIAEoBRIOCgZhbW91bnQYBiABKAUSDAoEbGlmZRgHIAEoBRIOCgZyZWFzb24YCCABKAkSIwoEcm9sZRgJIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEg0KBXNlYXRzGAogAygFEg8KB3N1Y2Nlc3MYCyABKAgSJAoFcm9sZXMYDCADKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZUINCgtfb3RoZXJfc2VhdCp2Cg1CYW5nRXhwYW5zaW9uEh4KGkJBTkdfRVhQQU5TSU9OX1VOU1BFQ0lGSUVEEAASHQoZQkFOR19FWFBBTlNJT05fRE9ER0VfQ0lUWRABEiYKIkJBTkdfRVhQQU5TSU9OX0FSTUVEX0FORF9EQU5HRVJPVVMQAiqcAQoNQmFuZ0NhcmRDb2xvchIfChtCQU5HX0NBUkRfQ09MT1JfVU5TUEVDSUZJRUQQABIZChVCQU5HX0NBUkRfQ09MT1JfQlJPV04QARIYChRCQU5HX0NBUkRfQ09MT1JfQkxVRRACEhkKFUJBTkdfQ0FSRF9DT0xPUl9HUkVFThADEhoKFkJBTkdfQ0FSRF9DT0xPUl9PUkFOR0UQBCp+CghCYW5nU3VpdBIZChVCQU5HX1NVSVRfVU5TUEVDSUZJRUQQABIUChBCQU5HX1NVSVRfSEVBUlRTEAESFgoSQkFOR19TVUlUX0RJQU1PTkRTEAISEwoPQkFOR19TVUlUX0NMVUJTEAMSFAoQQkFOR19TVUlUX1NQQURFUxAEKoABCghCYW5nUm9sZRIZChVCQU5HX1JPTEVfVU5TUEVDSUZJRUQQABIVChFCQU5HX1JPTEVfU0hFUklGRhABEhQKEEJBTkdfUk9MRV9ERVBVVFkQAhIUChBCQU5HX1JPTEVfT1VUTEFXEAMSFgoSQkFOR19ST0xFX1JFTkVHQURFEAQqkgEKCUJhbmdQaGFzZRIaChZCQU5HX1BIQVNFX1VOU1BFQ0lGSUVEEAASEwoPQkFOR19QSEFTRV9EUkFXEAESEwoPQkFOR19QSEFTRV9QTEFZEAISFgoSQkFOR19QSEFTRV9ESVNDQVJEEAMSEgoOQkFOR19QSEFTRV9FTkQQBBITCg9CQU5HX1BIQVNFX09WRVIQBSqIAQoOQmFuZ0RyYXdTb3VyY2USIAocQkFOR19EUkFXX1NPVVJDRV9VTlNQRUNJRklFRBAAEhkKFUJBTkdfRFJBV19TT1VSQ0VfREVDSxABEhwKGEJBTkdfRFJBV19TT1VSQ0VfRElTQ0FSRBACEhsKF0JBTkdfRFJBV19TT1VSQ0VfUExBWUVSEAMqpAMKD0JhbmdSZXF1ZXN0S2luZBIhCh1CQU5HX1JFUVVFU1RfS0lORF9VTlNQRUNJRklFRBAAEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0JBTkcQARIdChlCQU5HX1JFUVVFU1RfS0lORF9JTkRJQU5TEAISGgoWQkFOR19SRVFVRVNUX0tJTkRfRFVFTBADEhsKF0JBTkdfUkVRVUVTVF9LSU5EX0RZSU5HEAQSGwoXQkFOR19SRVFVRVNUX0tJTkRfU1RPUkUQBRIdChlCQU5HX1JFUVVFU1RfS0lORF9ESVNDQVJEEAYSGgoWQkFOR19SRVFVRVNUX0tJTkRfRFJBVxAHEiEKHUJBTkdfUkVRVUVTVF9LSU5EX0tJVF9DQVJMU09OEAgSGgoWQkFOR19SRVFVRVNUX0tJTkRfUElDSxAJEhoKFkJBTkdfUkVRVUVTVF9LSU5EX0NPU1QQChIhCh1CQU5HX1JFUVVFU1RfS0lORF9WSUNUSU1fQ0FSRBALEiQKIEJBTkdfUkVRVUVTVF9LSU5EX0NPUFlfQ0hBUkFDVEVSEAwq8gUKDUJhbmdFdmVudEtpbmQSHwobQkFOR19FVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASIAocQkFOR19FVkVOVF9LSU5EX1RVUk5fU1RBUlRFRBABEhgKFEJBTkdfRVZFTlRfS0lORF9EUkFXEAISGQoVQkFOR19FVkVOVF9LSU5EX0NIRUNLEAMSGAoUQkFOR19FVkVOVF9LSU5EX1BMQVkQBBIbChdCQU5HX0VWRU5UX0tJTkRfUkVTUE9ORBAFEhgKFEJBTkdfRVZFTlRfS0lORF9QQVNTEAYSGwoXQkFOR19FVkVOVF9LSU5EX0RJU0NBUkQQBxIYChRCQU5HX0VWRU5UX0tJTkRfVEFLRRAIEhoKFkJBTkdfRVZFTlRfS0lORF9EQU1BR0UQCRIYChRCQU5HX0VWRU5UX0tJTkRfSEVBTBAKEhkKFUJBTkdfRVZFTlRfS0lORF9FUVVJUBALEhgKFEJBTkdfRVZFTlRfS0lORF9NT1ZFEAwSGwoXQkFOR19FVkVOVF9LSU5EX0VYUExPREUQDRIYChRCQU5HX0VWRU5UX0tJTkRfSkFJTBAOEhoKFkJBTkdfRVZFTlRfS0lORF9CQVJSRUwQDxIaChZCQU5HX0VWRU5UX0tJTkRfUkVWRUFMEBASGAoUQkFOR19FVkVOVF9LSU5EX0xPT0sQERIcChhCQU5HX0VWRU5UX0tJTkRfUFVUX0JBQ0sQEhIaChZCQU5HX0VWRU5UX0tJTkRfQ0hPT1NFEBMSHgoaQkFOR19FVkVOVF9LSU5EX0VMSU1JTkFURUQQFBIdChlCQU5HX0VWRU5UX0tJTkRfR0FNRV9PVkVSEBUSHQoZQkFOR19FVkVOVF9LSU5EX1JFU0hVRkZMRRAWEhwKGEJBTkdfRVZFTlRfS0lORF9FTkRfVFVSThAXEhcKE0JBTkdfRVZFTlRfS0lORF9VU0UQGBIeChpCQU5HX0VWRU5UX0tJTkRfVU5BRkZFQ1RFRBAZQo8BCg9kZXYudGFibGV0b3AudjFCCUJhbmdQcm90b1ABWi50YWJsZXRvcC5kZXYvY2xpZW50cy9nby90YWJsZXRvcC92MTt0YWJsZXRvcHYxogIEVFRWMaoCC1RhYmxldG9wLlYxugIMVGFibGV0b3BfVjFfygILVGFibGV0b3BcVjHqAgxUYWJsZXRvcDo6VjFiBnByb3RvMw", [file_tabletop_v1_field_rules]);
+  fileDesc("ChZ0YWJsZXRvcC92MS9iYW5nLnByb3RvEgt0YWJsZXRvcC52MSKeAQoLQmFuZ0NhdGFsb2cSKwoFY2FyZHMYASADKAsyHC50YWJsZXRvcC52MS5CYW5nQ2F0YWxvZ0NhcmQSNQoKY2hhcmFjdGVycxgCIAMoCzIhLnRhYmxldG9wLnYxLkJhbmdDYXRhbG9nQ2hhcmFjdGVyEisKBXJvbGVzGAMgAygLMhwudGFibGV0b3AudjEuQmFuZ0NhdGFsb2dSb2xlIusBCg9CYW5nQ2F0YWxvZ0NhcmQSCwoDa2V5GAEgASgJEgwKBG5hbWUYAiABKAkSKQoFY29sb3IYAyABKA4yGi50YWJsZXRvcC52MS5CYW5nQ2FyZENvbG9yEi0KCWV4cGFuc2lvbhgEIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24SDAoEdGV4dBgFIAEoCRIsCgZjb3BpZXMYBiADKAsyHC50YWJsZXRvcC52MS5CYW5nQ2F0YWxvZ0NvcHkSEQoJY3ViZV9jb3N0GAcgASgFEhQKDHVwZ3JhZGVfY29zdBgIIAEoBSJlCg9CYW5nQ2F0YWxvZ0NvcHkSIwoEY2FyZBgBIAEoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEi0KCWV4cGFuc2lvbhgCIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24ifAoUQmFuZ0NhdGFsb2dDaGFyYWN0ZXISCwoDa2V5GAEgASgJEgwKBG5hbWUYAiABKAkSDAoEbGlmZRgDIAEoBRIMCgR0ZXh0GAQgASgJEi0KCWV4cGFuc2lvbhgFIAEoDjIaLnRhYmxldG9wLnYxLkJhbmdFeHBhbnNpb24iZAoPQmFuZ0NhdGFsb2dSb2xlEiMKBHJvbGUYASABKA4yFS50YWJsZXRvcC52MS5CYW5nUm9sZRIMCgRuYW1lGAIgASgJEgwKBGdvYWwYAyABKAkSEAoIcmV2ZWFsZWQYBCABKAgi7gQKC0JhbmdPcHRpb25zEi4KCmV4cGFuc2lvbnMYASADKA4yGi50YWJsZXRvcC52MS5CYW5nRXhwYW5zaW9uEhoKEnNoZXJpZmZfZXh0cmFfY2FyZBgCIAEoCBJ6Cg9rZXB0X2NoYXJhY3RlcnMYAyADKAsyHi50YWJsZXRvcC52MS5CYW5nS2VwdENoYXJhY3RlckJB0oAZPQoOSU5WQUxJRF9PUFRJT044CEopQXQgbW9zdCA4IGtlcHQgY2hhcmFjdGVycyAob25lIHBlciBzZWF0KS4StwEKEnJldGlyZWRfY2hhcmFjdGVycxgEIAMoCUKaAdKAGZUBCg5JTlZBTElEX09QVElPTiIWXlthLXpdW2EtejAtOV9dezAsMzF9JDgQSmlDaGFyYWN0ZXIga2V5cyBzdWNoIGFzIGJhcnRfY2Fzc2lkeSAobG93ZXJjYXNlIGxldHRlcnMsIGRpZ2l0cyBhbmQgXywgYXQgbW9zdCAzMiBjaGFyYWN0ZXJzKSwgYXQgbW9zdCAxNi4SbwoMc2hlcmlmZl9zZWF0GAUgASgFQlTSgBlQCg5JTlZBTElEX09QVElPTigAMAdKOnNoZXJpZmZfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBARIcChRqb3NlX2RlbGdhZG9faW5fcGxheRgGIAEoCBIdChVwaXhpZV9wZXRlX2RyYXdzX2ZvdXIYByABKAgSHgoWc2Vhbl9tYWxsb3J5X3VubGltaXRlZBgIIAEoCEIPCg1fc2hlcmlmZl9zZWF0IpYCChFCYW5nS2VwdENoYXJhY3RlchJaCgRzZWF0GAEgASgFQkzSgBlICg5JTlZBTElEX09QVElPTigAMAdKMnNlYXQgaXMgYSBzZWF0IG51bWJlciwgMCB0byA3IChhdCBtb3N0IDggcGxheWVycykuEqQBCgljaGFyYWN0ZXIYAiABKAlCkAHSgBmLAQoOSU5WQUxJRF9PUFRJT04iGV4oW2Etel1bYS16MC05X117MCwzMX0pPyRKXkEgY2hhcmFjdGVyIGtleSBzdWNoIGFzIGJhcnRfY2Fzc2lkeSAobG93ZXJjYXNlIGxldHRlcnMsIGRpZ2l0cyBhbmQgXywgYXQgbW9zdCAzMiBjaGFyYWN0ZXJzKS4iVwoIQmFuZ0NhcmQSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIjCgRzdWl0GAMgASgOMhUudGFibGV0b3AudjEuQmFuZ1N1aXQSDAoEcmFuaxgEIAEoCSL4AwoKQmFuZ0FjdGlvbhIpCgRwbGF5GAEgASgLMhkudGFibGV0b3AudjEuQmFuZ1BsYXlDYXJkSAASKwoHcmVzcG9uZBgCIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdSZXNwb25kSAASLAoGYmFycmVsGAMgASgLMhoudGFibGV0b3AudjEuQmFuZ1VzZUJhcnJlbEgAEiUKBHBhc3MYBCABKAsyFS50YWJsZXRvcC52MS5CYW5nUGFzc0gAEikKBmNob29zZRgFIAEoCzIXLnRhYmxldG9wLnYxLkJhbmdDaG9vc2VIABIpCgRkcmF3GAYgASgLMhkudGFibGV0b3AudjEuQmFuZ0RyYXdGcm9tSAASKwoHZGlzY2FyZBgHIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdEaXNjYXJkSAASLgoHYWJpbGl0eRgIIAEoCzIbLnRhYmxldG9wLnYxLkJhbmdVc2VBYmlsaXR5SAASLAoIZW5kX3R1cm4YCSABKAsyGC50YWJsZXRvcC52MS5CYW5nRW5kVHVybkgAEicKA3VzZRgKIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdVc2VDYXJkSAASKwoHdXBncmFkZRgLIAEoCzIYLnRhYmxldG9wLnYxLkJhbmdVcGdyYWRlSABCBgoEa2luZCKIAQoLQmFuZ1VwZ3JhZGUSaQoLdGFyZ2V0X3NlYXQYASABKAVCT9KAGUsKCkJBRF9UQVJHRVQoADAHSjl0YXJnZXRfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBAUIOCgxfdGFyZ2V0X3NlYXQi9QQKC0JhbmdVc2VDYXJkEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLhJpCgt0YXJnZXRfc2VhdBgCIAEoBUJP0oAZSwoKQkFEX1RBUkdFVCgAMAdKOXRhcmdldF9zZWF0IGlzIGEgc2VhdCBudW1iZXIsIDAgdG8gNyAoYXQgbW9zdCA4IHBsYXllcnMpLkgAiAEBEsABCgRwaWNrGAMgASgJQrEB0oAZrAEKCkJBRF9UQVJHRVQiXF4oaGFuZHxbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSkBwaWNrIGlzICdoYW5kJyBvciB0aGUgaWQgb2YgYSBjYXJkIGluIHBsYXksIGUuZy4gYmFzZS5iYXJyZWwuS3MuQg4KDF90YXJnZXRfc2VhdCL2BAoMQmFuZ1BsYXlDYXJkEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLhJpCgt0YXJnZXRfc2VhdBgCIAEoBUJP0oAZSwoKQkFEX1RBUkdFVCgAMAdKOXRhcmdldF9zZWF0IGlzIGEgc2VhdCBudW1iZXIsIDAgdG8gNyAoYXQgbW9zdCA4IHBsYXllcnMpLkgAiAEBEsABCgRwaWNrGAMgASgJQrEB0oAZrAEKCkJBRF9UQVJHRVQiXF4oaGFuZHxbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSkBwaWNrIGlzICdoYW5kJyBvciB0aGUgaWQgb2YgYSBjYXJkIGluIHBsYXksIGUuZy4gYmFzZS5iYXJyZWwuS3MuQg4KDF90YXJnZXRfc2VhdCK3AgoLQmFuZ1Jlc3BvbmQSpwIKBGNhcmQYASABKAlCmALSgBmTAgoMVU5LTk9XTl9DQVJEIldeKFthLXpdW2EtejAtOV9dezAsMjN9XC5bYS16XVthLXowLTlfXXswLDIzfVwuKDEwfFsyLTlKUUtBXSlbaGRjc10oXC5bYS16MC05XXsxLDR9KT8pPyRKqQFBIGNhcmQgaWQgaXMgPGV4cGFuc2lvbj4uPGNhcmQ+LjxyYW5rPjxzdWl0IGxldHRlcj4sIGVhY2ggbmFtZSBhdCBtb3N0IDI0IGNoYXJhY3RlcnMsIHRoZW4gLmEsIC5iIHdoZW4gdHdvIGNvcGllcyBzaGFyZSBhIHNpZ24gKGJhc2Uuc3RhZ2Vjb2FjaC45cy5hKTsgZS5nLiBiYXNlLmJhbmcuMmMuItwCCg1CYW5nVXNlQmFycmVsEsoCCgRjYXJkGAEgASgJQrsC0oAZtgIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSswBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjOyBlbXB0eSBmb3IgSm91cmRvbm5haXMnIG93biBCYXJyZWwuIgoKCEJhbmdQYXNzIqYFCgpCYW5nQ2hvb3NlEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLhLyAQoEcGljaxgCIAEoCULjAdKAGd4BCgpCQURfVEFSR0VUInFeKGhhbmR8W2Etel1bYS16MC05X117MCwzMX18W2Etel1bYS16MC05X117MCwyM31cLlthLXpdW2EtejAtOV9dezAsMjN9XC4oMTB8WzItOUpRS0FdKVtoZGNzXShcLlthLXowLTldezEsNH0pPyk/JEpdcGljayBpcyAnaGFuZCcsIHRoZSBpZCBvZiBhIGNhcmQgaW4gcGxheSAoYmFzZS5iYXJyZWwuS3MpIG9yIGEgY2hhcmFjdGVyIGtleSAod2lsbHlfdGhlX2tpZCkuEmkKC3RhcmdldF9zZWF0GAMgASgFQk/SgBlLCgpCQURfVEFSR0VUKAAwB0o5dGFyZ2V0X3NlYXQgaXMgYSBzZWF0IG51bWJlciwgMCB0byA3IChhdCBtb3N0IDggcGxheWVycykuSACIAQFCDgoMX3RhcmdldF9zZWF0IrYBCgxCYW5nRHJhd0Zyb20SKwoGc291cmNlGAEgASgOMhsudGFibGV0b3AudjEuQmFuZ0RyYXdTb3VyY2USaQoLdGFyZ2V0X3NlYXQYAiABKAVCT9KAGUsKCkJBRF9UQVJHRVQoADAHSjl0YXJnZXRfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBAUIOCgxfdGFyZ2V0X3NlYXQitwIKC0JhbmdEaXNjYXJkEqcCCgRjYXJkGAEgASgJQpgC0oAZkwIKDFVOS05PV05fQ0FSRCJXXihbYS16XVthLXowLTlfXXswLDIzfVwuW2Etel1bYS16MC05X117MCwyM31cLigxMHxbMi05SlFLQV0pW2hkY3NdKFwuW2EtejAtOV17MSw0fSk/KT8kSqkBQSBjYXJkIGlkIGlzIDxleHBhbnNpb24+LjxjYXJkPi48cmFuaz48c3VpdCBsZXR0ZXI+LCBlYWNoIG5hbWUgYXQgbW9zdCAyNCBjaGFyYWN0ZXJzLCB0aGVuIC5hLCAuYiB3aGVuIHR3byBjb3BpZXMgc2hhcmUgYSBzaWduIChiYXNlLnN0YWdlY29hY2guOXMuYSk7IGUuZy4gYmFzZS5iYW5nLjJjLiLLAgoOQmFuZ1VzZUFiaWxpdHkSvQEKBWNhcmRzGAEgAygJQq0B0oAZqAEKDFVOS05PV05fQ0FSRCJUXlthLXpdW2EtejAtOV9dezAsMjN9XC5bYS16XVthLXowLTlfXXswLDIzfVwuKDEwfFsyLTlKUUtBXSlbaGRjc10oXC5bYS16MC05XXsxLDR9KT8kOAhCEFVORVhQRUNURURfRklFTERKLkNhcmQgaWRzIGFzIGluIGBCYW5nUGxheUNhcmQuY2FyZGAsIGF0IG1vc3QgOC4SaQoLdGFyZ2V0X3NlYXQYAiABKAVCT9KAGUsKCkJBRF9UQVJHRVQoADAHSjl0YXJnZXRfc2VhdCBpcyBhIHNlYXQgbnVtYmVyLCAwIHRvIDcgKGF0IG1vc3QgOCBwbGF5ZXJzKS5IAIgBAUIOCgxfdGFyZ2V0X3NlYXQiDQoLQmFuZ0VuZFR1cm4iyAMKC0JhbmdSZXF1ZXN0EioKBGtpbmQYASABKA4yHC50YWJsZXRvcC52MS5CYW5nUmVxdWVzdEtpbmQSDAoEc2VhdBgCIAEoBRIYCgtzb3VyY2Vfc2VhdBgDIAEoBUgAiAEBEioKC3NvdXJjZV9jYXJkGAQgASgLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSJAoFY2FyZHMYBSADKAsyFS50YWJsZXRvcC52MS5CYW5nQ2FyZBIVCg1taXNzZWRfbmVlZGVkGAYgASgFEhUKDW1pc3NlZF9wbGF5ZWQYByABKAUSFAoMYmFycmVsc191c2VkGAggAygJEhoKDW9wcG9uZW50X3NlYXQYCSABKAVIAYgBARIZChFoaWRkZW5fY2FyZF9jb3VudBgKIAEoBRIYChBjYXJkc190b19kaXNjYXJkGAsgASgFEhQKDGN1YmVzX3RvX3BheRgMIAEoBRIWCg5jdWJlc190b19wbGFjZRgNIAEoBRIXCg91cGdyYWRlc19ib3VnaHQYDiABKAUSFQoNZXh0cmFfdGFyZ2V0cxgPIAMoBUIOCgxfc291cmNlX3NlYXRCEAoOX29wcG9uZW50X3NlYXQivAIKCkJhbmdQbGF5ZXISDAoEc2VhdBgBIAEoBRIRCgljaGFyYWN0ZXIYAiABKAkSIwoEcm9sZRgDIAEoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlEgwKBGxpZmUYBCABKAUSEAoIbWF4X2xpZmUYBSABKAUSEgoKaGFuZF9jb3VudBgGIAEoBRImCgdpbl9wbGF5GAcgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSDQoFYWxpdmUYCCABKAgSEQoJcm9sZV9nb2FsGAkgASgJEisKBnVzYWJsZRgKIAMoCzIbLnRhYmxldG9wLnYxLkJhbmdVc2FibGVDYXJkEg0KBWN1YmVzGAsgASgFEi4KCmNhcmRfY3ViZXMYDCADKAsyGi50YWJsZXRvcC52MS5CYW5nQ2FyZEN1YmVzIi8KDUJhbmdDYXJkQ3ViZXMSDwoHY2FyZF9pZBgBIAEoCRINCgVjdWJlcxgCIAEoBSIwCg5CYW5nVXNhYmxlQ2FyZBIPCgdjYXJkX2lkGAEgASgJEg0KBXJlYWR5GAIgASgIIrUDCghCYW5nVmlldxIYCgt2aWV3ZXJfc2VhdBgBIAEoBUgAiAEBEhEKCXR1cm5fc2VhdBgCIAEoBRIlCgVwaGFzZRgDIAEoDjIWLnRhYmxldG9wLnYxLkJhbmdQaGFzZRITCgt0dXJuX251bWJlchgEIAEoBRIoCgdwbGF5ZXJzGAUgAygLMhcudGFibGV0b3AudjEuQmFuZ1BsYXllchIjCgRoYW5kGAYgAygLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSEgoKZGVja19jb3VudBgHIAEoBRIVCg1kaXNjYXJkX2NvdW50GAggASgFEioKC2Rpc2NhcmRfdG9wGAkgASgLMhUudGFibGV0b3AudjEuQmFuZ0NhcmQSKQoHcGVuZGluZxgKIAMoCzIYLnRhYmxldG9wLnYxLkJhbmdSZXF1ZXN0Eg8KB3dpbm5lcnMYCyADKAUSFAoMYmFuZ3NfcGxheWVkGAwgASgFEg4KBnRvX2FjdBgNIAMoBRIYCgtjdWJlX3N1cHBseRgOIAEoBUgBiAEBQg4KDF92aWV3ZXJfc2VhdEIOCgxfY3ViZV9zdXBwbHkiuQIKCUJhbmdFdmVudBIoCgRraW5kGAEgASgOMhoudGFibGV0b3AudjEuQmFuZ0V2ZW50S2luZBIMCgRzZWF0GAIgASgFEhcKCm90aGVyX3NlYXQYAyABKAVIAIgBARIkCgVjYXJkcxgEIAMoCzIVLnRhYmxldG9wLnYxLkJhbmdDYXJkEg0KBWNvdW50GAUgASgFEg4KBmFtb3VudBgGIAEoBRIMCgRsaWZlGAcgASgFEg4KBnJlYXNvbhgIIAEoCRIjCgRyb2xlGAkgASgOMhUudGFibGV0b3AudjEuQmFuZ1JvbGUSDQoFc2VhdHMYCiADKAUSDwoHc3VjY2VzcxgLIAEoCBIkCgVyb2xlcxgMIAMoDjIVLnRhYmxldG9wLnYxLkJhbmdSb2xlQg0KC19vdGhlcl9zZWF0KnYKDUJhbmdFeHBhbnNpb24SHgoaQkFOR19FWFBBTlNJT05fVU5TUEVDSUZJRUQQABIdChlCQU5HX0VYUEFOU0lPTl9ET0RHRV9DSVRZEAESJgoiQkFOR19FWFBBTlNJT05fQVJNRURfQU5EX0RBTkdFUk9VUxACKpwBCg1CYW5nQ2FyZENvbG9yEh8KG0JBTkdfQ0FSRF9DT0xPUl9VTlNQRUNJRklFRBAAEhkKFUJBTkdfQ0FSRF9DT0xPUl9CUk9XThABEhgKFEJBTkdfQ0FSRF9DT0xPUl9CTFVFEAISGQoVQkFOR19DQVJEX0NPTE9SX0dSRUVOEAMSGgoWQkFOR19DQVJEX0NPTE9SX09SQU5HRRAEKn4KCEJhbmdTdWl0EhkKFUJBTkdfU1VJVF9VTlNQRUNJRklFRBAAEhQKEEJBTkdfU1VJVF9IRUFSVFMQARIWChJCQU5HX1NVSVRfRElBTU9ORFMQAhITCg9CQU5HX1NVSVRfQ0xVQlMQAxIUChBCQU5HX1NVSVRfU1BBREVTEAQqgAEKCEJhbmdSb2xlEhkKFUJBTkdfUk9MRV9VTlNQRUNJRklFRBAAEhUKEUJBTkdfUk9MRV9TSEVSSUZGEAESFAoQQkFOR19ST0xFX0RFUFVUWRACEhQKEEJBTkdfUk9MRV9PVVRMQVcQAxIWChJCQU5HX1JPTEVfUkVORUdBREUQBCqSAQoJQmFuZ1BoYXNlEhoKFkJBTkdfUEhBU0VfVU5TUEVDSUZJRUQQABITCg9CQU5HX1BIQVNFX0RSQVcQARITCg9CQU5HX1BIQVNFX1BMQVkQAhIWChJCQU5HX1BIQVNFX0RJU0NBUkQQAxISCg5CQU5HX1BIQVNFX0VORBAEEhMKD0JBTkdfUEhBU0VfT1ZFUhAFKogBCg5CYW5nRHJhd1NvdXJjZRIgChxCQU5HX0RSQVdfU09VUkNFX1VOU1BFQ0lGSUVEEAASGQoVQkFOR19EUkFXX1NPVVJDRV9ERUNLEAESHAoYQkFOR19EUkFXX1NPVVJDRV9ESVNDQVJEEAISGwoXQkFOR19EUkFXX1NPVVJDRV9QTEFZRVIQAyrLBQoPQmFuZ1JlcXVlc3RLaW5kEiEKHUJBTkdfUkVRVUVTVF9LSU5EX1VOU1BFQ0lGSUVEEAASGgoWQkFOR19SRVFVRVNUX0tJTkRfQkFORxABEh0KGUJBTkdfUkVRVUVTVF9LSU5EX0lORElBTlMQAhIaChZCQU5HX1JFUVVFU1RfS0lORF9EVUVMEAMSGwoXQkFOR19SRVFVRVNUX0tJTkRfRFlJTkcQBBIbChdCQU5HX1JFUVVFU1RfS0lORF9TVE9SRRAFEh0KGUJBTkdfUkVRVUVTVF9LSU5EX0RJU0NBUkQQBhIaChZCQU5HX1JFUVVFU1RfS0lORF9EUkFXEAcSIQodQkFOR19SRVFVRVNUX0tJTkRfS0lUX0NBUkxTT04QCBIaChZCQU5HX1JFUVVFU1RfS0lORF9QSUNLEAkSGgoWQkFOR19SRVFVRVNUX0tJTkRfQ09TVBAKEiEKHUJBTkdfUkVRVUVTVF9LSU5EX1ZJQ1RJTV9DQVJEEAsSJAogQkFOR19SRVFVRVNUX0tJTkRfQ09QWV9DSEFSQUNURVIQDBIdChlCQU5HX1JFUVVFU1RfS0lORF9VUEdSQURFEA0SHwobQkFOR19SRVFVRVNUX0tJTkRfUEFZX0NVQkVTEA4SIQodQkFOR19SRVFVRVNUX0tJTkRfUExBQ0VfQ1VCRVMQDxIcChhCQU5HX1JFUVVFU1RfS0lORF9XRUFQT04QEBIcChhCQU5HX1JFUVVFU1RfS0lORF9SRURSQVcQERIcChhCQU5HX1JFUVVFU1RfS0lORF9JR05PUkUQEhIkCiBCQU5HX1JFUVVFU1RfS0lORF9EUkFXX0ZPUl9DVUJFUxATEh8KG0JBTkdfUkVRVUVTVF9LSU5EX1BBU1NfQk9NQhAUEiEKHUJBTkdfUkVRVUVTVF9LSU5EX0RJU0NBUkRfT05FEBUqjQYKDUJhbmdFdmVudEtpbmQSHwobQkFOR19FVkVOVF9LSU5EX1VOU1BFQ0lGSUVEEAASIAocQkFOR19FVkVOVF9LSU5EX1RVUk5fU1RBUlRFRBABEhgKFEJBTkdfRVZFTlRfS0lORF9EUkFXEAISGQoVQkFOR19FVkVOVF9LSU5EX0NIRUNLEAMSGAoUQkFOR19FVkVOVF9LSU5EX1BMQVkQBBIbChdCQU5HX0VWRU5UX0tJTkRfUkVTUE9ORBAFEhgKFEJBTkdfRVZFTlRfS0lORF9QQVNTEAYSGwoXQkFOR19FVkVOVF9LSU5EX0RJU0NBUkQQBxIYChRCQU5HX0VWRU5UX0tJTkRfVEFLRRAIEhoKFkJBTkdfRVZFTlRfS0lORF9EQU1BR0UQCRIYChRCQU5HX0VWRU5UX0tJTkRfSEVBTBAKEhkKFUJBTkdfRVZFTlRfS0lORF9FUVVJUBALEhgKFEJBTkdfRVZFTlRfS0lORF9NT1ZFEAwSGwoXQkFOR19FVkVOVF9LSU5EX0VYUExPREUQDRIYChRCQU5HX0VWRU5UX0tJTkRfSkFJTBAOEhoKFkJBTkdfRVZFTlRfS0lORF9CQVJSRUwQDxIaChZCQU5HX0VWRU5UX0tJTkRfUkVWRUFMEBASGAoUQkFOR19FVkVOVF9LSU5EX0xPT0sQERIcChhCQU5HX0VWRU5UX0tJTkRfUFVUX0JBQ0sQEhIaChZCQU5HX0VWRU5UX0tJTkRfQ0hPT1NFEBMSHgoaQkFOR19FVkVOVF9LSU5EX0VMSU1JTkFURUQQFBIdChlCQU5HX0VWRU5UX0tJTkRfR0FNRV9PVkVSEBUSHQoZQkFOR19FVkVOVF9LSU5EX1JFU0hVRkZMRRAWEhwKGEJBTkdfRVZFTlRfS0lORF9FTkRfVFVSThAXEhcKE0JBTkdfRVZFTlRfS0lORF9VU0UQGBIeChpCQU5HX0VWRU5UX0tJTkRfVU5BRkZFQ1RFRBAZEhkKFUJBTkdfRVZFTlRfS0lORF9DVUJFUxAaQo8BCg9kZXYudGFibGV0b3AudjFCCUJhbmdQcm90b1ABWi50YWJsZXRvcC5kZXYvY2xpZW50cy9nby90YWJsZXRvcC92MTt0YWJsZXRvcHYxogIEVFRWMaoCC1RhYmxldG9wLlYxugIMVGFibGV0b3BfVjFfygILVGFibGV0b3BcVjHqAgxUYWJsZXRvcDo6VjFiBnByb3RvMw", [file_tabletop_v1_field_rules]);
 
 /**
  * The static facts of BANG! (GetRuleset): every card, character and role of the base game and of
@@ -99,6 +99,21 @@ export type BangCatalogCard = Message<"tabletop.v1.BangCatalogCard"> & {
    * @generated from field: repeated tabletop.v1.BangCatalogCopy copies = 6;
    */
   copies: BangCatalogCopy[];
+
+  /**
+   * Armed & Dangerous: cubes its use costs, paid from the card itself (an orange card); 0: none.
+   *
+   * @generated from field: int32 cube_cost = 7;
+   */
+  cubeCost: number;
+
+  /**
+   * Armed & Dangerous: cubes one purchase of its upgrade costs, paid from any of the player's
+   * cube holders (an upgradable brown card); 0: no upgrade.
+   *
+   * @generated from field: int32 upgrade_cost = 8;
+   */
+  upgradeCost: number;
 };
 
 /**
@@ -460,13 +475,23 @@ export type BangAction = Message<"tabletop.v1.BangAction"> & {
     case: "endTurn";
   } | {
     /**
-     * Use a card in play (a green card, discarded from play to use it; orange cards later):
-     * in your phase 2, or to answer a request when the card's effect answers it (a Missed!).
+     * Use a card in play: a green card (discarded from play to use it) or an orange card (paying
+     * its cubes): in your phase 2, or to answer a request when the card's effect answers it (a
+     * Missed!, a Dangerous weapon's shot option, Tumbleweed's draw! again).
      *
      * @generated from field: tabletop.v1.BangUseCard use = 10;
      */
     value: BangUseCard;
     case: "use";
+  } | {
+    /**
+     * Armed & Dangerous: buy the upgrade of the card just played once (more), answering an UPGRADE
+     * request; the cubes are then asked with PAY_CUBES.
+     *
+     * @generated from field: tabletop.v1.BangUpgrade upgrade = 11;
+     */
+    value: BangUpgrade;
+    case: "upgrade";
   } | { case: undefined; value?: undefined };
 };
 
@@ -476,6 +501,27 @@ export type BangAction = Message<"tabletop.v1.BangAction"> & {
  */
 export const BangActionSchema: GenMessage<BangAction> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_bang, 8);
+
+/**
+ * Buy one upgrade of the card being played (Armed & Dangerous).
+ *
+ * @generated from message tabletop.v1.BangUpgrade
+ */
+export type BangUpgrade = Message<"tabletop.v1.BangUpgrade"> & {
+  /**
+   * For an upgrade that adds a target (Quick Shot, Arrow): the extra, different player.
+   *
+   * @generated from field: optional int32 target_seat = 1;
+   */
+  targetSeat?: number | undefined;
+};
+
+/**
+ * Describes the message tabletop.v1.BangUpgrade.
+ * Use `create(BangUpgradeSchema)` to create a new message.
+ */
+export const BangUpgradeSchema: GenMessage<BangUpgrade> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 9);
 
 /**
  * Use a card you have in play.
@@ -511,7 +557,7 @@ export type BangUseCard = Message<"tabletop.v1.BangUseCard"> & {
  * Use `create(BangUseCardSchema)` to create a new message.
  */
 export const BangUseCardSchema: GenMessage<BangUseCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 9);
+  messageDesc(file_tabletop_v1_bang, 10);
 
 /**
  * Play a card from hand.
@@ -546,7 +592,7 @@ export type BangPlayCard = Message<"tabletop.v1.BangPlayCard"> & {
  * Use `create(BangPlayCardSchema)` to create a new message.
  */
 export const BangPlayCardSchema: GenMessage<BangPlayCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 10);
+  messageDesc(file_tabletop_v1_bang, 11);
 
 /**
  * Answer with a card from hand (Missed!, Beer, BANG!).
@@ -567,7 +613,7 @@ export type BangRespond = Message<"tabletop.v1.BangRespond"> & {
  * Use `create(BangRespondSchema)` to create a new message.
  */
 export const BangRespondSchema: GenMessage<BangRespond> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 11);
+  messageDesc(file_tabletop_v1_bang, 12);
 
 /**
  * Draw! for a Barrel.
@@ -588,7 +634,7 @@ export type BangUseBarrel = Message<"tabletop.v1.BangUseBarrel"> & {
  * Use `create(BangUseBarrelSchema)` to create a new message.
  */
 export const BangUseBarrelSchema: GenMessage<BangUseBarrel> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 12);
+  messageDesc(file_tabletop_v1_bang, 13);
 
 /**
  * Decline: take the hit.
@@ -603,7 +649,7 @@ export type BangPass = Message<"tabletop.v1.BangPass"> & {
  * Use `create(BangPassSchema)` to create a new message.
  */
 export const BangPassSchema: GenMessage<BangPass> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 13);
+  messageDesc(file_tabletop_v1_bang, 14);
 
 /**
  * Pick an offered card.
@@ -626,6 +672,13 @@ export type BangChoose = Message<"tabletop.v1.BangChoose"> & {
    * @generated from field: string pick = 2;
    */
   pick: string;
+
+  /**
+   * Instead of `card` and `pick`: answering a PASS_BOMB request, the player who gets the Bomb.
+   *
+   * @generated from field: optional int32 target_seat = 3;
+   */
+  targetSeat?: number | undefined;
 };
 
 /**
@@ -633,7 +686,7 @@ export type BangChoose = Message<"tabletop.v1.BangChoose"> & {
  * Use `create(BangChooseSchema)` to create a new message.
  */
 export const BangChooseSchema: GenMessage<BangChoose> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 14);
+  messageDesc(file_tabletop_v1_bang, 15);
 
 /**
  * A phase 1 choice.
@@ -661,7 +714,7 @@ export type BangDrawFrom = Message<"tabletop.v1.BangDrawFrom"> & {
  * Use `create(BangDrawFromSchema)` to create a new message.
  */
 export const BangDrawFromSchema: GenMessage<BangDrawFrom> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 15);
+  messageDesc(file_tabletop_v1_bang, 16);
 
 /**
  * Discard one card in phase 3.
@@ -682,7 +735,7 @@ export type BangDiscard = Message<"tabletop.v1.BangDiscard"> & {
  * Use `create(BangDiscardSchema)` to create a new message.
  */
 export const BangDiscardSchema: GenMessage<BangDiscard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 16);
+  messageDesc(file_tabletop_v1_bang, 17);
 
 /**
  * Use an activated ability.
@@ -711,7 +764,7 @@ export type BangUseAbility = Message<"tabletop.v1.BangUseAbility"> & {
  * Use `create(BangUseAbilitySchema)` to create a new message.
  */
 export const BangUseAbilitySchema: GenMessage<BangUseAbility> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 17);
+  messageDesc(file_tabletop_v1_bang, 18);
 
 /**
  * End phase 2.
@@ -726,7 +779,7 @@ export type BangEndTurn = Message<"tabletop.v1.BangEndTurn"> & {
  * Use `create(BangEndTurnSchema)` to create a new message.
  */
 export const BangEndTurnSchema: GenMessage<BangEndTurn> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 18);
+  messageDesc(file_tabletop_v1_bang, 19);
 
 /**
  * A decision the game waits for.
@@ -810,6 +863,34 @@ export type BangRequest = Message<"tabletop.v1.BangRequest"> & {
    * @generated from field: int32 cards_to_discard = 11;
    */
   cardsToDiscard: number;
+
+  /**
+   * PAY_CUBES: cubes still to pay.
+   *
+   * @generated from field: int32 cubes_to_pay = 12;
+   */
+  cubesToPay: number;
+
+  /**
+   * PLACE_CUBES: cubes still to place.
+   *
+   * @generated from field: int32 cubes_to_place = 13;
+   */
+  cubesToPlace: number;
+
+  /**
+   * UPGRADE: upgrades bought so far.
+   *
+   * @generated from field: int32 upgrades_bought = 14;
+   */
+  upgradesBought: number;
+
+  /**
+   * UPGRADE: the extra targets bought so far (Quick Shot, Arrow).
+   *
+   * @generated from field: repeated int32 extra_targets = 15;
+   */
+  extraTargets: number[];
 };
 
 /**
@@ -817,7 +898,7 @@ export type BangRequest = Message<"tabletop.v1.BangRequest"> & {
  * Use `create(BangRequestSchema)` to create a new message.
  */
 export const BangRequestSchema: GenMessage<BangRequest> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 19);
+  messageDesc(file_tabletop_v1_bang, 20);
 
 /**
  * A player at the table, as the viewer may see him.
@@ -889,12 +970,26 @@ export type BangPlayer = Message<"tabletop.v1.BangPlayer"> & {
   roleGoal: string;
 
   /**
-   * The cards of in_play that are used from play (Dodge City's green cards), in the order of
-   * in_play, each with whether it may be used now. Every seat sees them.
+   * The cards of in_play that are used from play (Dodge City's green cards, Armed & Dangerous'
+   * orange cards), in the order of in_play, each with whether it may be used now. Every seat sees them.
    *
    * @generated from field: repeated tabletop.v1.BangUsableCard usable = 10;
    */
   usable: BangUsableCard[];
+
+  /**
+   * Armed & Dangerous: cubes on his character (at most 4).
+   *
+   * @generated from field: int32 cubes = 11;
+   */
+  cubes: number;
+
+  /**
+   * Armed & Dangerous: cubes on each of his orange cards in play, in the order of in_play.
+   *
+   * @generated from field: repeated tabletop.v1.BangCardCubes card_cubes = 12;
+   */
+  cardCubes: BangCardCubes[];
 };
 
 /**
@@ -902,7 +997,35 @@ export type BangPlayer = Message<"tabletop.v1.BangPlayer"> & {
  * Use `create(BangPlayerSchema)` to create a new message.
  */
 export const BangPlayerSchema: GenMessage<BangPlayer> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 20);
+  messageDesc(file_tabletop_v1_bang, 21);
+
+/**
+ * The cubes on one orange card in play (Armed & Dangerous).
+ *
+ * @generated from message tabletop.v1.BangCardCubes
+ */
+export type BangCardCubes = Message<"tabletop.v1.BangCardCubes"> & {
+  /**
+   * The card's id, as in BangPlayer.in_play.
+   *
+   * @generated from field: string card_id = 1;
+   */
+  cardId: string;
+
+  /**
+   * Cubes on it (1 to 4; a card that loses its last cube is discarded).
+   *
+   * @generated from field: int32 cubes = 2;
+   */
+  cubes: number;
+};
+
+/**
+ * Describes the message tabletop.v1.BangCardCubes.
+ * Use `create(BangCardCubesSchema)` to create a new message.
+ */
+export const BangCardCubesSchema: GenMessage<BangCardCubes> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_bang, 22);
 
 /**
  * A card in play that its player uses by discarding it (a Dodge City green card).
@@ -931,7 +1054,7 @@ export type BangUsableCard = Message<"tabletop.v1.BangUsableCard"> & {
  * Use `create(BangUsableCardSchema)` to create a new message.
  */
 export const BangUsableCardSchema: GenMessage<BangUsableCard> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 21);
+  messageDesc(file_tabletop_v1_bang, 23);
 
 /**
  * A seat's (or a spectator's) view of a BANG! game.
@@ -1029,6 +1152,14 @@ export type BangView = Message<"tabletop.v1.BangView"> & {
    * @generated from field: repeated int32 to_act = 13;
    */
   toAct: number[];
+
+  /**
+   * Armed & Dangerous: cubes in the shared supply (32 in all, with those on characters and cards);
+   * unset in a game without the expansion.
+   *
+   * @generated from field: optional int32 cube_supply = 14;
+   */
+  cubeSupply?: number | undefined;
 };
 
 /**
@@ -1036,7 +1167,7 @@ export type BangView = Message<"tabletop.v1.BangView"> & {
  * Use `create(BangViewSchema)` to create a new message.
  */
 export const BangViewSchema: GenMessage<BangView> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 22);
+  messageDesc(file_tabletop_v1_bang, 24);
 
 /**
  * A BANG! event.
@@ -1134,7 +1265,7 @@ export type BangEvent = Message<"tabletop.v1.BangEvent"> & {
  * Use `create(BangEventSchema)` to create a new message.
  */
 export const BangEventSchema: GenMessage<BangEvent> = /*@__PURE__*/
-  messageDesc(file_tabletop_v1_bang, 23);
+  messageDesc(file_tabletop_v1_bang, 25);
 
 /**
  * An expansion of BANG!.
@@ -1510,6 +1641,79 @@ export enum BangRequestKind {
    * @generated from enum value: BANG_REQUEST_KIND_COPY_CHARACTER = 12;
    */
   COPY_CHARACTER = 12,
+
+  /**
+   * Armed & Dangerous: the card just played (`source_card`) can be upgraded: answer `upgrade` (with
+   * `target_seat` for an extra target) to buy it once more, or `pass` to play it as it is.
+   * `upgrades_bought` and `extra_targets` say what is bought so far.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_UPGRADE = 13;
+   */
+  UPGRADE = 13,
+
+  /**
+   * Armed & Dangerous: pay `cubes_to_pay` more cubes, one at a time: answer `choose` with `pick` set
+   * to "character" or the id of one of your orange cards in play that holds a cube.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_PAY_CUBES = 14;
+   */
+  PAY_CUBES = 14,
+
+  /**
+   * Armed & Dangerous: put `cubes_to_place` cubes from the supply on your cards: answer `choose` with
+   * `pick` set to "character" or one of your orange cards in play (at most 4 on each).
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_PLACE_CUBES = 15;
+   */
+  PLACE_CUBES = 15,
+
+  /**
+   * Armed & Dangerous: you play a BANG! card and may pay 1 cube of your Dangerous weapon
+   * (`source_card`) for its effect on this shot: answer `use` with the weapon, or `pass`.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_WEAPON = 16;
+   */
+  WEAPON = 16,
+
+  /**
+   * Armed & Dangerous: the player `opponent_seat` just drew! `cards`; you may pay 1 cube of your
+   * Tumbleweed (`source_card`) to make him draw! again: answer `use` with it, or `pass`.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_REDRAW = 17;
+   */
+  REDRAW = 17,
+
+  /**
+   * Ms. Abigail: the card `source_card` of `source_seat` has you as its only target: answer `ability`
+   * (no cards) to ignore it, or `pass` to let it act.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_IGNORE = 18;
+   */
+  IGNORE = 18,
+
+  /**
+   * Al Preacher: another player put a blue or orange card in play: answer `ability` (no cards) to pay
+   * 2 cubes and draw 1 card, or `pass`. Asked before any other card is played.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_DRAW_FOR_CUBES = 19;
+   */
+  DRAW_FOR_CUBES = 19,
+
+  /**
+   * Armed & Dangerous: your Bomb's draw! was red: answer `choose` with `target_seat`, the other player
+   * who gets it (with its cubes).
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_PASS_BOMB = 20;
+   */
+  PASS_BOMB = 20,
+
+  /**
+   * Armed & Dangerous (Buntline Special): the shot at you was cancelled; discard a card of your choice
+   * from your hand: answer `discard`.
+   *
+   * @generated from enum value: BANG_REQUEST_KIND_DISCARD_ONE = 21;
+   */
+  DISCARD_ONE = 21,
 }
 
 /**
@@ -1707,6 +1911,14 @@ export enum BangEventKind {
    * @generated from enum value: BANG_EVENT_KIND_UNAFFECTED = 25;
    */
   UNAFFECTED = 25,
+
+  /**
+   * Armed & Dangerous: `amount` cubes put on (negative: taken off) a cube holder of `seat`: the orange
+   * card in `cards`, or his character when `cards` is empty; `reason` says why. Public.
+   *
+   * @generated from enum value: BANG_EVENT_KIND_CUBES = 26;
+   */
+  CUBES = 26,
 }
 
 /**
