@@ -342,7 +342,8 @@ def test_willy_the_kid_any_number_of_bangs_with_unchanged_range() -> None:
 
 
 def test_every_character_has_a_scenario() -> None:
-    """Every character is seated by some scenario here or in ``test_dc_characters_*.py`` (``chars(n, sK="key")``
+    """Every character is seated by some scenario here, in ``test_dc_characters_*.py`` or in
+    ``test_ad_characters*.py`` (``chars(n, sK="key")``
     or a ``chars=[...]`` list); Black Jack is every table's default and has his own test."""
     import ast
     from pathlib import Path
@@ -350,7 +351,8 @@ def test_every_character_has_a_scenario() -> None:
     from service.games.bang.tables import CHARACTERS
     seated = {"black_jack"}
     here = Path(__file__)  # and the Dodge City characters' own scenario files
-    for path in [here, *sorted(here.parent.glob("test_dc_characters_*.py"))]:
+    for path in [here, *sorted(here.parent.glob("test_dc_characters_*.py")),
+                 *sorted(here.parent.glob("test_ad_characters*.py"))]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("chars", "table")):
                 continue
