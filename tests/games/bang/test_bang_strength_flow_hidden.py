@@ -32,6 +32,7 @@ from service.games.bang.codec import EVENT_PB, ROLE_PB
 from service.games.bang.tables import CARDS, CHARACTERS, mode_of
 from service.games.bang.view import REQUEST_KINDS
 
+pytestmark = pytest.mark.usefixtures("armed")  # Armed & Dangerous scenarios (a no-op once it is offered)
 SEEN_KINDS: set[str] = set()
 SEEN_REQUESTS: set[str] = set()  # pending request kinds the oracle checked a view and legal actions under
 
@@ -359,10 +360,80 @@ def dodge_city_random_games() -> None:
             checked(st, seat, pick.choice(bang.legal_actions(st, seat)))
 
 
+AD_CHARACTERS = sorted(k for k, c in CHARACTERS.items() if c.expansion == "armed_and_dangerous")
+
+
+def armed_and_dangerous_decisions() -> None:
+    """Each Armed & Dangerous question, asked and answered under the oracle: where a recharge cube goes,
+    an upgrade and its payment, a Dangerous weapon's option and Buntline's discard, Ms. Abigail's
+    ignore, Al Preacher's draw, Tumbleweed's redraw and the Bomb's passing."""
+    from bang_helpers import ad_table, orange, pending_kind, set_cubes
+
+    def answer(st: State, action: Action, kind: str) -> None:
+        assert pending_kind(st) == kind, (kind, st["pending"][-1:])
+        checked(st, st["pending"][-1]["seat"], action)
+
+    st = ad_table(5, chars=chars(5, s1="ms_abigail", s2="al_preacher"))
+    crate = orange(st, 0, "crate", 2)
+    give(st, 2, ["beer", "missed"])
+    set_cubes(st, 2, "character", 2)
+    checked_play(st, 0, give(st, 0, ["mustang"])[0])
+    answer(st, {"type": "ability", "cards": []}, "preacher")  # Al Preacher pays 2 and draws
+    answer(st, {"type": "choose", "pick": crate}, "place_cubes")  # the Mustang's recharge cube
+    set_cubes(st, 0, "character", 1)
+    checked_play(st, 0, give(st, 0, ["caravan"])[0])
+    answer(st, {"type": "upgrade"}, "upgrade")
+    answer(st, {"type": "choose", "pick": "character"}, "pay_cubes")  # then the Crate's, the only ones left
+    answer(st, {"type": "pass"}, "upgrade")  # no second purchase: draw 3
+    give(st, 1, ["beer"])
+    checked_play(st, 0, give(st, 0, ["cat_balou:Kh"])[0], target=1, pick="hand")
+    answer(st, {"type": "ability", "cards": []}, "ignore")  # Ms. Abigail ignores it
+    st = ad_table(4)
+    buntline = orange(st, 0, "buntline_special")
+    missed = give(st, 1, ["missed", "beer", "duel"])[0]
+    checked_play(st, 0, give(st, 0, ["bang:Kh"])[0], target=1)
+    answer(st, {"type": "use", "card": buntline}, "weapon")
+    answer(st, {"type": "respond", "card": missed}, "bang")
+    answer(st, {"type": "discard", "card": st["p"][1]["hand"][0]}, "discard_one")
+    st = ad_table(4)
+    weed = orange(st, 2, "tumbleweed")
+    orange(st, 1, "bomb")
+    stack_deck(st, ["any:5h", "any:6s"])
+    give(st, 1, ["beer"])
+    checked(st, 0, {"type": "end_turn"})
+    answer(st, {"type": "use", "card": weed}, "redraw")  # the red draw! is made again
+    answer(st, {"type": "pass"}, "redraw")  # and the black one counts
+    st = ad_table(4)
+    orange(st, 1, "bomb")
+    stack_deck(st, ["any:5h"])
+    checked(st, 0, {"type": "end_turn"})
+    answer(st, {"type": "choose", "target": 3}, "pass_bomb")
+
+
+def armed_and_dangerous_random_games() -> None:
+    """Seeded Armed & Dangerous games (alone and with Dodge City) of random legal moves, the A&D
+    characters seated: cubes gained, paid, moved and lost under the oracle."""
+    seat_of = iter(AD_CHARACTERS * 4)
+    for game in range(10):
+        expansions = ["armed_and_dangerous", *(["dodge_city"] if game % 2 else [])]
+        seats = (3 + game % 6) if game % 2 else 4 + game % 4
+        pick = random.Random(200 + game)
+        st = bang.setup({"expansions": expansions}, seats, 200 + game)
+        check_events(json.loads(json.dumps(st)), st, bang.opening_events(st))
+        for seat in range(1, min(seats, 4)):
+            st["p"][(st["turn"] + seat) % seats]["char"] = next(seat_of, "black_jack")
+        for _ in range(150):
+            if bang.is_over(st):
+                break
+            seat = bang.to_act(st)[0]
+            checked(st, seat, pick.choice(bang.legal_actions(st, seat)))
+
+
 SCENARIOS: list[Callable[[], None]] = [phase_one_of_each_drawing_character, hand_limit_and_reshuffle,
                                        shots_barrels_beer, steal_and_store, dynamite_jail_and_lucky_duke,
                                        eliminations_sam_and_game_over, random_games, green_cards_in_play,
-                                       dodge_city_random_games]
+                                       dodge_city_random_games, armed_and_dangerous_decisions,
+                                       armed_and_dangerous_random_games]
 
 
 @pytest.mark.rule("BANG-005", "BANG-086", "BANG-094")
