@@ -11,10 +11,10 @@ Everything runs in this process on one core, through the ruleset contract only:
    ~0.3 ms CPU budget per action is about, so a busy machine does not inflate them.
 4. ``legal_actions`` on every recorded state: p50, mean, p99 (CPU), mean list length.
 
-The base game (4 to 7 players) and Dodge City (3 to 8 players) run in the same process, one
-after the other, and their figures are printed side by side (issue 10: the expansion must
-not make a base-game action slower by more than 10%; compare the base column with an older
-checkout's, since one process runs only today's code). ``--rounds 2`` measures both twice,
+The base game (4 to 7 players), Dodge City (3 to 8 players), Armed & Dangerous (4 to 7) and both
+expansions (3 to 8) run in the same process, one after the other, and their figures are printed
+side by side (issues 10 and 14: an expansion must not make a base-game action slower by more than
+10%; compare the base column with an older checkout's, since one process runs only today's code). ``--rounds 2`` measures both twice,
 alternating, so that a load that comes and goes shows as a difference between rounds.
 
 Usage: ``.venv/bin/python bench/bang.py [--games 300] [--rounds 1] [--kinds] [--base-only]``
@@ -44,6 +44,8 @@ Log = tuple[int, int, list[tuple[int, dict[str, Any]]]]
 VARIANTS: dict[str, tuple[dict[str, Any], tuple[int, ...]]] = {
     "base game": ({}, (4, 5, 6, 7)),
     "Dodge City": ({"expansions": ["dodge_city"]}, (3, 4, 5, 6, 7, 8)),
+    "Armed & Dangerous": ({"expansions": ["armed_and_dangerous"]}, (4, 5, 6, 7)),
+    "DC + A&D": ({"expansions": ["dodge_city", "armed_and_dangerous"]}, (3, 4, 5, 6, 7, 8)),
 }
 
 

@@ -8,7 +8,8 @@ exist whenever someone must decide and round-trip through the codec, and replayi
 seed and the action log reproduces the final state exactly.
 
 Each ruleset runs with its default options and with every option set in ``VARIANTS``
-(BANG! with Dodge City), over every seat count those options allow (``SeatRange.requires``).
+(BANG! with Dodge City, Armed & Dangerous, and both), over every seat count those options allow
+(``SeatRange.requires``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,10 @@ RULESETS = [r.INFO.id for r in registry.all_rulesets()]
 # Option sets played besides the defaults: (ruleset id, label) -> the ruleset's options message.
 VARIANTS: dict[tuple[str, str], Callable[[], Message]] = {
     ("bang", "dodge_city"): lambda: bang_pb2.BangOptions(expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY]),
+    ("bang", "armed_and_dangerous"): lambda: bang_pb2.BangOptions(
+        expansions=[bang_pb2.BANG_EXPANSION_ARMED_AND_DANGEROUS]),
+    ("bang", "dodge_city+armed_and_dangerous"): lambda: bang_pb2.BangOptions(
+        expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY, bang_pb2.BANG_EXPANSION_ARMED_AND_DANGEROUS]),
 }
 # Every ruleset with its defaults, then every variant: (ruleset id, variant label or "default").
 CASES = [*((r, "default") for r in RULESETS), *VARIANTS]

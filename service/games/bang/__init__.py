@@ -1,4 +1,5 @@
-"""BANG!: the complete base game (4 to 7 players; 3 and 8 with Dodge City), hosted through the ruleset contract.
+"""BANG!: the base game (4 to 7 players; 3 and 8 with Dodge City), Dodge City and Armed & Dangerous, hosted
+through the ruleset contract.
 
 The contract is documented once in :mod:`service.engine.ruleset`. Facts are data rows
 (``data/*.json``), card effects and character abilities are named handlers
@@ -98,8 +99,8 @@ INFO = RulesetInfo(
     options=(
         OptionInfo("expansions", "Expansions mixed into the base game. BANG_EXPANSION_DODGE_CITY adds its 40 cards "
                    "and 15 characters and allows 3 and 8 players (see seat_ranges). "
-                   "BANG_EXPANSION_ARMED_AND_DANGEROUS is not available yet: asking for it is refused with "
-                   "INVALID_ARGUMENT (EXPANSION_NOT_AVAILABLE).", "[]",
+                   "BANG_EXPANSION_ARMED_AND_DANGEROUS adds its 28 cards, 8 characters and the 32 cubes (load "
+                   "tokens: the view's cube_supply and each player's cubes). Both may be chosen together.", "[]",
                    ("BANG_EXPANSION_DODGE_CITY", "BANG_EXPANSION_ARMED_AND_DANGEROUS")),
         OptionInfo("sheriffExtraCard", "House rule: the Sheriff's starting hand has one card more than his "
                    "character's bullets (by the printed rules it equals the bullets; his extra bullet is life only).",

@@ -38,7 +38,7 @@ HOUSE_RULES: dict[str, str] = {"jose_delgado_in_play": "dodge_city", "pixie_pete
 # Rematch options, absent unless set (stored games and their replays stay unchanged).
 REMATCH_OPTIONS = ("kept_characters", "retired_characters", "sheriff_seat")
 # Expansions offered to clients; one not listed is refused with EXPANSION_NOT_AVAILABLE.
-BUILT_EXPANSIONS: frozenset[str] = frozenset({"dodge_city"})
+BUILT_EXPANSIONS: frozenset[str] = frozenset({"dodge_city", "armed_and_dangerous"})
 
 
 def normalize_options(options: Options | None) -> dict[str, Any]:

@@ -51,5 +51,13 @@ def dodge_city(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def armed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Armed & Dangerous accepted by the options (``ad_table``), while it is not offered to clients."""
+    """Armed & Dangerous accepted by the options (``ad_table``). A no-op since the expansion is offered
+    to clients; kept so that the tests written while it was built still say what they need."""
     monkeypatch.setattr(setup, "BUILT_EXPANSIONS", setup.BUILT_EXPANSIONS | {"armed_and_dangerous"})
+
+
+@pytest.fixture
+def not_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Armed & Dangerous taken back out of ``setup.BUILT_EXPANSIONS``: every expansion is offered now, so
+    the refusal of one that is not (EXPANSION_NOT_AVAILABLE) is tested on this one."""
+    monkeypatch.setattr(setup, "BUILT_EXPANSIONS", frozenset({"dodge_city"}))

@@ -32,6 +32,7 @@ def test_actions_round_trip(action: dict) -> None:
     assert bang.decode_action(bang_pb2.BangAction.FromString(pb.SerializeToString())) == action
 
 
+@pytest.mark.usefixtures("not_offered")
 def test_bad_messages_name_their_field() -> None:
     with pytest.raises(MalformedAction) as err:
         bang.decode_action(bang_pb2.BangAction())

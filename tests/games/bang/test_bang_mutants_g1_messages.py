@@ -35,6 +35,7 @@ def test_an_unknown_option_is_refused_naming_it() -> None:
                                                     "Unknown options ['sherif_extra_card']", "options.bang")
 
 
+@pytest.mark.usefixtures("not_offered")
 def test_expansions_not_built_are_refused_listing_each(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(MalformedAction) as err:  # Dodge City is built: only the other one is named
         setup.normalize_options({"expansions": ["dodge_city", "armed_and_dangerous"]})

@@ -41,8 +41,9 @@ def test_whole_games_through_grpc(stub: Any) -> None:
         play_out_grpc(stub, seats, seed)
 
 
+@pytest.mark.usefixtures("not_offered")
 def test_expansion_not_built_is_invalid_argument(stub: Any) -> None:
-    """Armed & Dangerous is not offered yet (Dodge City is: tests/rest/test_rest_dodge_city.py)."""
+    """An expansion not offered (Armed & Dangerous taken back out for the test) is INVALID_ARGUMENT."""
     options = game_pb2.GameOptions(bang=bang_pb2.BangOptions(
         expansions=[bang_pb2.BANG_EXPANSION_ARMED_AND_DANGEROUS]))
     with pytest.raises(grpc.RpcError) as err:

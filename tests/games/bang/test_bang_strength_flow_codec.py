@@ -23,6 +23,7 @@ def test_an_empty_action_or_draw_source_is_unknown_action_with_its_field() -> No
 
 
 @pytest.mark.rule("BANG-001")
+@pytest.mark.usefixtures("not_offered")
 @pytest.mark.parametrize("value", [99, bang_pb2.BANG_EXPANSION_ARMED_AND_DANGEROUS])
 def test_an_expansion_not_built_or_unknown_is_refused(value: int) -> None:
     pb = bang_pb2.BangOptions()

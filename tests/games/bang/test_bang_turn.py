@@ -42,6 +42,7 @@ def test_sheriff_starting_hand_is_printed_bullets_unless_house_rule(extra: bool)
             assert len(p["hand"]) == bullets + (extra and p["role"] == "sheriff"), (seed, p["role"])
 
 
+@pytest.mark.usefixtures("not_offered")
 def test_expansion_not_available_is_malformed() -> None:
     with pytest.raises(MalformedAction) as err:
         bang.setup({"expansions": ["armed_and_dangerous"]}, 4, 1)

@@ -59,6 +59,7 @@ def test_outside_three_to_eight_is_an_invalid_seat_count(seats: int) -> None:
     assert (err.value.reason, err.value.message) == (EngineReason.INVALID_SEAT_COUNT, "BANG! takes 3 to 8 players")
 
 
+@pytest.mark.usefixtures("not_offered")
 def test_an_expansion_not_offered_is_refused_before_the_seat_count() -> None:
     with pytest.raises(MalformedAction) as err:
         bang.setup({"expansions": ["armed_and_dangerous"]}, 3, 1)

@@ -715,8 +715,9 @@ class BangOptions(_message.Message):
     """House rule (Dodge City only; refused without it): Sean Mallory has no hand limit instead of 10."""
     @_builtins.property
     def expansions(self) -> _containers.RepeatedScalarFieldContainer[Global___BangExpansion.ValueType]:
-        """Expansions mixed into the base game. Dodge City is available (its cards and characters, and
-        3 and 8 players: Ruleset.seat_ranges); Armed & Dangerous is not yet and is refused with
+        """Expansions mixed into the base game, one or both: Dodge City (its cards and characters, and
+        3 and 8 players: Ruleset.seat_ranges) and Armed & Dangerous (its cards, characters and cubes:
+        BangView.cube_supply, BangPlayer.cubes and card_cubes). An unknown value is refused with
         INVALID_ARGUMENT (EXPANSION_NOT_AVAILABLE).
         """
 

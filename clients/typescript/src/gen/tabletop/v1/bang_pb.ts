@@ -250,8 +250,9 @@ export const BangCatalogRoleSchema: GenMessage<BangCatalogRole> = /*@__PURE__*/
  */
 export type BangOptions = Message<"tabletop.v1.BangOptions"> & {
   /**
-   * Expansions mixed into the base game. Dodge City is available (its cards and characters, and
-   * 3 and 8 players: Ruleset.seat_ranges); Armed & Dangerous is not yet and is refused with
+   * Expansions mixed into the base game, one or both: Dodge City (its cards and characters, and
+   * 3 and 8 players: Ruleset.seat_ranges) and Armed & Dangerous (its cards, characters and cubes:
+   * BangView.cube_supply, BangPlayer.cubes and card_cubes). An unknown value is refused with
    * INVALID_ARGUMENT (EXPANSION_NOT_AVAILABLE).
    *
    * @generated from field: repeated tabletop.v1.BangExpansion expansions = 1;
