@@ -29,6 +29,8 @@ from service.games import bang
 from service.games import ttr_europe as ttr
 
 DODGE_CITY = {"expansions": ["dodge_city"]}
+ARMED = {"expansions": ["armed_and_dangerous"]}
+BOTH = {"expansions": ["dodge_city", "armed_and_dangerous"]}
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,8 @@ TABLES = (
     *(Table(f"ttr {n}p", ttr, n) for n in range(2, 6)),
     *(Table(f"bang {n}p", bang, n) for n in range(4, 8)),
     *(Table(f"bang+dc {n}p", bang, n, DODGE_CITY) for n in range(3, 9)),
+    *(Table(f"bang+ad {n}p", bang, n, ARMED) for n in range(4, 8)),
+    *(Table(f"bang+dc+ad {n}p", bang, n, BOTH) for n in range(3, 9)),
 )
 
 

@@ -7,7 +7,10 @@ play (a weapon only when it reaches further), shoots, duels, jails and robs the 
 ``bot_roles.hostility`` (never a friend: a Deputy does not shoot his Sheriff), heals with Beer
 only when low and keeps Missed! and Beer for defence: a shot is answered with a Barrel first,
 then a Missed! effect from play, then the cheapest card that cancels it. Phase 3 throws away the
-cards worth least. Works with and without Dodge City, at every seat count.
+cards worth least. Works with and without Dodge City and Armed & Dangerous, at every seat count: it
+puts orange cards in play like blue ones (the Bomb in front of a foe), pays its weapon's cube for
+every BANG! card, buys upgrades that hurt foes or draw, pays from its character first and places
+cubes on it, and ignores (Ms. Abigail) every card but a heal.
 """
 
 from __future__ import annotations
@@ -101,6 +104,11 @@ def free_play(seen: Seen, action: Action) -> float:
         return SKIP if ctype.use.missed else effect(seen, ctype.use, action, spent=0)
     if ctype.effect == "equip":
         return equip(seen, ctype)
+    if ctype.effect == "dangerous":
+        target = action.get("target")
+        if ctype.key == "bomb":
+            return _attack(seen, target, 45.0) if target is not None and target != seen.me else SKIP
+        return equip(seen, ctype)
     if ctype.effect == "green":
         return 65.0
     return effect(seen, ctype, action, spent=VALUE.get(ctype.key, DEFAULT_VALUE))
@@ -184,9 +192,16 @@ def answer(seen: Seen, action: Action) -> float:
     if kind == "barrel":
         return 90.0
     if kind == "use":
-        return 80.0
+        return SKIP if req == kinds.BANG_REQUEST_KIND_REDRAW else 80.0  # Tumbleweed: basic lets a draw! stand
     if kind == "ability":
+        if req == kinds.BANG_REQUEST_KIND_DRAW_FOR_CUBES:
+            return 40.0  # Al Preacher: 2 cubes for a card
+        if req == kinds.BANG_REQUEST_KIND_IGNORE and request is not None:
+            return SKIP if TYPE_OF[request.source_card.id].effect == "heal" else 50.0  # Ms. Abigail
         return ability(seen, action) + (60.0 if req == kinds.BANG_REQUEST_KIND_DYING else 0.0)
+    if kind == "upgrade":
+        target = action.get("target")
+        return 30.0 if target is None else _attack(seen, target, 30.0)
     if req == kinds.BANG_REQUEST_KIND_DUEL and request is not None:
         opponent = request.opponent_seat if request.opponent_seat != seen.me else request.source_seat
         return SKIP if seen.foe(opponent) < 0 and seen.player.life > 1 else 60.0 - _value(card)
@@ -252,8 +267,12 @@ def _choose(seen: Seen, action: Action, req: int) -> float:
         return _lucky_card(card)
     if card is not None:
         return float(_value(card))  # General Store
+    if req == kinds.BANG_REQUEST_KIND_PASS_BOMB and action.get("target") is not None:
+        return _attack(seen, action["target"], 10.0)
     if pick is None:
         return SKIP
+    if req in (kinds.BANG_REQUEST_KIND_PAY_CUBES, kinds.BANG_REQUEST_KIND_PLACE_CUBES):
+        return 1.0 if pick == "character" else 0.5  # keep the orange cards' own cubes for their use
     if req == kinds.BANG_REQUEST_KIND_COPY_CHARACTER:
         return float(len(COPY_FIRST) - COPY_FIRST.index(pick)) if pick in COPY_FIRST else 0.0
     if req == kinds.BANG_REQUEST_KIND_VICTIM_CARD:
