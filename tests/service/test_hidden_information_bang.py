@@ -31,6 +31,9 @@ from service.games.bang.tables import CARDS
 from tests.helpers import bearer, create_game, error_info
 
 DODGE_CITY = game_pb2.GameOptions(bang=bang_pb2.BangOptions(expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY]))
+ARMED = game_pb2.GameOptions(bang=bang_pb2.BangOptions(expansions=[bang_pb2.BANG_EXPANSION_ARMED_AND_DANGEROUS]))
+BOTH = game_pb2.GameOptions(bang=bang_pb2.BangOptions(
+    expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY, bang_pb2.BANG_EXPANSION_ARMED_AND_DANGEROUS]))
 
 
 def strings(message: Message) -> Iterator[str]:
@@ -68,11 +71,14 @@ def shown_to(state: State, viewer: int | None, events: list[Any]) -> set[str]:
 
 
 @pytest.mark.rule("BANG-005")
-@pytest.mark.parametrize(("seats", "seed"), [(3, 51), (5, 52), (8, 53)])
-def test_no_service_payload_shows_a_card_the_ruleset_hides(stub: Any, seats: int, seed: int) -> None:
-    game, tokens = create_game(stub, ruleset="bang", seats=seats, seed=seed, options=DODGE_CITY)
+@pytest.mark.parametrize(("seats", "seed", "options"), [(3, 51, DODGE_CITY), (5, 52, DODGE_CITY), (8, 53, DODGE_CITY),
+                                                     (4, 54, ARMED), (8, 56, BOTH)],
+                         ids=["dc-3", "dc-5", "dc-8", "ad-4", "dc+ad-8"])
+def test_no_service_payload_shows_a_card_the_ruleset_hides(stub: Any, seats: int, seed: int,
+                                                           options: game_pb2.GameOptions) -> None:
+    game, tokens = create_game(stub, ruleset="bang", seats=seats, seed=seed, options=options)
     name = game.name
-    mirror = bang.setup(bang.decode_options(DODGE_CITY.bang), seats, seed)
+    mirror = bang.setup(bang.decode_options(options.bang), seats, seed)
     watchers: list[int | None] = [0, None]
     allowed: dict[int | None, set[str]] = {v: shown_to(mirror, v, bang.opening_events(mirror)) for v in watchers}
     assert len(allowed[0]) < 20 and len(allowed[None]) < 5, allowed  # the oracle hides the deck and the hands
