@@ -72,8 +72,12 @@ def test_the_bang_catalog_as_json(api: Api) -> None:
     cards = {c["key"]: c for c in body["bang"]["cards"]}
     assert cards["bang"]["name"] == "BANG!" and cards["bang"]["color"] == "BANG_CARD_COLOR_BROWN"
     assert "expansion" not in cards["bang"]  # the base game: unspecified, left out of the JSON
-    assert {cp.get("expansion") for cp in cards["bang"]["copies"]} == {None, "BANG_EXPANSION_DODGE_CITY"}
+    assert {cp.get("expansion") for cp in cards["bang"]["copies"]} == {None, "BANG_EXPANSION_DODGE_CITY",
+                                                                      "BANG_EXPANSION_ARMED_AND_DANGEROUS"}
     assert cards["bible"]["expansion"] == "BANG_EXPANSION_DODGE_CITY" and cards["bible"]["text"]
+    # Armed & Dangerous: an orange card's own cube cost, an upgradable card's upgrade cost.
+    assert (cards["whip"]["color"], cards["whip"]["cubeCost"]) == ("BANG_CARD_COLOR_ORANGE", 3)
+    assert cards["caravan"]["upgradeCost"] == 2 and "cubeCost" not in cards["caravan"]
     assert cards["bang"]["copies"][0]["card"] == {"id": "base.bang.2c", "name": "bang", "suit": "BANG_SUIT_CLUBS",
                                                   "rank": "2"}
     roles = {r["role"]: r for r in body["bang"]["roles"]}

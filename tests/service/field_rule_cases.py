@@ -341,13 +341,13 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     **{f"tabletop.v1.{message}.pick": (_bang(_bang_field(kind, "pick")), _any_card, ["hand", "", *CARDS_OK],
                                        ["Hand", "hand ", *CARDS_BAD])
        for message, kind in (("BangPlayCard", "play"), ("BangUseCard", "use"))},
-    # A choice's pick may also be a character key (Vera Custer's copy).
+    # A choice's pick may also be a character key (Vera Custer's copy) or "character" (a cube holder).
     "tabletop.v1.BangChoose.pick": (_bang(_bang_field("choose", "pick")), _any_card,
-                                    ["hand", "", "willy_the_kid", *CARDS_OK],
+                                    ["hand", "", "willy_the_kid", "character", *CARDS_OK],
                                     ["Hand", "hand ", "Willy", "x" * 33, *[c for c in CARDS_BAD if c != "bang"]]),
     **{f"tabletop.v1.{message}.target_seat": (_bang(_bang_field(kind, "target_seat")), str, [], [])
        for message, kind in (("BangPlayCard", "play"), ("BangUseCard", "use"), ("BangDrawFrom", "draw"),
-                             ("BangUseAbility", "ability"))},
+                             ("BangUseAbility", "ability"), ("BangChoose", "choose"), ("BangUpgrade", "upgrade"))},
     "tabletop.v1.BangUseAbility.cards": (_bang(_bang_field("ability", "cards")), _any_card,
                                          [[c] for c in CARDS_OK], [[c] for c in ["", *CARDS_BAD]]),
     # Options (a rematch's): real keys where a value must be accepted, since the game refuses an
