@@ -46,3 +46,9 @@ def weapon_range(state: State, seat: int) -> int:
 def in_reach(state: State, a: int, b: int) -> bool:
     """Whether ``a`` can shoot ``b`` with a BANG!."""
     return distance(state, a, b) <= weapon_range(state, a)
+
+
+def without_bell(state: State) -> State:
+    """The state as an ability's reach sees it: a Bell Tower paid for its player's next *card* does not
+    stretch a shot that is no card (Doc Holyday, Mexicali Kid: as far as the weapon; AD-038, AD-067)."""
+    return {k: v for k, v in state.items() if k != "bell"} if "bell" in state else state

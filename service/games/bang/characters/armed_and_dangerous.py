@@ -22,7 +22,7 @@ from service.games.bang.characters import Ability, ability
 from service.games.bang.characters.dodge_city_turn import check_own_phase_2, limit_of, own_phase_2, used_up
 from service.games.bang.checks import check, draw_check
 from service.games.bang.cube_requests import ask_payment, ask_placement
-from service.games.bang.distance import in_reach
+from service.games.bang.distance import in_reach, without_bell
 from service.games.bang.pending import RequestKind, request
 from service.games.bang.reasons import Reason
 from service.games.bang.state import Request, discard_from_hand, draw, player, push, seats_from
@@ -176,15 +176,16 @@ class MexicaliKid(Ability):
         if (not own_phase_2(state, seat) or used_up(state, seat, "mexicali_kid")
                 or cubes.owned(state, seat) < MEXICALI_COST):
             return []
+        unbelled = without_bell(state)
         return [{"type": "ability", "cards": [], "target": t} for t in seats_from(state, seat, include_self=False)
-                if in_reach(state, seat, t)]
+                if in_reach(unbelled, seat, t)]
 
     def check_activate(self, state: State, seat: int, action: Action) -> None:
         check_own_phase_2(state, seat, "Mexicali Kid")
         if action.get("cards"):
             raise MalformedAction(Reason.UNEXPECTED_FIELD, "Name only the target; the cubes are asked next",
                                   field="cards")
-        check_target(state, seat, TYPES["bang"], action)
+        check_target(without_bell(state), seat, TYPES["bang"], action)
         if cubes.owned(state, seat) < MEXICALI_COST:
             raise RuleError(Reason.NOT_ENOUGH_CUBES, f"Mexicali Kid's shot costs {MEXICALI_COST} cubes",
                             need=MEXICALI_COST)

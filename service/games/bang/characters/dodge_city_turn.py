@@ -13,7 +13,7 @@ from __future__ import annotations
 from service.engine.errors import MalformedAction, RuleError
 from service.engine.ruleset import Action, Event, State
 from service.games.bang.characters import Ability, ability
-from service.games.bang.distance import in_reach
+from service.games.bang.distance import in_reach, without_bell
 from service.games.bang.effects import EFFECTS
 from service.games.bang.pending import RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
@@ -121,14 +121,14 @@ class DocHolyday(Ability):
                 or used_up(state, seat, "doc_holyday")):
             return []
         return [{"type": "ability", "cards": [], "target": t} for t in seats_from(state, seat, include_self=False)
-                if in_reach(state, seat, t) and _reachable_with_hand(state, seat, t)]
+                if in_reach(without_bell(state), seat, t) and _reachable_with_hand(state, seat, t)]
 
     def check_activate(self, state: State, seat: int, action: Action) -> None:
         check_own_phase_2(state, seat, "Doc Holyday")
         if action.get("cards"):
             raise MalformedAction(Reason.UNEXPECTED_FIELD, "Name only the target; the two discards are asked next",
                                   field="cards")
-        check_target(state, seat, TYPES["bang"], action)
+        check_target(without_bell(state), seat, TYPES["bang"], action)  # a Bell Tower is for a card (AD-067)
         if len(player(state, seat)["hand"]) < DOC_DISCARDS:
             raise RuleError(Reason.NEED_TWO_CARDS, "Doc Holyday needs two cards in hand to discard")
         if not _reachable_with_hand(state, seat, action["target"]):

@@ -1,0 +1,82 @@
+"""Armed & Dangerous with Dodge City: green and orange cards side by side, Belle Star silencing orange
+cards, a card that removes "a card in play" on both, Doc Holyday's reach and a paid Bell Tower, and the
+combined deck and pool (issue 14: both expansions together)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from bang_helpers import act, ad_table, chars, cubes_on, equip, give, orange, play, refused, set_cubes
+
+from service.games import bang
+from service.games.bang.state import all_cards
+from service.games.bang.tables import CARDS, CHARACTERS, TYPE_OF, deck_and_characters
+
+pytestmark = pytest.mark.usefixtures("armed")
+DC = ["dodge_city"]
+
+
+@pytest.mark.rule("AD-001")
+def test_the_combined_deck_and_pool() -> None:
+    deck, pool = deck_and_characters(["dodge_city", "armed_and_dangerous"])
+    assert len(deck) == 148 and len(pool) == 39
+    colors = Counter(TYPE_OF[c].color for c in deck)
+    assert colors == {"brown": 63 + 19 + 15, "blue": 17 + 7, "green": 14, "orange": 13}
+    alone = deck_and_characters(["armed_and_dangerous"])
+    assert len(alone[0]) == 108 and len(alone[1]) == 24
+    assert {CHARACTERS[k].expansion for k in pool} == {"base", "dodge_city", "armed_and_dangerous"}
+
+
+@pytest.mark.parametrize("seats", [3, 8])
+def test_dodge_citys_three_and_eight_player_games_deal_armed_and_dangerous(seats: int) -> None:
+    st = bang.setup({"expansions": ["dodge_city", "armed_and_dangerous"]}, seats, 7)
+    assert len(all_cards(st)) == 148 and st["supply"] + sum(p.get("cubes", 0) for p in st["p"]) == 32
+
+
+def test_belle_star_silences_orange_cards_in_her_turn() -> None:
+    st = ad_table(4, chars=chars(4, s0="belle_star"), expansions=DC)
+    crate = orange(st, 1, "crate")
+    give(st, 1, ["beer"])
+    play(st, 0, give(st, 0, ["bang"])[0], target=1)
+    assert {"type": "use", "card": crate} not in bang.legal_actions(st, 1)  # silenced in Belle Star's turn
+    refused(st, 1, {"type": "use", "card": crate}, "CARD_SILENCED")
+
+
+def test_a_card_that_removes_a_card_in_play_takes_green_and_orange_alike() -> None:
+    st = ad_table(4, expansions=DC)
+    bible = equip(st, 1, ["bible"])[0]
+    whip = orange(st, 1, "whip", 2)
+    cat = give(st, 0, ["cat_balou"])[0]
+    listed = bang.legal_actions(st, 0)
+    assert {"type": "play", "card": cat, "target": 1, "pick": bible} in listed
+    assert {"type": "play", "card": cat, "target": 1, "pick": whip} in listed
+    play(st, 0, cat, target=1, pick=whip)
+    assert whip in st["discard"] and st["supply"] == 32 and bible in st["p"][1]["table"]
+
+
+def test_doc_holydays_shot_is_not_stretched_by_a_bell_tower() -> None:
+    """Doc Holyday's ability is no card: a Bell Tower paid for his next card leaves its reach alone."""
+    st = ad_table(4, chars=chars(4, s0="doc_holyday"), expansions=DC)
+    tower = orange(st, 0, "bell_tower")
+    give(st, 0, ["beer", "missed", "panic"])
+    act(st, 0, {"type": "use", "card": tower})
+    assert st["bell"] == 0 and cubes_on(st, 0, tower) == 2
+    shots = [a for a in bang.legal_actions(st, 0) if a["type"] == "ability"]
+    assert [a["target"] for a in shots] == [1, 3]  # the Colt's reach, not seat 2 at distance 2
+    refused(st, 0, {"type": "ability", "cards": [], "target": 2}, "OUT_OF_RANGE")
+    panic = next(c for c in st["p"][0]["hand"] if CARDS[c].key == "panic")
+    give(st, 2, ["beer"])
+    play(st, 0, panic, target=2, pick="hand")  # but his next card reaches seat 2
+    assert len(st["p"][0]["hand"]) == 3 and "bell" not in st
+
+
+def test_vera_custer_copying_red_ringo_gets_no_starting_cubes_but_his_move() -> None:
+    st = ad_table(4, chars=chars(4, s0="vera_custer", s1="red_ringo"), expansions=DC)
+    st["p"][0]["as"] = "red_ringo"
+    crate = orange(st, 0, "crate", 2)
+    assert cubes_on(st, 0) == 0 and not [a for a in bang.legal_actions(st, 0) if a["type"] == "ability"]
+    set_cubes(st, 0, "character", 2)
+    act(st, 0, {"type": "ability", "cards": [crate, crate]})
+    assert (cubes_on(st, 0), cubes_on(st, 0, crate)) == (0, 4)
+    refused(st, 0, {"type": "ability", "cards": [crate]}, "USED_UP_THIS_TURN")
