@@ -70,8 +70,12 @@ def check_play(state: State, seat: int, action: Action) -> None:
     if card not in player(state, seat)["hand"]:
         raise RuleError(Reason.CARD_NOT_IN_HAND, "That card is not in your hand", card=card)
     t = play_type(state, seat, card)
-    check_target(state, seat, t, action)
-    check_affects(state, seat, card, action)
+    try:
+        check_target(state, seat, t, action)
+        check_affects(state, seat, card, action)
+    except RuleError as err:
+        if not (t.bang_card and _big_fifty_reaches(state, seat, action, err)):
+            raise
     handler = EFFECTS[TYPE_OF[card].effect]
     check_effect(state, seat, t.name, handler, card, action)
     if t.bang_card and not may_shoot_again(state, seat):
@@ -79,6 +83,17 @@ def check_play(state: State, seat: int, action: Action) -> None:
     handler.check(state, seat, card, action)
     if t.cost:
         check_payable(state, seat, card, t.cost, in_hand=True)
+
+
+def _big_fifty_reaches(state: State, seat: int, action: Action, err: RuleError) -> bool:
+    """A BANG! card out of reach or at a player it does not affect, for the Big Fifty: its shot ignores the
+    target's cards in play and ability, so his Mustang or Apache Kid's ability do not count (NOTES b #17;
+    the weapon's cube is then paid without asking, ``upgrades.offer_weapon``)."""
+    if not armed(state) or err.reason not in (Reason.OUT_OF_RANGE, Reason.TARGET_UNAFFECTED):
+        return False
+    from service.games.bang.upgrades import ignoring_weapon, reach_ignoring_target
+    return (ignoring_weapon(state, seat, action["card"]) is not None
+            and reach_ignoring_target(state, seat, int(action["target"])))
 
 
 def check_effect(state: State, seat: int, name: str, handler: Effect, card: str, action: Action) -> None:
@@ -138,7 +153,8 @@ def _upgrade_stage(state: State, seat: int, action: Action, events: list[Event])
 
 
 def _weapon_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
-    if not armed(state) or action["type"] != "play" or not TYPE_OF[action["card"]].bang_card:
+    # The BANG! card as it plays: Calamity Janet's Missed! is her BANG! card, for the limit and the weapon (AD-020).
+    if not armed(state) or action["type"] != "play" or not play_type(state, seat, action["card"]).bang_card:
         return False
     from service.games.bang.upgrades import offer_weapon
     return offer_weapon(state, seat, action)

@@ -12,7 +12,9 @@ enumerated legal actions stay card x target:
   its effect on this shot, before the target reacts (AD-019, 020). The weapon's row says the
   effect (``use.args.shot``: ``ignore`` the target's cards and ability, Big Fifty; ``buntline``;
   ``sure``: no cancelling, Double Barrel, for a BANG! of the row's ``suit``, Diamonds, AD-054;
-  ``take_back`` the BANG! card, Thunderer), which the shot's request carries as a flag.
+  ``take_back`` the BANG! card, Thunderer), which the shot's request carries as a flag. A target
+  that only a Big Fifty shot reaches or affects (his Mustang, Hideout, Paul Regret, Apache Kid do
+  not count for it: NOTES b #17, AD-047) makes its cube due: ``forced``, paid without asking.
 - ``ignore``: Ms. Abigail, the only target of a brown J, Q, K or A of another player, may
   ignore it (AD-039: never a card that hits every player; Big Fifty overrides her).
 - ``discard_one``: Buntline Special's target discards a card of his choice when the shot is
@@ -33,11 +35,21 @@ from service.engine.ruleset import Action, Event, State
 from service.games.bang import cubes
 from service.games.bang.characters import ability_of
 from service.games.bang.cube_requests import ask_payment, ask_placement
+from service.games.bang.distance import in_reach, seat_distance, weapon_range
 from service.games.bang.pending import RequestKind, Step, request, step
 from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, alive_seats, player, push, seats_from, suit, weapon
+from service.games.bang.state import (
+    Request,
+    alive_seats,
+    passive_sum,
+    player,
+    push,
+    seats_from,
+    suit,
+    weapon,
+)
 from service.games.bang.tables import TYPE_OF
-from service.games.bang.targeting import check_affects, check_target
+from service.games.bang.targeting import affects, check_affects, check_target
 
 
 def upgrade_of(card: str) -> Mapping[str, Any]:
@@ -131,17 +143,48 @@ class CardBack(Step):
             events.append({"kind": "take", "seat": seat, "cards": [card], "reason": "upgrade"})
 
 
-def offer_weapon(state: State, seat: int, action: Action) -> bool:
-    """Ask the player of a real BANG! card whether his Dangerous weapon pays for this shot."""
+def weapon_for(state: State, seat: int, card: str) -> str | None:
+    """The Dangerous weapon whose effect the seat can pay for this real BANG! card, if any."""
     w = weapon(state, seat)
     if w is None or not cubes.orange(w):
-        return False
+        return None
     use = TYPE_OF[w].use
     if use is None or use.when != "bang_card" or not cubes.use_payable(state, seat, w):
+        return None
+    if use.args.get("suit") and suit(card) != use.args["suit"]:
+        return None  # Double Barrel: a BANG! of Diamonds only (AD-054)
+    return w
+
+
+def ignoring_weapon(state: State, seat: int, card: str) -> str | None:
+    """A Big Fifty that can pay for this BANG! card: its shot ignores the target's cards and ability."""
+    w = weapon_for(state, seat, card)
+    use = TYPE_OF[w].use if w is not None else None
+    return w if use is not None and use.args.get("shot") == "ignore" else None
+
+
+def reached_only_ignoring(state: State, seat: int, action: Action) -> bool:
+    """Whether the BANG! card's target is in reach and affected only when his cards and ability are
+    ignored (his Mustang, Hideout, Paul Regret, Apache Kid: NOTES b #17, AD-047)."""
+    target = action.get("target")
+    return target is not None and (not in_reach(state, seat, target)
+                                   or not affects(state, seat, target, action["card"]))
+
+
+def reach_ignoring_target(state: State, seat: int, target: int) -> bool:
+    """Reach counted without the target's own distance modifiers (a Big Fifty shot, NOTES b #17)."""
+    return max(1, seat_distance(state, seat, target) + passive_sum(state, seat, "distance_out")) \
+        <= weapon_range(state, seat)
+
+
+def offer_weapon(state: State, seat: int, action: Action) -> bool:
+    """Ask the player of a real BANG! card whether his Dangerous weapon pays for this shot (``forced``:
+    a target only a Big Fifty shot reaches, NOTES b #17)."""
+    w = weapon_for(state, seat, action["card"])
+    if w is None:
         return False
-    if use.args.get("suit") and suit(action["card"]) != use.args["suit"]:
-        return False  # Double Barrel: a BANG! of Diamonds only (AD-054)
-    push(state, "weapon", seat, seat, card=w, action=dict(action))
+    forced = ignoring_weapon(state, seat, action["card"]) is not None and reached_only_ignoring(state, seat, action)
+    push(state, "weapon", seat, seat, card=w, action=dict(action), **({"forced": True} if forced else {}))
     return True
 
 
@@ -153,9 +196,13 @@ class WeaponOption(RequestKind):
     abilities = False
 
     def legal(self, state: State, req: Request) -> list[Action]:
+        if req["args"].get("forced"):
+            return [{"type": "use", "card": req["args"]["card"]}]
         return [{"type": "use", "card": req["args"]["card"]}, {"type": "pass"}]
 
     def check(self, state: State, req: Request, action: Action) -> None:
+        if action["type"] == "pass" and req["args"].get("forced"):
+            raise RuleError(Reason.WRONG_ANSWER, "Only a Big Fifty shot reaches or affects this target: use it")
         if action["type"] == "use" and action["card"] != req["args"]["card"]:
             raise RuleError(Reason.WRONG_ANSWER, "Answer with your Dangerous weapon, or pass", card=action["card"])
         if action["type"] == "use" and ("target" in action or "pick" in action):
@@ -177,6 +224,10 @@ class WeaponOption(RequestKind):
                 events.append({"kind": "take", "seat": seat, "cards": [played["card"]], "reason": "thunderer"})
         from service.games.bang.play import proceed
         proceed(state, seat, played, events, "ignore")
+
+    def auto(self, state: State, req: Request) -> Action | None:
+        # The target was chosen out of reach but for the Big Fifty: paying is the only answer (public).
+        return {"type": "use", "card": req["args"]["card"]} if req["args"].get("forced") else None
 
 
 @request("ignore")

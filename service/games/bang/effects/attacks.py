@@ -67,14 +67,17 @@ def missed_in_play(state: State, seat: int) -> list[str]:
     return out
 
 
-def answer_with_card(state: State, seat: int, card: str, reason: str, events: list[Event]) -> None:
-    """Discard a card from the hand as an answer; its ``response`` effect and ``on_respond`` follow."""
+def answer_with_card(state: State, seat: int, card: str, reason: str, events: list[Event],
+                     ignored: bool = False) -> None:
+    """Discard a card from the hand as an answer; its ``response`` effect and ``on_respond`` follow
+    (not the ability of a target whose ability the shot ignores: Molly Stark against a Big Fifty, AD-047)."""
     discard_from_hand(state, seat, card)
     events.append({"kind": "respond", "seat": seat, "cards": [card], "reason": reason})
     extra = TYPE_OF[card].response
     if extra is not None:
         EFFECTS[extra.effect].resolve(state, seat, card, {"type": "respond", "card": card}, events)
-    ability_of(state, seat).on_respond(state, seat, card, events)
+    if not ignored:
+        ability_of(state, seat).on_respond(state, seat, card, events)
 
 
 def counts_as_bang(state: State, seat: int, card: str) -> bool:
@@ -258,7 +261,7 @@ class BangResponse(RequestKind):
             damage(state, seat, 1, req["source"], events, quiet=bool(args.get("ignore")))
         elif action["type"] == "respond":
             missed_once(state, req, events)
-            answer_with_card(state, seat, action["card"], "missed", events)
+            answer_with_card(state, seat, action["card"], "missed", events, ignored=bool(args.get("ignore")))
             if "supply" in state:  # Duck!'s upgrade: back into the hand (AD-069)
                 from service.games.bang.upgrades import offer_late_upgrade
                 offer_late_upgrade(state, seat, action["card"], "answered")
