@@ -246,7 +246,12 @@ def check_use(state: State, seat: int, action: Action, answering: bool = False) 
 
 
 def use_from_play(state: State, seat: int, action: Action, events: list[Event]) -> None:
-    """Pay for a checked card in play (discard it from play), then resolve its use."""
+    """Pay for a checked card in play (discard it from play), then resolve its use.
+
+    A green card used from play is a card played, so a Bell Tower paid before applies to it and is
+    spent by it (AD-067); an orange card's use is not (the Bell Tower's own, a second time, included)."""
+    if "bell" in state and TYPE_OF[action["card"]].color == "green":
+        _bell_for(state, seat, action["card"])
     pay_use(state, seat, action["card"], events, target=action.get("target"))
     proceed(state, seat, action, events)
 
