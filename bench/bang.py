@@ -175,10 +175,11 @@ def main() -> None:
     for figure in results[columns[0]]["figures"]:
         print(f"{figure:38}" + "".join(f"{results[c]['figures'][figure]:>16}" for c in columns))
     base = [c for c in columns if c.startswith("base game")]
-    dodge = [c for c in columns if c.startswith("Dodge City")]
-    for b, d in zip(base, dodge):
-        ratio = float(results[d]["figures"]["apply p50 us (CPU)"]) / float(results[b]["figures"]["apply p50 us (CPU)"])
-        print(f"apply p50, Dodge City / base game ({d.removeprefix('Dodge City').strip() or 'run'}): {ratio:.2f}")
+    for label in [v for v in variants if v != "base game"]:
+        for b, d in zip(base, [c for c in columns if c.startswith(label)]):
+            ratio = (float(results[d]["figures"]["apply p50 us (CPU)"])
+                     / float(results[b]["figures"]["apply p50 us (CPU)"]))
+            print(f"apply p50, {label} / base game ({d.removeprefix(label).strip() or 'run'}): {ratio:.2f}")
     if args.kinds:
         for c in columns:
             print(f"\n{c}: {'action kind':24} {'n':>6} {'apply p50':>10} {'p99':>8} "
