@@ -234,8 +234,8 @@ def _check_shape(state: State, action: Action) -> str:
         if not isinstance(target, int) or isinstance(target, bool) or not 0 <= target < len(state["p"]):
             raise MalformedAction(Reason.BAD_TARGET, f"No seat {target!r} at this table", field="target")
         if kind == "choose" and ("card" in action or "pick" in action):
-            raise MalformedAction(Reason.UNEXPECTED_FIELD, "choose takes one of card, pick or target",
-                                  field="card" if "card" in action else "pick")
+            raise MalformedAction(Reason.UNEXPECTED_FIELD, "choose takes a target alone, without a card or pick",
+                                  field="target")
     elif kind == "choose" and "pick" in action and "card" not in action:
         pick = action["pick"]
         if not isinstance(pick, str) or (pick not in ("hand", "character") and not _is_card(pick)
