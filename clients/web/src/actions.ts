@@ -1,11 +1,12 @@
 // The actions panel: every action ListLegalActions offered, as one button each, grouped by kind and
 // worded from the catalog and the view. A click sends that very message back (SubmitAction), so the page
-// can play every action the rules allow without knowing the rules.
+// can play every action the rules allow without knowing the rules. A BANG! answer is worded from the
+// request it answers (the top of `pending`): a `choose` pays a cube, places one, passes the Bomb, and so on.
 
-import { BangDrawSource, BangRequestKind } from "@tabletop/client/browser";
-import type { Action, BangAction, BangView, GetRulesetResponse, TtrEuropeAction, TtrEuropeView, View } from "@tabletop/client/browser";
+import { BangCardColor, BangDrawSource, BangRequestKind } from "@tabletop/client/browser";
+import type { Action, BangAction, BangChoose, BangUseAbility, BangView, GetRulesetResponse, TtrEuropeAction, TtrEuropeView, View } from "@tabletop/client/browser";
 import { h } from "./dom.js";
-import { cardName, characterName, colorName, paymentText, routeText, ticketText } from "./names.js";
+import { cardName, cardTitle, characterName, colorName, cubeCost, paymentText, routeText, ticketText, upgradeCost } from "./names.js";
 
 /** What a renderer needs: the catalog, the caller's view, seat names, and the caller's seat if any. */
 export interface Context {
@@ -83,14 +84,25 @@ function offered(view: TtrEuropeView | undefined, ctx: Context, id: number): str
 
 function describeBang(action: BangAction, ctx: Context): string {
   const view = ctx.view?.game.case === "bang" ? ctx.view.game.value : undefined;
-  const at = (seat: number | undefined): string => (seat === undefined ? "" : ` at ${ctx.names[seat] ?? `seat ${seat}`}`);
+  const at = (seat: number | undefined): string => (seat === undefined ? "" : ` at ${seatName(ctx, seat)}`);
   const pick = (value: string): string => (value === "" ? "" : `, taking ${pickText(view, ctx, value)}`);
+  const request = view?.pending.at(-1);
   const kind = action.kind;
   switch (kind.case) {
     case "play":
-      return `Play ${cardName(ctx.catalog, view, kind.value.card)}${at(kind.value.targetSeat)}${pick(kind.value.pick)}`;
-    case "use":
-      return `Use ${cardName(ctx.catalog, view, kind.value.card)} in play${at(kind.value.targetSeat)}${pick(kind.value.pick)}`;
+      return `Play ${cardName(ctx.catalog, view, kind.value.card)}${at(kind.value.targetSeat)}${pick(kind.value.pick)}${loaded(view, ctx, kind.value.card)}`;
+    case "use": {
+      const card = cardName(ctx.catalog, view, kind.value.card);
+      if (request?.kind === BangRequestKind.WEAPON) {
+        return `Pay 1 cube of ${card} for its effect on this BANG!`;
+      }
+      if (request?.kind === BangRequestKind.REDRAW) {
+        return `Pay 1 cube of ${card}: ${request.opponentSeat === ctx.seat ? "draw!" : `${seatName(ctx, request.opponentSeat)} draws!`} again`;
+      }
+      const cost = cubeCost(ctx.catalog, cardKey(view, kind.value.card));
+      const paying = cost > 0 ? ` (${cost} of its cubes)` : "";
+      return `Use ${card} in play${paying}${at(kind.value.targetSeat)}${pick(kind.value.pick)}`;
+    }
     case "respond":
       return `Answer with ${cardName(ctx.catalog, view, kind.value.card)}`;
     case "barrel":
@@ -98,7 +110,7 @@ function describeBang(action: BangAction, ctx: Context): string {
     case "pass":
       return passText(view);
     case "choose":
-      return `Choose ${kind.value.card !== "" ? cardName(ctx.catalog, view, kind.value.card) : pickText(view, ctx, kind.value.pick)}`;
+      return chooseText(kind.value, view, ctx);
     case "draw":
       return kind.value.source === BangDrawSource.DISCARD ? "Draw the first card from the discard pile"
         : kind.value.source === BangDrawSource.PLAYER ? `Draw the first card from the hand of${at(kind.value.targetSeat).replace(" at", "")}`
@@ -106,7 +118,14 @@ function describeBang(action: BangAction, ctx: Context): string {
     case "discard":
       return `Discard ${cardName(ctx.catalog, view, kind.value.card)}`;
     case "ability":
-      return `Use your ability: discard ${kind.value.cards.map((c) => cardName(ctx.catalog, view, c)).join(" and ")}${at(kind.value.targetSeat)}`;
+      return abilityText(kind.value, view, ctx);
+    case "upgrade": {
+      const key = request?.sourceCard?.name ?? "";
+      const cost = upgradeCost(ctx.catalog, key);
+      const more = (request?.upgradesBought ?? 0) > 0 ? " once more" : "";
+      return `Upgrade ${key === "" ? "the card" : cardTitle(ctx.catalog, key)}${more}${kind.value.targetSeat === undefined ? "" : `: also${at(kind.value.targetSeat)}`}` +
+        ` (${cost} cube${cost === 1 ? "" : "s"})`;
+    }
     case "endTurn":
       return "End your turn";
     default:
@@ -114,9 +133,88 @@ function describeBang(action: BangAction, ctx: Context): string {
   }
 }
 
+function seatName(ctx: Context, seat: number | undefined): string {
+  return seat === undefined ? "someone" : ctx.names[seat] ?? `seat ${seat}`;
+}
+
+/** The card key (name) of a card id the viewer knows (hand or in play), or "". */
+function cardKey(view: BangView | undefined, id: string): string {
+  const cards = [...(view?.hand ?? []), ...(view?.players ?? []).flatMap((p) => p.inPlay)];
+  return cards.find((c) => c.id === id)?.name ?? "";
+}
+
+/** Armed & Dangerous: an orange card is played with 3 cubes from the supply. */
+function loaded(view: BangView | undefined, ctx: Context, id: string): string {
+  const key = cardKey(view, id);
+  const row = ctx.catalog.catalog.case === "bang" ? ctx.catalog.catalog.value.cards.find((c) => c.key === key) : undefined;
+  return row?.color === BangCardColor.ORANGE ? " (with 3 cubes from the supply)" : "";
+}
+
+/** The cubes on one of the viewer's holders ("character" or an orange card in play). */
+function cubesOn(view: BangView | undefined, ctx: Context, holder: string): number {
+  const me = view?.players.find((p) => p.seat === ctx.seat);
+  return holder === "character" ? me?.cubes ?? 0 : me?.cardCubes.find((c) => c.cardId === holder)?.cubes ?? 0;
+}
+
+function chooseText(choose: BangChoose, view: BangView | undefined, ctx: Context): string {
+  const request = view?.pending.at(-1);
+  if (choose.targetSeat !== undefined) {
+    return request?.kind === BangRequestKind.PASS_BOMB ? `Pass the Bomb to ${seatName(ctx, choose.targetSeat)}`
+      : `Choose ${seatName(ctx, choose.targetSeat)}`;
+  }
+  if (choose.card !== "") {
+    return `Choose ${cardName(ctx.catalog, view, choose.card)}`;
+  }
+  const holder = choose.pick === "character" ? "your character" : cardName(ctx.catalog, view, choose.pick);
+  const has = cubesOn(view, ctx, choose.pick);
+  switch (request?.kind) {
+    case BangRequestKind.PAY_CUBES:
+      return `Pay a cube from ${holder} (${has} on it)`;
+    case BangRequestKind.PLACE_CUBES:
+      return `Put ${request.cubesToPlace === 1 ? "the cube" : "cubes"} on ${holder} (${has} on it, at most 4)`;
+    case BangRequestKind.COPY_CHARACTER:
+      return `Copy ${characterName(ctx.catalog, choose.pick)}'s ability`;
+    default:
+      return `Choose ${pickText(view, ctx, choose.pick)}`;
+  }
+}
+
+function abilityText(ability: BangUseAbility, view: BangView | undefined, ctx: Context): string {
+  const request = view?.pending.at(-1);
+  if (request?.kind === BangRequestKind.IGNORE) {
+    return `Ignore ${request.sourceCard === undefined ? "the card" : cardTitle(ctx.catalog, request.sourceCard.name)} (Ms. Abigail)`;
+  }
+  if (request?.kind === BangRequestKind.DRAW_FOR_CUBES) {
+    return "Pay 2 cubes and draw a card (Al Preacher)";
+  }
+  const names = ability.cards.map((c) => cardName(ctx.catalog, view, c));
+  const target = ability.targetSeat === undefined ? "" : seatName(ctx, ability.targetSeat);
+  const character = view?.players.find((p) => p.seat === ctx.seat)?.character ?? "";
+  switch (character) {
+    case "bass_greeves":
+      return `Discard ${names.join(" and ")}: put 2 cubes from the supply on one of your cube holders (Bass Greeves)`;
+    case "frankie_canton":
+      return `Take 1 cube from ${names.length > 0 ? names.join(" and ") : `${target}'s character`} onto your character (Frankie Canton)`;
+    case "mexicali_kid":
+      return `Pay 2 cubes: a BANG! at ${target} (Mexicali Kid)`;
+    case "red_ringo":
+      return `Move ${names.length === 1 ? "a cube" : "2 cubes"} from your character onto ${[...new Set(names)].join(" and ")} (Red Ringo)`;
+    default: {
+      // Whatever the character (Vera Custer copies one): cards from the hand are discarded, others named.
+      const hand = new Set((view?.hand ?? []).map((c) => c.id));
+      const cards = names.length === 0 ? "" : ability.cards.every((c) => hand.has(c)) ? `: discard ${names.join(" and ")}`
+        : ` with ${names.join(" and ")}`;
+      return `Use your ability${cards}${target === "" ? "" : ` at ${target}`}`;
+    }
+  }
+}
+
 function pickText(view: BangView | undefined, ctx: Context, value: string): string {
   if (value === "hand") {
     return "a random card from the hand";
+  }
+  if (value === "character") {
+    return "your character";
   }
   const name = cardName(ctx.catalog, view, value);
   return name === value ? characterName(ctx.catalog, value) : name;
@@ -132,6 +230,16 @@ function passText(view: BangView | undefined): string {
       return "Lose the duel";
     case BangRequestKind.DYING:
       return "Give up (no Beer)";
+    case BangRequestKind.UPGRADE:
+      return request.upgradesBought === 0 ? "No upgrade" : "No more upgrades";
+    case BangRequestKind.WEAPON:
+      return "Shoot without the weapon's effect";
+    case BangRequestKind.REDRAW:
+      return "Let the draw! stand";
+    case BangRequestKind.IGNORE:
+      return "Let the card act";
+    case BangRequestKind.DRAW_FOR_CUBES:
+      return "Keep the cubes (no card)";
     default:
       return "Pass";
   }

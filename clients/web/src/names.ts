@@ -65,6 +65,23 @@ export function cardTitle(reply: GetRulesetResponse, key: string): string {
   return reply.catalog.value.cards.find((c) => c.key === key)?.name ?? key;
 }
 
+/** Armed & Dangerous: the cubes one purchase of a card's upgrade costs (0: no upgrade). */
+export function upgradeCost(reply: GetRulesetResponse, key: string): number {
+  return reply.catalog.case === "bang" ? reply.catalog.value.cards.find((c) => c.key === key)?.upgradeCost ?? 0 : 0;
+}
+
+/** Armed & Dangerous: the cubes using an orange card costs, paid from its own cubes (0: none). */
+export function cubeCost(reply: GetRulesetResponse, key: string): number {
+  return reply.catalog.case === "bang" ? reply.catalog.value.cards.find((c) => c.key === key)?.cubeCost ?? 0 : 0;
+}
+
+/** The printed upgrade of a card, from its text ("Upgrade (repeatable): 2 cubes ... each extra card."), or "". */
+export function upgradeText(reply: GetRulesetResponse, key: string): string {
+  const text = reply.catalog.case === "bang" ? reply.catalog.value.cards.find((c) => c.key === key)?.text ?? "" : "";
+  const at = text.indexOf("Upgrade");
+  return at < 0 ? "" : text.slice(at);
+}
+
 /** "7♥" (the rank and suit that draw! checks read). */
 export function cardMark(card: BangCard): string {
   const suit = { [BangSuit.HEARTS]: "♥", [BangSuit.DIAMONDS]: "♦", [BangSuit.CLUBS]: "♣", [BangSuit.SPADES]: "♠" }[
