@@ -80,3 +80,24 @@ def test_vera_custer_copying_red_ringo_gets_no_starting_cubes_but_his_move() -> 
     act(st, 0, {"type": "ability", "cards": [crate, crate]})
     assert (cubes_on(st, 0), cubes_on(st, 0, crate)) == (0, 4)
     refused(st, 0, {"type": "ability", "cards": [crate]}, "USED_UP_THIS_TURN")
+
+
+def test_frankie_cantons_refusals_say_why() -> None:
+    """What a client shows its player (mutants that blanked these texts survived the scenario tests)."""
+    from bang_helpers import refusal
+    st = ad_table(4, chars=chars(4, s0="frankie_canton"))
+    whip = orange(st, 1, "whip", 2)
+    give(st, 1, ["beer"])
+    err = refusal(st, 0, {"type": "ability", "cards": [], "target": 1})
+    assert (err.reason, err.message) == ("NOT_A_CUBE_HOLDER", ("Take a cube from an orange card in play or another "
+                                                               "player's character that holds one"))
+    set_cubes(st, 0, "character", 4)
+    err = refusal(st, 0, {"type": "ability", "cards": [whip]})
+    assert (err.reason, err.message) == ("NO_ROOM_FOR_CUBES", "Your character holds 4 cubes already")
+    set_cubes(st, 0, "character", 0)
+    st["turn"] = 1  # seat 1 shoots Frankie, who holds a card: he is asked
+    give(st, 0, ["beer"])
+    play(st, 1, give(st, 1, ["bang"])[0], target=0)
+    err = refusal(st, 0, {"type": "ability", "cards": [whip]})
+    assert (err.reason, err.message) == ("ABILITY_NOT_NOW", ("Frankie Canton's ability is used in his own turn, "
+                                                             "with nothing pending"))
