@@ -27,7 +27,7 @@ from service.engine.rng import Rng, seed_state
 from service.engine.ruleset import Event, Options, State
 from service.games.bang.reasons import Reason
 from service.games.bang.tables import CHARACTERS, REQUIRES, ROLE_POOLS, deck_and_characters, mode_of
-from service.games.bang.versions import RULES_VERSION
+from service.games.bang.versions import ARMED_RULES_VERSION, RULES_VERSION
 
 DEFAULT_OPTIONS: dict[str, Any] = {"expansions": [], "sheriff_extra_card": False}
 # House rules of Dodge City characters (RULINGS, Dodge City table), boolean, off by default. They
@@ -68,7 +68,8 @@ def setup(options: Options, seat_count: int, seed: int) -> State:
     _check_expansions_for(opts, seat_count)
     _check_seats(opts, seat_count)
     deck, _ = deck_and_characters(opts["expansions"])
-    state: State = {"v": RULES_VERSION, "opts": opts, "rng": seed_state(seed), "deck": list(deck),
+    version = ARMED_RULES_VERSION if "armed_and_dangerous" in opts["expansions"] else RULES_VERSION
+    state: State = {"v": version, "opts": opts, "rng": seed_state(seed), "deck": list(deck),
                     "discard": [], "p": [], "turn": 0, "phase": "draw", "turn_no": 0, "bangs": 0,
                     "pending": [], "winners": []}
     rng = Rng(state)

@@ -38,6 +38,22 @@ def test_a_game_of_another_rules_version_is_refused_and_unchanged() -> None:
     assert {"type": "end_turn"} in bang.legal_actions(st, 0)
 
 
+def test_an_armed_and_dangerous_game_is_refused_by_a_replica_from_before_the_expansion(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its own version: a replica of the release before Armed & Dangerous plays only bang-base-1, so it
+    refuses the game cleanly instead of failing on its cards; base and Dodge City games are unchanged."""
+    armed = bang.setup({"expansions": ["armed_and_dangerous"]}, 4, 3)
+    both = bang.setup({"expansions": ["dodge_city", "armed_and_dangerous"]}, 4, 3)
+    assert armed["v"] == both["v"] == versions.ARMED_RULES_VERSION == "bang-ad-1"
+    assert bang.setup({"expansions": ["dodge_city"]}, 4, 3)["v"] == bang.setup({}, 4, 3)["v"] == "bang-base-1"
+    monkeypatch.setattr(versions, "SUPPORTED_RULES_VERSIONS", frozenset({"bang-base-1"}))
+    with pytest.raises(RuleError) as err:
+        bang.legal_actions(armed, bang.to_act(armed)[0])
+    assert err.value.reason == "RULES_VERSION_UNSUPPORTED"
+    base = bang.setup({}, 4, 3)
+    assert bang.legal_actions(base, bang.to_act(base)[0])
+
+
 def test_a_replica_that_cannot_play_the_games_version_answers_failed_precondition(
         stub: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     game, tokens = create_game(stub, "bang", 4, seed=11)
