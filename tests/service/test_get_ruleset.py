@@ -83,9 +83,10 @@ def test_the_bang_catalog_equals_the_data_rows(stub: rpc.GameServiceStub) -> Non
     copies = {c["id"]: (row["key"], c["suit"], c["rank"]) for row in rows for c in row["copies"]}
     served = {cp.card.id: (cp.card.name, bang_pb2.BangSuit.Name(cp.card.suit).removeprefix("BANG_SUIT_").lower(),
                            cp.card.rank) for card in catalog.cards for cp in card.copies}
-    assert served == copies and len(served) == 120
+    assert served == copies and len(served) == 148
     per_expansion = Counter(bang_pb2.BangExpansion.Name(cp.expansion) for card in catalog.cards for cp in card.copies)
-    assert per_expansion == {"BANG_EXPANSION_UNSPECIFIED": 80, "BANG_EXPANSION_DODGE_CITY": 40}
+    assert per_expansion == {"BANG_EXPANSION_UNSPECIFIED": 80, "BANG_EXPANSION_DODGE_CITY": 40,
+                             "BANG_EXPANSION_ARMED_AND_DANGEROUS": 28}
     full_rows = {row["key"]: row for row in rows if "name" in row}  # reprints only add copies to a base card
     assert [c.key for c in catalog.cards] == list(full_rows)
     for card in catalog.cards:
@@ -93,13 +94,17 @@ def test_the_bang_catalog_equals_the_data_rows(stub: rpc.GameServiceStub) -> Non
         assert (card.name, bang_pb2.BangCardColor.Name(card.color)) == (row["name"], f"BANG_CARD_COLOR_{row['color'].upper()}")
         assert card.text == row["text"] and card.text, f"{card.key} has no text for a player"
         assert bang_pb2.BangExpansion.Name(card.expansion) == (
-            "BANG_EXPANSION_DODGE_CITY" if card.key in _dc_keys() else "BANG_EXPANSION_UNSPECIFIED")
+            "BANG_EXPANSION_DODGE_CITY" if card.key in _keys("cards_dodge_city.json")
+            else "BANG_EXPANSION_ARMED_AND_DANGEROUS" if card.key in _keys("cards_armed_and_dangerous.json")
+            else "BANG_EXPANSION_UNSPECIFIED")
+        use, upgrade = row.get("use") or {}, row.get("upgrade") or {}
+        assert (card.cube_cost, card.upgrade_cost) == (use.get("cost", {}).get("cubes", 0), upgrade.get("cubes", 0))
     characters = [row for path in sorted(BANG_DATA.glob("characters*.json"))
                   for row in json.loads(path.read_text(encoding="utf-8"))["characters"]]
     assert [(c.key, c.name, c.life, c.text) for c in catalog.characters] == [
         (c["key"], c["name"], c["life"], c["text"]) for c in characters]
     assert Counter(bang_pb2.BangExpansion.Name(c.expansion) for c in catalog.characters) == {
-        "BANG_EXPANSION_UNSPECIFIED": 16, "BANG_EXPANSION_DODGE_CITY": 15}
+        "BANG_EXPANSION_UNSPECIFIED": 16, "BANG_EXPANSION_DODGE_CITY": 15, "BANG_EXPANSION_ARMED_AND_DANGEROUS": 8}
     roles = json.loads((BANG_DATA / "roles.json").read_text(encoding="utf-8"))["roles"]
     assert [(bang_pb2.BangRole.Name(r.role), r.name, r.goal, r.revealed) for r in catalog.roles] == [
         (f"BANG_ROLE_{k.upper()}", v["name"], v["goal"], v["revealed"]) for k, v in roles.items()]
@@ -155,6 +160,7 @@ def test_the_etag_changes_with_the_catalog_or_the_rules_version() -> None:
 
 # Helpers
 
-def _dc_keys() -> set[str]:
-    raw = json.loads((BANG_DATA / "cards_dodge_city.json").read_text(encoding="utf-8"))
+def _keys(name: str) -> set[str]:
+    """The card names an expansion's file brings (reprint rows only add copies to a base card)."""
+    raw = json.loads((BANG_DATA / name).read_text(encoding="utf-8"))
     return {row["key"] for row in raw["cards"] if "name" in row}
