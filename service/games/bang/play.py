@@ -54,6 +54,7 @@ from service.games.bang.targeting import check_affects, check_target
 from service.games.bang.turn import count_use
 
 STAGES = ("cost", "upgrade", "weapon", "ignore", "effect")
+PLAIN_STAGES = ("cost", "effect")  # a game without Armed & Dangerous (no upgrades, weapons, Ms. Abigail)
 
 
 def play_type(state: State, seat: int, card: str) -> CardType:
@@ -119,10 +120,10 @@ def play_from_hand(state: State, seat: int, action: Action, events: list[Event])
     pay_from_hand(state, seat, card, action, events)
     t = play_type(state, seat, card)
     if t.bang_card:  # the row's fact (DC-016): Punch and Springfield are BANG! effects, not BANG! cards
-        if state["bangs"] and not passive_sum(state, seat, "unlimited_bang"):
+        if state["bangs"] and "supply" in state and not passive_sum(state, seat, "unlimited_bang"):
             _pay_bandolier(state, seat, events)
         state["bangs"] += 1
-    proceed(state, seat, action, events)
+    proceed(state, seat, action, events, spec=t)
 
 
 def spec_of(state: State, seat: int, action: Action) -> CardType:
@@ -133,34 +134,39 @@ def spec_of(state: State, seat: int, action: Action) -> CardType:
     return play_type(state, seat, action["card"]) if action["type"] == "play" else t
 
 
-def proceed(state: State, seat: int, action: Action, events: list[Event], stage: str = "cost") -> None:
-    """Run a committed play's stages from ``stage`` on; one that asks a question stops here."""
-    for name in STAGES[STAGES.index(stage):]:
-        if _STAGE[name](state, seat, action, events):
+def proceed(state: State, seat: int, action: Action, events: list[Event], stage: str = "cost",
+            spec: CardType | None = None) -> None:
+    """Run a committed play's stages from ``stage`` on; one that asks a question stops here.
+
+    The Armed & Dangerous stages are skipped in other games (no cubes, no Ms. Abigail), so that the
+    base game pays nothing for them."""
+    spec = spec or spec_of(state, seat, action)
+    names = STAGES if "supply" in state else PLAIN_STAGES
+    for name in names[names.index(stage) if stage in names else names.index("effect"):]:
+        if _STAGE[name](state, seat, action, spec, events):
             return
 
 
-def _cost_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
-    spec = spec_of(state, seat, action)
+def _cost_stage(state: State, seat: int, action: Action, spec: CardType, events: list[Event]) -> bool:
     return bool(spec.cost) and ask_cost(state, seat, action, spec.cost)
 
 
-def _upgrade_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
-    if not armed(state) or action["type"] != "play":
+def _upgrade_stage(state: State, seat: int, action: Action, spec: CardType, events: list[Event]) -> bool:
+    if action["type"] != "play":
         return False
     from service.games.bang.upgrades import offer_upgrade
     return offer_upgrade(state, seat, action)
 
 
-def _weapon_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
+def _weapon_stage(state: State, seat: int, action: Action, spec: CardType, events: list[Event]) -> bool:
     # The BANG! card as it plays: Calamity Janet's Missed! is her BANG! card, for the limit and the weapon (AD-020).
-    if not armed(state) or action["type"] != "play" or not play_type(state, seat, action["card"]).bang_card:
+    if action["type"] != "play" or not spec.bang_card:
         return False
     from service.games.bang.upgrades import offer_weapon
     return offer_weapon(state, seat, action)
 
 
-def _ignore_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
+def _ignore_stage(state: State, seat: int, action: Action, spec: CardType, events: list[Event]) -> bool:
     """A sole target who may ignore the card is asked first (Ms. Abigail; Big Fifty overrides her)."""
     target = action.get("target")
     if (target is None or target == seat or action["type"] != "play" or action.get("extra")
@@ -172,10 +178,10 @@ def _ignore_stage(state: State, seat: int, action: Action, events: list[Event]) 
     return True
 
 
-def _effect_stage(state: State, seat: int, action: Action, events: list[Event]) -> bool:
-    if isinstance(state.get("bell"), list):
+def _effect_stage(state: State, seat: int, action: Action, spec: CardType, events: list[Event]) -> bool:
+    if "bell" in state and isinstance(state["bell"], list):
         state.pop("bell")  # the Bell Tower's card is played out
-    EFFECTS[spec_of(state, seat, action).effect].resolve(state, seat, action["card"], action, events)
+    EFFECTS[spec.effect].resolve(state, seat, action["card"], action, events)
     return True
 
 

@@ -142,12 +142,14 @@ class Bang(Effect):
         played = action.get("type") == "play"
         own_card = played and TYPE_OF[card].bang_card
         need = int(trait(state, seat, "missed_needed") or 1) if own_card else 1
+        if "supply" not in state:  # no Armed & Dangerous: nothing more on the shot
+            shoot(state, seat, action["target"], card, need)
+            return
         flags: dict[str, Any] = {}
-        if played:  # only what an A&D rule reads is stored, so other games' states stay as they were
-            if "supply" in state:
-                flags["played"] = True
-                if own_card:
-                    flags["bang_card"] = True
+        if played:  # only what an A&D rule reads
+            flags["played"] = True
+            if own_card:
+                flags["bang_card"] = True
             if action.get("weapon") in SHOT_FLAGS:
                 flags[action["weapon"]] = True
         # Quick Shot's extra targets (its upgrade, AD-062): one shot each, in the order chosen.
@@ -277,16 +279,17 @@ class BangResponse(RequestKind):
             draw_check(state, seat, "barrel", events)
 
     def auto(self, state: State, req: Request) -> Action | None:
-        seat, ignored = req["seat"], bool(req["args"].get("ignore"))
-        if ability_of(state, seat).activations(state, seat):
-            return None
-        if req["args"].get("sure"):
-            return {"type": "pass"}  # public: the weapon's cube was paid in the open
+        seat, args = req["seat"], req["args"]
+        if "sure" in args:  # public: the weapon's cube was paid in the open; only an ability is left
+            return None if ability_of(state, seat).activations(state, seat) else {"type": "pass"}
         if player(state, seat)["hand"]:
             return None  # asked even without a Missed!: waiting must not reveal his hand
+        ignored = bool(args.get("ignore"))
         if any(b not in req["args"]["used"] for b in barrel_sources(state, seat, ignored)):
             return None
         if not ignored and missed_in_play(state, seat):
+            return None
+        if ability_of(state, seat).activations(state, seat):
             return None
         return {"type": "pass"}
 
