@@ -171,9 +171,9 @@ def main() -> None:
     columns = list(results)
     print(f"{args.games} games per column; seats: " + "; ".join(
         f"{label} {min(s)}-{max(s)}" for label, (_, s) in variants.items()))
-    print(f"{'figure':38}" + "".join(f"{c:>16}" for c in columns))
+    print(f"{'figure':38}" + "".join(f"{c:>19}" for c in columns))
     for figure in results[columns[0]]["figures"]:
-        print(f"{figure:38}" + "".join(f"{results[c]['figures'][figure]:>16}" for c in columns))
+        print(f"{figure:38}" + "".join(f"{results[c]['figures'][figure]:>19}" for c in columns))
     base = [c for c in columns if c.startswith("base game")]
     for label in [v for v in variants if v != "base game"]:
         for b, d in zip(base, [c for c in columns if c.startswith(label)]):
