@@ -101,3 +101,33 @@ def test_frankie_cantons_refusals_say_why() -> None:
     err = refusal(st, 0, {"type": "ability", "cards": [whip]})
     assert (err.reason, err.message) == ("ABILITY_NOT_NOW", ("Frankie Canton's ability is used in his own turn, "
                                                              "with nothing pending"))
+
+
+@pytest.mark.rule("AD-065")
+def test_an_arrow_hit_is_caused_by_its_player() -> None:
+    """The Arrow's player is the source of the lost life: El Gringo takes a card from him (and a kill would
+    be his). A mutant that left the request without its source survived the card's scenarios."""
+    st = ad_table(4, chars=chars(4, s2="el_gringo"))
+    arrow, spare = give(st, 0, ["arrow", "beer"])
+    give(st, 2, ["missed"])
+    play(st, 0, arrow, target=2)
+    assert st["pending"][-1]["source"] == 0
+    events = act(st, 2, {"type": "pass"})
+    damage = next(e for e in events if e["kind"] == "damage")
+    assert (damage["seat"], damage["other"]) == (2, 0)
+    assert spare in st["p"][2]["hand"]  # El Gringo's card from the Arrow's player
+
+
+@pytest.mark.rule("AD-060", "AD-063")
+def test_the_events_of_rust_and_squaw_say_who_lost_what() -> None:
+    """What a client shows: Rust's cube moves (reason ``rust``), Squaw's discard (seat, card, reason)."""
+    st = ad_table(4)
+    whip = orange(st, 1, "whip", 2)
+    set_cubes(st, 2, "character", 1)
+    events = play(st, 0, give(st, 0, ["rust"])[0])
+    moves = [(e["seat"], e["cards"], e["amount"], e["reason"]) for e in events if e["kind"] == "cubes"]
+    assert moves == [(1, [whip], -1, "rust"), (2, [], -1, "rust"), (0, [], 2, "rust")]
+    mustang = equip(st, 3, ["mustang"])[0]
+    play(st, 0, give(st, 0, ["squaw"])[0], target=3, pick=mustang)
+    events = act(st, 0, {"type": "pass"})  # the 2 Rust cubes could buy its upgrade: not this time
+    assert {"kind": "discard", "seat": 3, "cards": [mustang], "reason": "squaw"} in events
