@@ -30,7 +30,9 @@ class Arrow(Effect):
 
 
 class _InPlayOnly(_TakeOrDiscard):
-    """A card in play of any player (never his hand), at any distance."""
+    """A card in play of any player (never his hand), at any distance; ``reason`` names the discard."""
+
+    reason = ""
 
     def check(self, state: State, seat: int, card: str, action: Action) -> None:
         if action.get("pick") == "hand":
@@ -40,12 +42,8 @@ class _InPlayOnly(_TakeOrDiscard):
     def picks(self, state: State, seat: int, target: int) -> list[str]:
         return list(player(state, target)["table"])
 
-
-@effect("squaw")
-class Squaw(_InPlayOnly):
-    """Squaw (AD-063): discard any one card in play; with the upgrade, take it into your hand instead."""
-
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
+        """The card leaves play: discarded, or into the player's hand when an upgrade was bought (Squaw's)."""
         target, pick = action["target"], action["pick"]
         if pick not in player(state, target)["table"]:
             return
@@ -55,20 +53,21 @@ class Squaw(_InPlayOnly):
             events.append({"kind": "take", "seat": seat, "other": target, "cards": [pick], "reason": "table"})
             return
         state["discard"].append(pick)
-        events.append({"kind": "discard", "seat": target, "cards": [pick], "reason": "squaw"})
+        events.append({"kind": "discard", "seat": target, "cards": [pick], "reason": self.reason})
+
+
+@effect("squaw")
+class Squaw(_InPlayOnly):
+    """Squaw (AD-063): discard any one card in play; with the upgrade, take it into your hand instead."""
+
+    reason = "squaw"
 
 
 @effect("whip")
 class Whip(_InPlayOnly):
-    """Whip (AD-046): discard any one card in play of any player, at any distance."""
+    """Whip (AD-046): discard any one card in play of any player, at any distance (no upgrade)."""
 
-    def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
-        target, pick = action["target"], action["pick"]
-        if pick not in player(state, target)["table"]:
-            return
-        leave_play(state, target, pick)
-        state["discard"].append(pick)
-        events.append({"kind": "discard", "seat": target, "cards": [pick], "reason": "whip"})
+    reason = "whip"
 
 
 @effect("reloading")
