@@ -35,8 +35,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from service.games import bang
-from service.games.bang.tables import KEY_OF
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.tables import KEY_OF
 
 Sample = tuple[bytes, int, dict[str, Any]]
 Log = tuple[int, int, list[tuple[int, dict[str, Any]]]]

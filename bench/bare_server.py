@@ -12,9 +12,9 @@ import argparse
 
 import grpc
 
-from service.api.server import _new_loop
-from service.store import resp
-from service.store.redis_store import connect
+from tabletop_server.service.api.server import _new_loop
+from tabletop_server.service.store import resp
+from tabletop_server.service.store.redis_store import connect
 
 SCRIPT = resp.Script("local v = redis.call('GET', KEYS[1]) or '0'; redis.call('SET', KEYS[1], ARGV[1]); return v")
 PAYLOAD = b"x" * 3000  # about a game document

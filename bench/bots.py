@@ -23,10 +23,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.engine.bots import choose
-from service.engine.ruleset import Ruleset, State
-from service.games import bang
-from service.games import ttr_europe as ttr
+from tabletop_server.service.engine.bots import choose
+from tabletop_server.service.engine.ruleset import Ruleset, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games import ttr_europe as ttr
 
 DODGE_CITY = {"expansions": ["dodge_city"]}
 ARMED = {"expansions": ["armed_and_dangerous"]}

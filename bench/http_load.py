@@ -40,7 +40,7 @@ def free_port() -> int:
 
 
 class ServeProcess:
-    """``python -m service serve`` on free loopback ports, with ``TABLETOP_*`` overrides."""
+    """``python -m tabletop_server.service serve`` on free loopback ports, with ``TABLETOP_*`` overrides."""
 
     def __init__(self, redis_url: str, **settings: Any) -> None:
         self.grpc_port, self.http_port, self.metrics_port = free_port(), free_port(), free_port()
@@ -50,7 +50,7 @@ class ServeProcess:
                "TABLETOP_REDIS_SAFETY": "warn",
                **{f"TABLETOP_{k.upper()}": str(v) for k, v in settings.items()}}
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "service", "serve", "--host", "127.0.0.1", "--grpc-port", str(self.grpc_port),
+            [sys.executable, "-m", "tabletop_server.service", "serve", "--host", "127.0.0.1", "--grpc-port", str(self.grpc_port),
              "--http-port", str(self.http_port), "--metrics-port", str(self.metrics_port)], env=env, cwd=ROOT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -20,7 +20,7 @@ import time
 
 import redis
 
-from service.store.redis_store import GameStore, connect
+from tabletop_server.service.store.redis_store import GameStore, connect
 
 
 def _port() -> int:

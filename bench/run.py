@@ -44,7 +44,7 @@ from tabletop.v1 import game_service_pb2 as svc
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from service.engine import registry
+from tabletop_server.service.engine import registry
 
 CONCURRENCY = (1, 16, 64)
 CONNECT_CONCURRENCY = (1, 16)  # Connect unary SubmitAction on the HTTP port, beside REST :act
@@ -71,12 +71,12 @@ def main() -> None:
     grpc_port, http_port, bare_port, rest_port = _free_port(), _free_port(), _free_port(), _free_port()
     env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_LEVEL": "WARNING",
            "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0"}
-    service = subprocess.Popen([*pin_service, sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
+    service = subprocess.Popen([*pin_service, sys.executable, "-m", "tabletop_server.service", "serve", "--grpc-port", str(grpc_port),
                                 "--http-port", str(http_port)], env=env, cwd=ROOT)
     bare = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(bare_port),
                              "--redis", redis_url], env={**env, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
     # The production topology: the REST facade in its own process (its own Deployment), calling gRPC.
-    rest = subprocess.Popen([*pin_facade, sys.executable, "-m", "service", "rest", "--http-port", str(rest_port),
+    rest = subprocess.Popen([*pin_facade, sys.executable, "-m", "tabletop_server.service", "rest", "--http-port", str(rest_port),
                              "--grpc-target", f"127.0.0.1:{grpc_port}"], env=env, cwd=ROOT)
     try:
         _wait_grpc(f"127.0.0.1:{grpc_port}")

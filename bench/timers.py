@@ -44,7 +44,7 @@ def main() -> None:
            "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0",
            "TABLETOP_REDIS_SAFETY": "warn"}
     ports = [_free_port() for _ in range(args.replicas)]
-    procs = [subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(p)], env=env, cwd=ROOT)
+    procs = [subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "grpc", "--grpc-port", str(p)], env=env, cwd=ROOT)
              for p in ports]
     try:
         for port in ports:

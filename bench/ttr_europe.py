@@ -34,8 +34,8 @@ sys.path.insert(0, str(ROOT / "tests" / "games" / "ttr_europe"))
 
 from ttr_helpers import worst_position
 
-import service.games.ttr_europe as ttr
-from service.engine.rng import Rng
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.rng import Rng
 
 # CPU time of this process: the budget is CPU per action, and other processes on the
 # machine must not inflate the figures (wall-clock p99s under load are scheduler noise).

@@ -1,4 +1,4 @@
-"""``python -m rest``: the REST facade alone, as started by ``rest.process.spawn``.
+"""``python -m tabletop_server.rest``: the REST facade alone, as started by ``rest.process.spawn``.
 
 Stops (draining, see ``HttpServer.close``) on SIGTERM or SIGINT, and with
 ``--exit-with-parent`` also at end of file on stdin (the parent process is gone).
@@ -14,12 +14,12 @@ import signal
 import sys
 import threading
 
-from rest.app import create_app, serve
+from tabletop_server.rest.app import create_app, serve
 
 
 def main(argv: list[str] | None = None) -> int:
     """Parse the flags, serve until told to stop, drain, exit 0."""
-    parser = argparse.ArgumentParser(prog="python -m rest", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tabletop_server.rest", description=__doc__.splitlines()[0])
     parser.add_argument("--grpc-target", required=True)
     parser.add_argument("--host", default="0.0.0.0")
     parser.add_argument("--port", type=int, required=True)

@@ -22,10 +22,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import BaseConverter
 
-from rest.asgi import AsgiApp
-from rest.cors import Cors
-from rest.errors import HTTP_STATUS, ApiError, Reason, from_rpc_error, local_error
-from rest.handlers import (
+from tabletop_server.rest.asgi import AsgiApp
+from tabletop_server.rest.cors import Cors
+from tabletop_server.rest.errors import HTTP_STATUS, ApiError, Reason, from_rpc_error, local_error
+from tabletop_server.rest.handlers import (
     FastPath,
     Reply,
     UnaryHandler,
@@ -35,13 +35,13 @@ from rest.handlers import (
     log,
     metadata,
 )
-from rest.openapi import build_openapi
-from rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
-from rest.server import HttpLimits, HttpServer, bind
-from rest.sse import EventStream, WatchSlots
-from rest.static import add_web_routes
-from rest.transcode import decode_request, parse_etag
-from rest.watch import WatchCaps
+from tabletop_server.rest.openapi import build_openapi
+from tabletop_server.rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
+from tabletop_server.rest.server import HttpLimits, HttpServer, bind
+from tabletop_server.rest.sse import EventStream, WatchSlots
+from tabletop_server.rest.static import add_web_routes
+from tabletop_server.rest.transcode import decode_request, parse_etag
+from tabletop_server.rest.watch import WatchCaps
 
 JSON = "application/json"
 # Logs of long games outgrow gRPC's default 4 MiB receive limit before anything else does.

@@ -30,11 +30,11 @@ import grpc
 from a2wsgi import WSGIMiddleware
 from werkzeug.datastructures import MultiDict
 
-from rest.aio import rpc_error
-from rest.connect import PREFIX as CONNECT_PREFIX
-from rest.connect import ConnectApp
-from rest.errors import ApiError, from_rpc_error
-from rest.handlers import (
+from tabletop_server.rest.aio import rpc_error
+from tabletop_server.rest.connect import PREFIX as CONNECT_PREFIX
+from tabletop_server.rest.connect import ConnectApp
+from tabletop_server.rest.errors import ApiError, from_rpc_error
+from tabletop_server.rest.handlers import (
     Reply,
     UnaryHandler,
     _regex,
@@ -47,9 +47,9 @@ from rest.handlers import (
     read_body,
     too_large,
 )
-from rest.routes import Route
-from rest.transcode import decode_request, parse_etag
-from rest.watch import Key, WatchCaps, Watches
+from tabletop_server.rest.routes import Route
+from tabletop_server.rest.transcode import decode_request, parse_etag
+from tabletop_server.rest.watch import Key, WatchCaps, Watches
 
 Scope = dict[str, Any]
 Receive = Callable[[], Awaitable[dict[str, Any]]]

@@ -47,12 +47,12 @@ from google.protobuf.any_pb2 import Any as AnyPb
 from google.protobuf.message import DecodeError, Message
 from protobuf.wkt import Any as WireAny
 
-from rest.aio import rpc_error
-from rest.errors import ApiError, Reason, bad_request, from_rpc_error, local_error
-from rest.handlers import metadata, too_large
-from rest.routes import SERVICE
-from rest.transcode import decode_json, encode_response
-from rest.watch import Watches
+from tabletop_server.rest.aio import rpc_error
+from tabletop_server.rest.errors import ApiError, Reason, bad_request, from_rpc_error, local_error
+from tabletop_server.rest.handlers import metadata, too_large
+from tabletop_server.rest.routes import SERVICE
+from tabletop_server.rest.transcode import decode_json, encode_response
+from tabletop_server.rest.watch import Watches
 
 PREFIX = f"/{SERVICE.full_name}/"
 Scope = dict[str, Any]

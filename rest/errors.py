@@ -25,7 +25,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2  # error_details registers the detail types
 from grpc_status import rpc_status
 
-from service.api.errors import MAX_MESSAGE_BYTES, bounded  # the one bound on echoed input
+from tabletop_server.service.api.errors import MAX_MESSAGE_BYTES, bounded  # the one bound on echoed input
 
 DOMAIN = "tabletop.dev"
 

@@ -21,9 +21,9 @@ from urllib.parse import parse_qsl
 import grpc
 from werkzeug.datastructures import MultiDict
 
-from rest.errors import ApiError, Reason, from_rpc_error, local_error
-from rest.routes import PUBLIC_MAX_AGE, SEGMENT_PATTERN, Route, field_path_value
-from rest.transcode import apply_headers, decode_request, encode_response
+from tabletop_server.rest.errors import ApiError, Reason, from_rpc_error, local_error
+from tabletop_server.rest.routes import PUBLIC_MAX_AGE, SEGMENT_PATTERN, Route, field_path_value
+from tabletop_server.rest.transcode import apply_headers, decode_request, encode_response
 
 log = logging.getLogger("tabletop.rest")
 

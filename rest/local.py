@@ -27,7 +27,7 @@ from typing import Any
 
 import grpc
 
-from rest.aio import FinishedCall
+from tabletop_server.rest.aio import FinishedCall
 
 Metadata = Sequence[tuple[str, str]]
 PEER = "ipv4:127.0.0.1:0"  # the facade in the same process: what a loopback channel's peer would be

@@ -35,8 +35,8 @@ from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescript
 from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2
 
-from rest import openapi_rules
-from rest.routes import SEGMENT_PATTERN, SERVICE, Route
+from tabletop_server.rest import openapi_rules
+from tabletop_server.rest.routes import SEGMENT_PATTERN, SERVICE, Route
 
 Schema = dict[str, Any]
 REF = "#/components/schemas/"
@@ -44,7 +44,7 @@ INT64_PATTERN = r"^-?[0-9]{1,19}$"
 UINT64_PATTERN = r"^[0-9]{1,20}$"
 ERROR_SCHEMA = "Error"
 # The tabletop.v1 FileDescriptorSet with source info, written by scripts/gen_protos.sh.
-DESCRIPTOR_SET: Traversable | Path = resources.files("rest") / "descriptors.binpb"
+DESCRIPTOR_SET: Traversable | Path = resources.files(__package__) / "descriptors.binpb"
 
 log = logging.getLogger(__name__)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from service.api import field_rules
+from tabletop_server.service.api import field_rules
 
 Schema = dict[str, Any]
 _READ_ONLY = {"OUTPUT_ONLY", "IDENTIFIER"}

@@ -5,7 +5,7 @@ every REST request's HTTP parsing, JSON printing and gRPC client work waits for 
 same interpreter lock as the rules themselves; measured on two cores, REST ``:act``
 then reaches about 0.45-0.5x the gRPC ``SubmitAction`` rate at 16 concurrent clients,
 against about 0.6x when the facade has its own process. ``spawn`` starts
-``python -m rest`` (this package's ``__main__``) and returns a handle with ``close()``,
+``python -m tabletop_server.rest`` (this package's ``__main__``) and returns a handle with ``close()``,
 so ``tabletop serve`` can use it in place of ``rest.app.serve``.
 
 The child reads its stdin until end of file: when the parent dies, even by SIGKILL,
@@ -53,7 +53,7 @@ def spawn(
     the instrumentation a parent would otherwise apply in-process (metrics, tracing).
     """
     command = [
-        sys.executable, "-m", "rest", "--grpc-target", grpc_target, "--host", host, "--port", str(port),
+        sys.executable, "-m", "tabletop_server.rest", "--grpc-target", grpc_target, "--host", host, "--port", str(port),
         "--max-body-bytes", str(max_body_bytes), "--threads", str(threads), "--exit-with-parent",
     ]  # fmt: skip
     if setup:

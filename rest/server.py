@@ -35,7 +35,7 @@ import grpc
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from rest.errors import Reason, local_error
+from tabletop_server.rest.errors import Reason, local_error
 
 
 @dataclass(frozen=True)

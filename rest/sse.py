@@ -26,8 +26,8 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from rest.errors import Reason, from_rpc_error, local_error
-from rest.transcode import encode_response
+from tabletop_server.rest.errors import Reason, from_rpc_error, local_error
+from tabletop_server.rest.transcode import encode_response
 
 OPEN, MESSAGE, END, ERROR = "open", "message", "end", "error"
 QUEUE_SIZE = 256

@@ -21,9 +21,9 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from werkzeug.datastructures import MultiDict
 
-from rest import jsonpb
-from rest.errors import Reason, bad_request, local_error
-from rest.routes import Route
+from tabletop_server.rest import jsonpb
+from tabletop_server.rest.errors import Reason, bad_request, local_error
+from tabletop_server.rest.routes import Route
 
 JSON_TYPES = ("application/json",)
 

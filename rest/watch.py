@@ -29,9 +29,9 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message
 
-from rest.aio import rpc_error
-from rest.errors import ApiError, Reason, from_rpc_error, local_error
-from rest.transcode import encode_response
+from tabletop_server.rest.aio import rpc_error
+from tabletop_server.rest.errors import ApiError, Reason, from_rpc_error, local_error
+from tabletop_server.rest.transcode import encode_response
 
 BUFFER = 256  # recent messages a hub keeps for watchers that join it late
 QUEUE = 512  # messages a watcher may fall behind before it is cut off (it resumes with Last-Event-ID)

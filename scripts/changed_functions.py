@@ -41,7 +41,7 @@ def main(commit: str, folder: str) -> None:
     for path in sorted(Path(folder).rglob("*.py")):
         if path.name == "__init__.py":
             continue
-        module = ".".join(path.with_suffix("").parts)
+        module = ".".join(("tabletop_server", *path.with_suffix("").parts))  # service/x.py: tabletop_server.service.x
         new = functions(path.read_text(encoding="utf-8"))
         before = old_source(commit, path)
         old = functions(before) if before else {}

@@ -17,12 +17,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rest.errors import HTTP_STATUS, REASON_STATUS
-from rest.errors import Reason as RestReason
-from service.api.errors import ServiceReason
-from service.engine.errors import EngineReason
-from service.games.bang.reasons import Reason as BangReason
-from service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.rest.errors import HTTP_STATUS, REASON_STATUS
+from tabletop_server.rest.errors import Reason as RestReason
+from tabletop_server.service.api.errors import ServiceReason
+from tabletop_server.service.engine.errors import EngineReason
+from tabletop_server.service.games.bang.reasons import Reason as BangReason
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 
 INTRO = """# Errors
 

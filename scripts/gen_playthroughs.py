@@ -23,8 +23,8 @@ sys.path.insert(0, str(ROOT))
 from google.protobuf import text_format
 from google.protobuf.message import Message
 
-from service.engine import registry
-from service.engine.replay import new_game
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.replay import new_game
 
 OUT = ROOT / "tests" / "playthroughs"
 GAMES = {"ttr-europe": [(2, 101), (4, 202)], "bang": [(4, 303), (7, 404)]}

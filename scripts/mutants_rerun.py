@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-PACKAGES = ("service.games.bang", "service.games.ttr_europe")  # imported unmutated, before any fork
+PACKAGES = ("tabletop_server.service.games.bang", "tabletop_server.service.games.ttr_europe")  # imported unmutated, before any fork
 # Left out as in mutmut's run (pyproject.toml): they read the source files, which fail on any mutated tree
 # (false kills). A ``-k`` among the test arguments replaces this one.
 STRUCTURE_CHECKS = "not modules_stay_small and not never_imports_io"
@@ -82,7 +82,7 @@ def _import_tests(tests: list[str]) -> None:
 
 def main(argv: list[str]) -> None:
     listed, results, *tests = argv
-    sys.path.insert(0, os.getcwd())
+    sys.path[:0] = [os.path.join(os.getcwd(), "src"), os.getcwd()]  # mutants/src holds tabletop_server
     for package in PACKAGES:
         importlib.import_module(package)
     _import_tests(tests)

@@ -20,22 +20,22 @@ def main(argv: list[str]) -> int:
     globs = argv or ["*"]
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     survivors: list[str] = []
-    for meta in sorted(Path("mutants").glob("service/**/*.py.meta")):
+    for meta in sorted(Path("mutants").glob("src/tabletop_server/service/**/*.py.meta")):
         for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
             if not any(fnmatch.fnmatch(name, g) for g in globs):
                 continue
-            package = ".".join(name.split(".")[:3])
+            package = ".".join(name.split(".")[:4])  # tabletop_server.service.games.<game>
             counts[package]["generated"] += 1
             outcome = _outcome(code)
             counts[package][outcome] += 1
             if outcome == "survived":
                 survivors.append(name)
-    print(f"{'package':32} {'generated':>9} {'killed':>7} {'survived':>8} {'timeout':>7} {'no tests':>8} "
+    print(f"{'package':40} {'generated':>9} {'killed':>7} {'survived':>8} {'timeout':>7} {'no tests':>8} "
           f"{'not run':>7} {'killed %':>8}")
     for package, c in sorted(counts.items()):
         ran = c["killed"] + c["survived"] + c["timeout"]
         share = 100 * (c["killed"] + c["timeout"]) / ran if ran else 0.0
-        print(f"{package:32} {c['generated']:9} {c['killed']:7} {c['survived']:8} {c['timeout']:7} "
+        print(f"{package:40} {c['generated']:9} {c['killed']:7} {c['survived']:8} {c['timeout']:7} "
               f"{c['no tests']:8} {c['not run']:7} {share:7.1f}%")
     for name in survivors:
         print("survived:", name)

@@ -1,6 +1,6 @@
 """Print each surviving mutant's change, fast: ``mutmut show`` starts mutmut once per mutant.
 
-    .venv/bin/python scripts/mutation_survivors.py . 'service.games.bang*' > survivors.txt
+    .venv/bin/python scripts/mutation_survivors.py . 'tabletop_server.service.games.bang*' > survivors.txt
 
 Reads the mutants/ copy: each survivor ``x_f__mutmut_N`` is diffed against ``x_f__mutmut_orig``.
 """
@@ -38,7 +38,7 @@ def funcs_of(src: str, names: set[str]) -> dict[str, list[str]]:
             body.append(text)
         out[name] = body
     return out
-for meta in sorted(root.glob("mutants/service/**/*.py.meta")):
+for meta in sorted(root.glob("mutants/src/tabletop_server/service/**/*.py.meta")):
     codes = json.loads(meta.read_text())["exit_code_by_key"]
     surv = [k for k, v in codes.items() if (k in listed if listed is not None else v == 0) and fnmatch.fnmatch(k, glob)]
     if not surv: continue

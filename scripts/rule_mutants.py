@@ -6,7 +6,7 @@ per-test coverage in ``mutants/mutmut-stats.json``) the rule functions those tes
 first (run by the fewest tests of the whole suite), and runs only the marked tests against mutants of those
 functions until one is killed. Ids whose tests kill none are printed and make the exit status 1.
 
-Run a mutmut pass first so that ``mutants/`` exists (``scripts/mutate.sh 'service.games.ttr_europe.setup*'``
+Run a mutmut pass first so that ``mutants/`` exists (``scripts/mutate.sh 'tabletop_server.service.games.ttr_europe.setup*'``
 is enough: every run collects the coverage of all tests). Then:
 
     .venv/bin/python scripts/rule_mutants.py            # every id (TTR, BANG, DC): collection, then seconds per id
@@ -82,7 +82,7 @@ def _marked_tests() -> dict[str, set[str]]:
 def _mutants_by_function() -> dict[str, list[str]]:
     """Mutant names by function, the mutants the whole suite killed first."""
     found: dict[str, list[tuple[bool, str]]] = defaultdict(list)
-    for meta in MUTANTS.glob("service/**/*.py.meta"):
+    for meta in MUTANTS.glob("src/tabletop_server/service/**/*.py.meta"):
         for name, code in json.loads(meta.read_text())["exit_code_by_key"].items():
             found[name.rsplit("__mutmut_", 1)[0]].append((code != 1, name))
     return {f: [n for _, n in sorted(v)] for f, v in found.items()}
@@ -106,7 +106,7 @@ def _import_mutated_tree() -> None:
     """Put ``mutants/`` first on the path and import the rule packages from it (unmutated until a
     child switches a mutant on)."""
     sys.path.insert(0, str(ROOT / "scripts"))
-    sys.path.insert(0, str(MUTANTS))
+    sys.path[:0] = [str(MUTANTS / "src"), str(MUTANTS)]  # mutants/src holds tabletop_server
     from mutants_rerun import PACKAGES
 
     for package in PACKAGES:

@@ -1,5 +1,5 @@
-"""``python -m service`` runs the ``tabletop`` command."""
+"""``python -m tabletop_server.service`` runs the ``tabletop`` command."""
 
-from service.cli import main
+from tabletop_server.service.cli import main
 
 raise SystemExit(main())

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from service import config as config_mod
-from service.config import Config
+from tabletop_server.service import config as config_mod
+from tabletop_server.service.config import Config
 
 log = logging.getLogger("tabletop")
 
@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--metrics-port", type=int)
         p.add_argument("--grpc-target")
         _tls_arguments(p)
-    from service.store import backup
+    from tabletop_server.service.store import backup
     backup.add_commands(sub)
     args = parser.parse_args(argv)
     if args.command in ("backup", "restore"):
@@ -64,8 +64,8 @@ def _run(args: argparse.Namespace, cfg: Config) -> int:
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     closers: list[Callable[[], object]] = []
     deadline = 0.0  # set when the shutdown starts; the closers read it then
-    from service.api import tracing
-    from service.api.observability import Metrics, serve_metrics
+    from tabletop_server.service.api import tracing
+    from tabletop_server.service.api.observability import Metrics, serve_metrics
     tracing.setup_from_env(service_name=f"tabletop-{args.command}")
     metrics = Metrics()
     if args.command in ("serve", "grpc"):
@@ -102,7 +102,7 @@ def _with_redis(cfg: Config) -> Config:
     """The embedded Redis when no URL is set (``_close`` stops it after everything else)."""
     if cfg.redis_url:
         return cfg
-    from service.store import embedded
+    from tabletop_server.service.store import embedded
     data_dir = cfg.data_dir or embedded.default_data_dir()
     url = embedded.start(data_dir, cfg.embedded_fsync)
     log.warning("TABLETOP_REDIS_URL is not set: using an embedded Redis (append-only, fsync %s) with its data "
@@ -113,7 +113,7 @@ def _with_redis(cfg: Config) -> Config:
 def _backup(args: argparse.Namespace) -> int:
     """``backup`` / ``restore`` on --redis-url, TABLETOP_REDIS_URL, or the embedded Redis (the running
     one of ``serve`` when it answers, else one started on the data directory for the command)."""
-    from service.store import backup, embedded
+    from tabletop_server.service.store import backup, embedded
     cfg = config_mod.from_env()
     url = args.redis_url or cfg.redis_url
     if not url:
@@ -126,8 +126,8 @@ def _backup(args: argparse.Namespace) -> int:
 
 
 def _start_grpc(cfg: Config, loopback: bool = False) -> Any:
-    from rest.server import PortBusy, bind
-    from service.api.server import create_server
+    from tabletop_server.rest.server import PortBusy, bind
+    from tabletop_server.service.api.server import create_server
     host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
     try:
         bind(cfg.host, cfg.grpc_port).close()  # a taken port: one line of ours, not gRPC core's
@@ -156,12 +156,12 @@ def _serve_metrics(serve_metrics: Callable[..., tuple[Any, int]], metrics: Any, 
 
 def _start_rest(cfg: Config, metrics: Any, loop: Any = None, local: dict[str, Any] | None = None) -> tuple[Any, Any]:
 
-    from rest.app import CHANNEL_OPTIONS, create_app, serve
-    from rest.routes import ROUTES
-    from rest.server import HttpLimits, PortBusy
-    from rest.watch import WatchCaps
-    from service.api import tls, tracing
-    from service.api.rest_metrics import instrument_rest
+    from tabletop_server.rest.app import CHANNEL_OPTIONS, create_app, serve
+    from tabletop_server.rest.routes import ROUTES
+    from tabletop_server.rest.server import HttpLimits, PortBusy
+    from tabletop_server.rest.watch import WatchCaps
+    from tabletop_server.service.api import tls, tracing
+    from tabletop_server.service.api.rest_metrics import instrument_rest
     tracer = tracing.current_tracer()
     channel = tracing.traced_channel(tls.facade_channel(cfg, CHANNEL_OPTIONS), tracer)
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel,
@@ -184,8 +184,8 @@ def _start_rest(cfg: Config, metrics: Any, loop: Any = None, local: dict[str, An
 
 def _facade_aio_channel(cfg: Config, options: Any, local: dict[str, Any] | None) -> Any:
     """The event-loop routes' channel: the service's handlers in process when it runs here, else gRPC."""
-    from rest.local import LocalChannel
-    from service.api import tls
+    from tabletop_server.rest.local import LocalChannel
+    from tabletop_server.service.api import tls
     remote = tls.facade_channel(cfg, options, aio=True)
     return LocalChannel(local, remote) if local else remote
 
@@ -208,7 +208,7 @@ class _BindError(Exception):
 def _close(closers: list[Callable[[], object]]) -> None:
     """Run the closers in order; the embedded Redis (if any) stops last, whatever they did,
     so no redis-server outlives ``tabletop`` (open watch streams included)."""
-    from service.store import embedded
+    from tabletop_server.service.store import embedded
     try:
         for close in closers:
             close()
@@ -263,7 +263,7 @@ def _drain_rest(http: Any, in_flight: Any, grace: float) -> None:
 
 
 def _logging(cfg: Config) -> None:
-    from service.api.observability import configure_logging
+    from tabletop_server.service.api.observability import configure_logging
     configure_logging(cfg.log_level, cfg.log_format, sys.stderr)
 
 

@@ -15,8 +15,8 @@ import grpc
 import pytest
 from tabletop.v1 import game_service_pb2_grpc
 
-from service.api.server import Running, create_server
-from service.config import Config
+from tabletop_server.service.api.server import Running, create_server
+from tabletop_server.service.config import Config
 
 # Every test's games come from 127.0.0.1 into one shared Redis, where open-game counts last
 # as long as the games (7 days): service processes the tests start inherit the creation
@@ -38,7 +38,7 @@ def redis_url() -> str:
     if url:
         _forget_creators(url)
         return url
-    from service.store import embedded
+    from tabletop_server.service.store import embedded
     return embedded.start(tempfile.mkdtemp(prefix="tabletop-redis-"))
 
 

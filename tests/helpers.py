@@ -69,7 +69,7 @@ def lengthen_log(redis_url: str, name: str, total: int) -> None:
     """
     import redis
 
-    from service.store import keys
+    from tabletop_server.service.store import keys
 
     game_id = name.removeprefix("games/")
     client = redis.Redis.from_url(redis_url)

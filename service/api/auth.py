@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from service.api.errors import PermissionDenied, ServiceReason, Unauthenticated
+from tabletop_server.service.api.errors import PermissionDenied, ServiceReason, Unauthenticated
 
 # A game id, a seat of at most three digits (tables seat 2 to 7), a urlsafe secret: anything
 # else (a seat of thousands of digits once reached int() and a 500) is refused before parsing.

@@ -7,7 +7,7 @@ from typing import Any
 from google.protobuf import timestamp_pb2
 from tabletop.v1 import game_pb2
 
-from service.engine.ruleset import Ruleset, RulesetInfo
+from tabletop_server.service.engine.ruleset import Ruleset, RulesetInfo
 
 STATUS = {
     "WAITING": game_pb2.GAME_STATUS_WAITING,

@@ -31,10 +31,10 @@ from typing import Any
 
 import orjson
 
-from service.api.errors import RateLimited, ServiceReason
-from service.config import Config
-from service.store import keys as game_keys
-from service.store import resp
+from tabletop_server.service.api.errors import RateLimited, ServiceReason
+from tabletop_server.service.config import Config
+from tabletop_server.service.store import keys as game_keys
+from tabletop_server.service.store import resp
 
 ADMIT = resp.Script((Path(__file__).parents[1] / "store" / "creation.lua").read_text())
 RESERVATION_MS = 60_000  # a creation in flight holds its slot at most this long

@@ -18,8 +18,8 @@ import redis.exceptions
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 
-from service.engine.errors import MalformedAction, RuleError
-from service.store.resp import MasterDownError, ReplicasBehind
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.store.resp import MasterDownError, ReplicasBehind
 
 DOMAIN = "tabletop.dev"
 

@@ -34,9 +34,9 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from tabletop.v1 import field_rules_pb2
 
-from service.api import auth
-from service.api.errors import InvalidArgument
-from service.api.interceptors import Behaviour, Context, MethodInterceptor
+from tabletop_server.service.api import auth
+from tabletop_server.service.api.errors import InvalidArgument
+from tabletop_server.service.api.interceptors import Behaviour, Context, MethodInterceptor
 
 REQUIRED = field_behavior_pb2.REQUIRED
 

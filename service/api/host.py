@@ -27,8 +27,8 @@ import orjson
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api import auth, convert, lobby, log_pages, table, timers
-from service.api.errors import (
+from tabletop_server.service.api import auth, convert, lobby, log_pages, table, timers
+from tabletop_server.service.api.errors import (
     Aborted,
     FailedPrecondition,
     InvalidArgument,
@@ -37,13 +37,13 @@ from service.api.errors import (
     StaleVersion,
     Unauthenticated,
 )
-from service.config import Config
-from service.engine import registry
-from service.engine.errors import EngineReason, RuleError
-from service.engine.replay import new_game
-from service.engine.ruleset import Ruleset
-from service.store.deadlines import Deadlines
-from service.store.redis_store import GameStore, Loaded
+from tabletop_server.service.config import Config
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.errors import EngineReason, RuleError
+from tabletop_server.service.engine.replay import new_game
+from tabletop_server.service.engine.ruleset import Ruleset
+from tabletop_server.service.store.deadlines import Deadlines
+from tabletop_server.service.store.redis_store import GameStore, Loaded
 
 
 @dataclass

@@ -20,7 +20,7 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 from grpc_status import rpc_status
 
-from service.api.errors import InvalidArgument, ResourceExhausted, ServiceReason, to_status
+from tabletop_server.service.api.errors import InvalidArgument, ResourceExhausted, ServiceReason, to_status
 
 Context = grpc.aio.ServicerContext[Any, Any]
 Behaviour = Callable[[Any, Context], Any]  # a coroutine or an async generator

@@ -27,9 +27,9 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from service.api import auth
-from service.api.creation import CreationLimits
-from service.api.errors import (
+from tabletop_server.service.api import auth
+from tabletop_server.service.api.creation import CreationLimits
+from tabletop_server.service.api.errors import (
     PermissionDenied,
     RateLimited,
     ResourceExhausted,
@@ -38,9 +38,9 @@ from service.api.errors import (
     Unauthenticated,
     Unavailable,
 )
-from service.api.interceptors import Context, MethodInterceptor
-from service.api.remembered import RememberedResponses
-from service.config import Config
+from tabletop_server.service.api.interceptors import Context, MethodInterceptor
+from tabletop_server.service.api.remembered import RememberedResponses
+from tabletop_server.service.config import Config
 
 PROXY_HEADER = "x-tabletop-proxy"  # the REST facade's shared secret (TABLETOP_PROXY_SECRET)
 MAX_BUCKETS = 100_000  # least recently used buckets beyond this are forgotten (a full bucket is the default)

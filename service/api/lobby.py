@@ -27,10 +27,10 @@ from typing import Any
 import orjson
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api import convert
-from service.api.errors import InvalidArgument, ServiceReason
-from service.engine import registry
-from service.store import keys
+from tabletop_server.service.api import convert
+from tabletop_server.service.api.errors import InvalidArgument, ServiceReason
+from tabletop_server.service.engine import registry
+from tabletop_server.service.store import keys
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 100

@@ -18,9 +18,9 @@ from typing import Any
 import orjson
 from tabletop.v1 import game_pb2
 
-from service.api import convert
-from service.api.errors import InvalidArgument, ServiceReason
-from service.engine.ruleset import Ruleset
+from tabletop_server.service.api import convert
+from tabletop_server.service.api.errors import InvalidArgument, ServiceReason
+from tabletop_server.service.engine.ruleset import Ruleset
 
 DEFAULT_PAGE_SIZE = 100
 MAX_PAGE_SIZE = 1000

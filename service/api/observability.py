@@ -41,10 +41,10 @@ import orjson
 from google.rpc import error_details_pb2
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
-from service.api import tracing
-from service.api.errors import CODES, ServiceError, to_status
-from service.api.interceptors import Context, MethodInterceptor
-from service.engine.errors import RuleError
+from tabletop_server.service.api import tracing
+from tabletop_server.service.api.errors import CODES, ServiceError, to_status
+from tabletop_server.service.api.interceptors import Context, MethodInterceptor
+from tabletop_server.service.engine.errors import RuleError
 
 LOG_FIELDS = ("request_id", "method", "code", "reason", "game", "seat", "version", "ruleset", "duration_ms",
               "replayed", "peer")

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from service.store import keys
+from tabletop_server.service.store import keys
 
 
 def index(game_id: str, seat: int) -> str:

@@ -15,8 +15,8 @@ from typing import Any
 
 from prometheus_client import Gauge
 
-from service.api import tracing
-from service.api.observability import Metrics
+from tabletop_server.service.api import tracing
+from tabletop_server.service.api.observability import Metrics
 
 
 class InFlight:

@@ -15,10 +15,10 @@ from functools import cache
 
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api import convert
-from service.api.errors import NotFound, ServiceReason
-from service.engine import registry
-from service.engine.ruleset import Ruleset
+from tabletop_server.service.api import convert
+from tabletop_server.service.api.errors import NotFound, ServiceReason
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.ruleset import Ruleset
 
 PREFIX = "rulesets/"
 

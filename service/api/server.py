@@ -21,17 +21,17 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
-from service.api import timers, tls, tracing
-from service.api.field_rules import RulesInterceptor
-from service.api.host import GameHost
-from service.api.interceptors import ErrorInterceptor, MethodInterceptor
-from service.api.limits import LimitsInterceptor
-from service.api.observability import HostObserver, Metrics, TelemetryInterceptor
-from service.api.servicer import AUTHENTICATED, GameServicer
-from service.config import Config
-from service.engine import registry
-from service.store import safety
-from service.store.redis_store import GameStore, connect
+from tabletop_server.service.api import timers, tls, tracing
+from tabletop_server.service.api.field_rules import RulesInterceptor
+from tabletop_server.service.api.host import GameHost
+from tabletop_server.service.api.interceptors import ErrorInterceptor, MethodInterceptor
+from tabletop_server.service.api.limits import LimitsInterceptor
+from tabletop_server.service.api.observability import HostObserver, Metrics, TelemetryInterceptor
+from tabletop_server.service.api.servicer import AUTHENTICATED, GameServicer
+from tabletop_server.service.config import Config
+from tabletop_server.service.engine import registry
+from tabletop_server.service.store import safety
+from tabletop_server.service.store.redis_store import GameStore, connect
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 log = logging.getLogger("tabletop.server")

@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from service.api import auth, convert, rulesets
-from service.api.host import GameHost
-from service.api.interceptors import Context
-from service.engine import registry
+from tabletop_server.service.api import auth, convert, rulesets
+from tabletop_server.service.api.host import GameHost
+from tabletop_server.service.api.interceptors import Context
+from tabletop_server.service.engine import registry
 
 # The methods that read the caller's player token (a malformed one is refused before their fields).
 AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "WatchGame", "GetGameLog", "SetSeatBot", "LeaveGame",

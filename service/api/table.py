@@ -20,11 +20,11 @@ from typing import Any
 
 from tabletop.v1 import game_pb2
 
-from service.api import auth
-from service.api.errors import FailedPrecondition, ServiceReason
-from service.engine.errors import EngineReason
-from service.engine.replay import new_game
-from service.engine.ruleset import Ruleset
+from tabletop_server.service.api import auth
+from tabletop_server.service.api.errors import FailedPrecondition, ServiceReason
+from tabletop_server.service.engine.errors import EngineReason
+from tabletop_server.service.engine.replay import new_game
+from tabletop_server.service.engine.ruleset import Ruleset
 
 # The keys of a finished game's document that its rematch takes over unchanged.
 CARRIED = ("ruleset", "max_actions", "bots", "timer", "public")

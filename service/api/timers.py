@@ -29,9 +29,9 @@ from typing import Any
 
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api.errors import FailedPrecondition, InvalidArgument, ServiceReason
-from service.engine import bots
-from service.engine.ruleset import Ruleset
+from tabletop_server.service.api.errors import FailedPrecondition, InvalidArgument, ServiceReason
+from tabletop_server.service.engine import bots
+from tabletop_server.service.engine.ruleset import Ruleset
 
 log = logging.getLogger("tabletop.timers")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import grpc
 
-from service.config import Config
+from tabletop_server.service.config import Config
 
 
 def server_credentials(config: Config) -> grpc.ServerCredentials | None:

@@ -19,8 +19,8 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from service.engine.rng import Rng, seed_state
-from service.engine.ruleset import Action, Ruleset, State
+from tabletop_server.service.engine.rng import Rng, seed_state
+from tabletop_server.service.engine.ruleset import Action, Ruleset, State
 
 Bot = Callable[[Message, list[Action], Rng], Action]
 DEFAULT_BOT = "random"

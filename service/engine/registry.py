@@ -9,12 +9,12 @@ from __future__ import annotations
 import importlib
 from typing import cast
 
-from service.engine.ruleset import Ruleset
+from tabletop_server.service.engine.ruleset import Ruleset
 
 # Ruleset id -> module implementing the contract in service.engine.ruleset.
 _MODULES = {
-    "ttr-europe": "service.games.ttr_europe",
-    "bang": "service.games.bang",
+    "ttr-europe": "tabletop_server.service.games.ttr_europe",
+    "bang": "tabletop_server.service.games.bang",
 }
 _LOADED: dict[str, Ruleset] = {}
 

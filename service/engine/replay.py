@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from service.engine.ruleset import Action, Event, Options, Ruleset, State
+from tabletop_server.service.engine.ruleset import Action, Event, Options, Ruleset, State
 
 
 def new_game(ruleset: Ruleset, options: Options, seat_count: int, seed: int) -> tuple[State, list[Event]]:

@@ -130,7 +130,7 @@ def connect(url: str, ca_file: str = "") -> Any:
     if "+sentinel://" in url:
         from redis.sentinel import Sentinel
 
-        from service.store.sentinel import SentinelUrl
+        from tabletop_server.service.store.sentinel import SentinelUrl
         parsed = SentinelUrl.parse(url, ca_file)
         server = parsed.server
         sentinel = Sentinel(  # type: ignore[no-untyped-call]

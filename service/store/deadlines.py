@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from service.store import keys, resp
+from tabletop_server.service.store import keys, resp
 
 CLAIM = resp.Script((Path(__file__).with_name("deadlines.lua")).read_text())
 RELEASE = resp.Script("if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end\n"

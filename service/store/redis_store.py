@@ -21,7 +21,7 @@ from typing import Any
 import redis.exceptions
 from redis.asyncio.cluster import RedisCluster
 
-from service.store import keys, resp, sentinel
+from tabletop_server.service.store import keys, resp, sentinel
 
 CAS = resp.Script((Path(__file__).with_name("cas.lua")).read_text())
 # A write that changes nothing but is replicated (HINCRBY by 0 of the version): it moves this

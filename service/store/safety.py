@@ -81,7 +81,7 @@ def describe(verdict: Verdict, mode: str) -> str:
 
 async def _settings(client: Any) -> dict[str, dict[str, str]]:
     """``{node: {setting: value}}``; the node is "" for a single server."""
-    from service.store.redis_store import ClusterClient
+    from tabletop_server.service.store.redis_store import ClusterClient
 
     if isinstance(client, ClusterClient):
         await client.cluster.initialize()

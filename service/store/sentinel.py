@@ -24,7 +24,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from redis import exceptions
 
-from service.store import resp
+from tabletop_server.service.store import resp
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
-from rest.app import create_app, serve
+from tabletop_server.rest.app import create_app, serve
 from tests.clients.npm_package import MISSING, NODE, NPM, PACKAGE, install_if_needed, run
 
 CHROMIUM = next((path for path in (shutil.which("chromium"), "/usr/bin/chromium") if path and Path(path).is_file()),

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from service.engine import registry
-from service.engine.errors import RuleError
-from service.engine.replay import new_game, replay
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.replay import new_game, replay
 from tests.conformance.test_rulesets import CASES, MAX_STEPS, options_message, seat_counts
 
 GAMES = 60

@@ -25,9 +25,9 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from tabletop.v1 import bang_pb2
 
-from service.engine import registry
-from service.engine.replay import new_game, replay
-from service.engine.ruleset import Ruleset, RulesetInfo
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.replay import new_game, replay
+from tabletop_server.service.engine.ruleset import Ruleset, RulesetInfo
 
 GAMES = int(os.environ.get("TABLETOP_CONFORMANCE_GAMES", "1000"))
 CHUNKS = 10

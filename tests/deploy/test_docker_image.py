@@ -136,7 +136,7 @@ def test_the_context_builds_both_wheels_with_the_console_script(tmp_path: Path) 
         if not _ignored(relative, patterns):
             target = context / relative
             target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
+            shutil.copy2(path, target, follow_symlinks=False)
     wheels = tmp_path / "wheels"
     result = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
@@ -147,12 +147,13 @@ def test_the_context_builds_both_wheels_with_the_console_script(tmp_path: Path) 
     client = zipfile.ZipFile(next(wheels.glob("tabletop_client-*.whl")))
     names = set(service.namelist())
     entry_points = next(n for n in names if n.endswith(".dist-info/entry_points.txt"))
-    assert re.search(r"^tabletop\s*=\s*service\.cli:main$", service.read(entry_points).decode(), re.MULTILINE)
-    data_files = {p.relative_to(ROOT).as_posix() for p in (ROOT / "service").rglob("*")
+    assert re.search(r"^tabletop\s*=\s*tabletop_server\.service\.cli:main$", service.read(entry_points).decode(), re.MULTILINE)
+    data_files = {"tabletop_server/" + p.relative_to(ROOT).as_posix() for p in (ROOT / "service").rglob("*")
                   if p.suffix in (".json", ".lua") and "__pycache__" not in p.parts}
     assert data_files and data_files <= names, data_files - names
-    assert {"service/cli.py", "rest/app.py"} <= names
-    assert "rest/descriptors.binpb" in names  # the proto comments of /openapi.json (scripts/gen_protos.sh)
+    assert {"tabletop_server/service/cli.py", "tabletop_server/rest/app.py"} <= names
+    assert not any(n.startswith(("service/", "rest/")) for n in names)  # no bare top-level packages
+    assert "tabletop_server/rest/descriptors.binpb" in names  # the proto comments of /openapi.json (scripts/gen_protos.sh)
     assert "tabletop/v1/game_service_pb2.py" in client.namelist()
 
 
@@ -217,4 +218,5 @@ def _tree(root: Path) -> list[Path]:
     for folder, dirs, names in os.walk(root):
         dirs[:] = [d for d in dirs if d not in skip]
         files.extend(Path(folder) / n for n in names)
+        files.extend(Path(folder) / d for d in dirs if (Path(folder) / d).is_symlink())  # copied as links
     return files

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml  # type: ignore[import-untyped]
 
-from service.config import Config
+from tabletop_server.service.config import Config
 from tests.deploy.chartkit import CHART, ROOT, render_chart
 
 GUIDE = ROOT / "deploy" / "README.md"

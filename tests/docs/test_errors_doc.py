@@ -6,11 +6,11 @@ import importlib.util
 import re
 from pathlib import Path
 
-from rest.errors import Reason as RestReason
-from service.api.errors import ServiceReason
-from service.engine.errors import EngineReason
-from service.games.bang.reasons import Reason as BangReason
-from service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.rest.errors import Reason as RestReason
+from tabletop_server.service.api.errors import ServiceReason
+from tabletop_server.service.engine.errors import EngineReason
+from tabletop_server.service.games.bang.reasons import Reason as BangReason
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 
 ROOT = Path(__file__).resolve().parents[2]
 RAISES = re.compile(r"\b(?:RuleError|MalformedAction|ServiceError|InvalidArgument|NotFound|Unauthenticated|"

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rest.app import create_app, serve
+from tabletop_server.rest.app import create_app, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text()

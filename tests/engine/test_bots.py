@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.bots import TABLES, play_game
-from service.engine import registry
-from service.engine.bots import DEFAULT_BOT, bots_of, choose
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.bots import DEFAULT_BOT, bots_of, choose
 
 BOT_NAMES = ("basic", DEFAULT_BOT)
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from service.engine.handlers import Registry
-from service.games.bang.characters import ABILITIES
-from service.games.bang.checks import CHECKS
-from service.games.bang.damage import WIN_RULES
-from service.games.bang.effects import EFFECTS
-from service.games.bang.pending import REQUESTS, STEPS
-from service.games.ttr_europe.actions import KINDS
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.games.bang.characters import ABILITIES
+from tabletop_server.service.games.bang.checks import CHECKS
+from tabletop_server.service.games.bang.damage import WIN_RULES
+from tabletop_server.service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang.pending import REQUESTS, STEPS
+from tabletop_server.service.games.ttr_europe.actions import KINDS
 
 
 def test_a_name_registered_twice_raises() -> None:

@@ -7,7 +7,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.engine.rng import Rng, seed_state
+from tabletop_server.service.engine.rng import Rng, seed_state
 
 
 @given(st.integers(min_value=0, max_value=2**63), st.lists(st.integers(), max_size=60))

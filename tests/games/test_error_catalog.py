@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-from service.engine import registry
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import Ruleset
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import Ruleset
 
 CATALOG = Path(__file__).parent / "error_catalog"
 RULESETS = [r.INFO.id for r in registry.all_rulesets()]

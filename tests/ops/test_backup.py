@@ -25,7 +25,7 @@ import pytest
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from service.store import backup
+from tabletop_server.service.store import backup
 from tests.conftest import start_grpc
 from tests.helpers import bearer, create_game, deciding_seat, play
 from tests.ops.test_redis_auth_tls import REDIS_SERVER, Server
@@ -131,10 +131,10 @@ def test_restore_one_game_and_replace(tmp_path: Path) -> None:
     source, target = Server(), Server()
     try:
         games = _played(source)
-        subprocess.run([sys.executable, "-m", "service", "backup", "--redis-url",
+        subprocess.run([sys.executable, "-m", "tabletop_server.service", "backup", "--redis-url",
                         f"redis://127.0.0.1:{source.port}", str(tmp_path / "b.jsonl")], cwd=ROOT, check=True)
         name = games[1][0]
-        restore = [sys.executable, "-m", "service", "restore", "--redis-url", f"redis://127.0.0.1:{target.port}",
+        restore = [sys.executable, "-m", "tabletop_server.service", "restore", "--redis-url", f"redis://127.0.0.1:{target.port}",
                    "--game", name, str(tmp_path / "b.jsonl")]
         subprocess.run(restore, cwd=ROOT, check=True)
         assert sorted(k for k in target.admin.keys("{g:*}")) == [f"{{g:{name.removeprefix('games/')}}}".encode()]

@@ -1,6 +1,6 @@
 """The embedded Redis of ``tabletop serve``: durable, supervised, stopped with the service.
 
-Real ``python -m service serve`` processes with no ``TABLETOP_REDIS_URL``. Its redis-server
+Real ``python -m tabletop_server.service serve`` processes with no ``TABLETOP_REDIS_URL``. Its redis-server
 is SIGKILLed during play from several client processes (``tests/ops/player.py``); the
 supervisor restarts it on its append-only file, and every acknowledged action is found
 afterwards, for ``appendfsync everysec`` and ``always``. Stopping ``serve`` (SIGTERM or
@@ -27,7 +27,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from service.store import embedded
+from tabletop_server.service.store import embedded
 from tests.helpers import bearer, create_game
 from tests.ops.cluster import free_port
 
@@ -68,7 +68,7 @@ def start_serve(data_dir: Path, **env: str) -> Serve:
     environ.update(TABLETOP_DATA_DIR=str(data_dir), TABLETOP_LOG_FORMAT="text", TABLETOP_METRICS_PORT="0", **env)
     log = data_dir.parent / f"serve-{grpc_port}.log"
     with log.open("wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
+        proc = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "serve", "--grpc-port", str(grpc_port),
                                  "--http-port", str(http_port)], cwd=ROOT, env=environ,
                                 stdout=out, stderr=subprocess.STDOUT)
     serve = Serve(proc, data_dir, grpc_port, http_port, log)
@@ -199,7 +199,7 @@ def test_backup_reads_the_running_embedded_redis(tmp_path: Path, serves: list[Se
     with grpc.insecure_channel(serve.target) as channel:
         create_game(game_service_pb2_grpc.GameServiceStub(channel), seats=2)
     environ = {k: v for k, v in os.environ.items() if k != "TABLETOP_REDIS_URL"}
-    done = subprocess.run([sys.executable, "-m", "service", "backup", str(tmp_path / "b.jsonl")], check=False,
+    done = subprocess.run([sys.executable, "-m", "tabletop_server.service", "backup", str(tmp_path / "b.jsonl")], check=False,
                           cwd=ROOT, env={**environ, "TABLETOP_DATA_DIR": str(tmp_path / "data")},
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and "backed up 1 games" in done.stderr, done.stderr
@@ -213,7 +213,7 @@ def test_a_killed_serve_leaves_its_data_to_the_next_one(tmp_path: Path, serves: 
     serves.append(first)
     with grpc.insecure_channel(first.target) as channel:
         game, _ = create_game(game_service_pb2_grpc.GameServiceStub(channel), seats=2)
-    second = subprocess.run([sys.executable, "-m", "service", "grpc", "--grpc-port", str(free_port())], cwd=ROOT,
+    second = subprocess.run([sys.executable, "-m", "tabletop_server.service", "grpc", "--grpc-port", str(free_port())], cwd=ROOT,
                             env={**{k: v for k, v in os.environ.items() if k != "TABLETOP_REDIS_URL"},
                                  "TABLETOP_DATA_DIR": str(tmp_path / "data"), "TABLETOP_METRICS_PORT": "0"},
                             capture_output=True, text=True, timeout=60, check=False)

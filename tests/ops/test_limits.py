@@ -13,10 +13,10 @@ from grpc_status import rpc_status
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from rest.app import create_app, serve
-from service.api.limits import RateLimiter
-from service.api.server import create_server
-from service.config import Config
+from tabletop_server.rest.app import create_app, serve
+from tabletop_server.service.api.limits import RateLimiter
+from tabletop_server.service.api.server import create_server
+from tabletop_server.service.config import Config
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, create_game, error_info
 

@@ -16,9 +16,9 @@ from prometheus_client.parser import text_string_to_metric_families
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from service.api.host import GameHost
-from service.api.observability import HostObserver, Metrics, serve_metrics
-from service.store.redis_store import GameStore, connect
+from tabletop_server.service.api.host import GameHost
+from tabletop_server.service.api.observability import HostObserver, Metrics, serve_metrics
+from tabletop_server.service.store.redis_store import GameStore, connect
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, create_game, deciding_seat, play
 from tests.ops.cluster import free_port
@@ -129,7 +129,7 @@ def test_compare_and_set_conflicts_are_counted(server: GrpcServer, redis_url: st
 def test_the_service_process_serves_metrics_on_its_metrics_port(redis_url: str) -> None:
     grpc_port, metrics_port = free_port(), free_port()
     env = {"TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": str(metrics_port), "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(grpc_port)], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "grpc", "--grpc-port", str(grpc_port)], env=env,
                             stderr=subprocess.DEVNULL)
     try:
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
@@ -147,7 +147,7 @@ def test_the_service_process_serves_metrics_on_its_metrics_port(redis_url: str) 
 def test_metrics_port_zero_disables_the_endpoint(redis_url: str) -> None:
     grpc_port = free_port()
     env = {"TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(grpc_port)], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "grpc", "--grpc-port", str(grpc_port)], env=env,
                             stderr=subprocess.PIPE, text=True)
     try:
         with grpc.insecure_channel(f"127.0.0.1:{grpc_port}") as channel:
@@ -179,7 +179,7 @@ def test_serve_exposes_rest_and_grpc_series_on_one_metrics_port(redis_url: str) 
 
     grpc_port, http_port, metrics_port = free_port(), free_port(), free_port()
     env = {"TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": str(metrics_port), "PATH": "/usr/bin:/bin"}
-    proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "serve", "--grpc-port", str(grpc_port),
                              "--http-port", str(http_port)], env=env, stderr=subprocess.DEVNULL)
     try:
         samples = _scrape_retrying(f"http://127.0.0.1:{metrics_port}/metrics")

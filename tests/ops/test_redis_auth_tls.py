@@ -22,7 +22,7 @@ import redis
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from service.store import resp
+from tabletop_server.service.store import resp
 from tests.conftest import start_grpc
 from tests.helpers import create_game, error_info
 from tests.ops.cluster import free_port

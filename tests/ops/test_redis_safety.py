@@ -16,8 +16,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from rest.app import create_app
-from service.config import Config
+from tabletop_server.rest.app import create_app
+from tabletop_server.service.config import Config
 from tests.conftest import GrpcServer, start_grpc
 from tests.ops.test_redis_auth_tls import REDIS_SERVER, Server
 

@@ -28,8 +28,8 @@ import redis
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from service.store import backup
-from service.store.sentinel import SentinelUrl
+from tabletop_server.service.store import backup
+from tabletop_server.service.store.sentinel import SentinelUrl
 from tests.conftest import start_grpc
 from tests.helpers import bearer, create_game, deciding_seat, error_info
 from tests.ops.cluster import free_port

@@ -1,6 +1,6 @@
 """Graceful shutdown: NOT_SERVING, new calls refused, in-flight calls finish, watch streams resumable.
 
-The last test runs real ``python -m service grpc`` processes under load, SIGTERMs one
+The last test runs real ``python -m tabletop_server.service grpc`` processes under load, SIGTERMs one
 mid-load, starts another, and checks against the game logs that no acknowledged action
 is lost and none is applied twice (clients retry with the same request id).
 """
@@ -219,7 +219,7 @@ def test_sigterm_under_load_loses_no_action_and_applies_none_twice(redis_url: st
 # Helpers
 
 class _Service:
-    """A ``python -m service grpc`` process on a free port, logging JSON to a file."""
+    """A ``python -m tabletop_server.service grpc`` process on a free port, logging JSON to a file."""
 
     def __init__(self, redis_url: str, log_dir: str, name: str) -> None:
         self.port = free_port()
@@ -228,7 +228,7 @@ class _Service:
         env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0",
                "TABLETOP_LOG_FORMAT": "json", "TABLETOP_SHUTDOWN_GRACE_SECONDS": "10"}
         with open(self.log_path, "w") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(self.port)],
+            self.proc = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "grpc", "--grpc-port", str(self.port)],
                                          env=env, stderr=log, stdout=subprocess.DEVNULL)
 
     def wait_ready(self) -> None:
@@ -315,7 +315,7 @@ def test_rest_sigterm_reports_not_ready_and_finishes_requests_in_flight(tmp_path
         http_port = free_port()
         metrics_port = free_port()
         env = {**os.environ, "TABLETOP_METRICS_PORT": str(metrics_port), "TABLETOP_SHUTDOWN_GRACE_SECONDS": "10"}
-        rest = subprocess.Popen([sys.executable, "-m", "service", "rest", "--http-port", str(http_port),
+        rest = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "rest", "--http-port", str(http_port),
                                  "--grpc-target", server.target], env=env, stderr=subprocess.DEVNULL)
         url = f"http://127.0.0.1:{http_port}"
         _until(lambda: requests.get(f"{url}/readyz", timeout=2).status_code == 200, 30)

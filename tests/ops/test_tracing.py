@@ -18,10 +18,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanKind
 from tabletop.v1 import game_service_pb2_grpc
 
-from rest.app import create_app, serve
-from service.api import tracing
-from service.api.server import create_server
-from service.config import Config
+from tabletop_server.rest.app import create_app, serve
+from tabletop_server.service.api import tracing
+from tabletop_server.service.api.server import create_server
+from tabletop_server.service.config import Config
 from tests.helpers import create_game
 from tests.ops.cluster import free_port
 
@@ -110,7 +110,7 @@ def test_the_process_exports_spans_when_otel_traces_exporter_is_set(redis_url: s
     port = free_port()
     env: dict[str, Any] = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0",
                            "OTEL_TRACES_EXPORTER": "console", "OTEL_SERVICE_NAME": "tabletop-under-test"}
-    proc = subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(port)], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "grpc", "--grpc-port", str(port)], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
@@ -128,7 +128,7 @@ def test_serve_traces_a_rest_request_into_the_grpc_service_in_one_trace(redis_ur
     grpc_port, http_port = free_port(), free_port()
     env: dict[str, Any] = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0",
                            "OTEL_TRACES_EXPORTER": "console"}
-    proc = subprocess.Popen([sys.executable, "-m", "service", "serve", "--grpc-port", str(grpc_port),
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "serve", "--grpc-port", str(grpc_port),
                              "--http-port", str(http_port)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True)
     try:

@@ -8,9 +8,9 @@ from typing import Any
 import grpc
 import pytest
 
-from rest.app import create_app, serve
-from rest.local import LocalChannel
-from rest.server import HttpServer
+from tabletop_server.rest.app import create_app, serve
+from tabletop_server.rest.local import LocalChannel
+from tabletop_server.rest.server import HttpServer
 from tests.rest.rest_api import Api
 
 HEARTBEAT_SECONDS = 0.5

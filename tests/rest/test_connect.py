@@ -19,11 +19,11 @@ from grpc_status import rpc_status
 from tabletop.v1 import game_service_pb2 as pb
 from tabletop.v1 import game_service_pb2_grpc
 
-from rest.app import create_app, serve
-from rest.connect import CODES
-from rest.local import LocalChannel
-from rest.server import HttpServer
-from service.api.observability import Metrics
+from tabletop_server.rest.app import create_app, serve
+from tabletop_server.rest.connect import CODES
+from tabletop_server.rest.local import LocalChannel
+from tabletop_server.rest.server import HttpServer
+from tabletop_server.service.api.observability import Metrics
 from tests.rest.connect_wire import PROTOCOLS, ConnectWire, frame
 
 MAX_BODY = 4096

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from rest.app import create_app, serve
-from rest.server import HttpServer
+from tabletop_server.rest.app import create_app, serve
+from tabletop_server.rest.server import HttpServer
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BUF = ROOT / ".venv" / "bin" / "buf"

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from tabletop.v1 import game_service_pb2 as pb
 
-from rest.app import create_app, serve
+from tabletop_server.rest.app import create_app, serve
 from tests.rest.connect_wire import ConnectWire, Result
 
 

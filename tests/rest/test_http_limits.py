@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from bench.http_load import SseWatcher, get, open_idle, until
-from rest.app import create_app, serve
-from rest.server import HttpLimits, HttpServer, PortBusy, bind
-from rest.watch import WatchCaps
+from tabletop_server.rest.app import create_app, serve
+from tabletop_server.rest.server import HttpLimits, HttpServer, PortBusy, bind
+from tabletop_server.rest.watch import WatchCaps
 from tests.helpers import create_game
 
 

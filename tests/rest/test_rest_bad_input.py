@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rest.app import create_app, serve
+from tabletop_server.rest.app import create_app, serve
 from tests.conftest import start_grpc
 from tests.rest.rest_api import Api
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import requests
 
-from rest.app import HttpServer, create_app, serve
+from tabletop_server.rest.app import HttpServer, create_app, serve
 
 
 @pytest.fixture(scope="module")

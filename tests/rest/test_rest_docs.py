@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from rest.errors import HTTP_STATUS, Reason
-from rest.routes import ROUTES
+from tabletop_server.rest.errors import HTTP_STATUS, Reason
+from tabletop_server.rest.routes import ROUTES
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "rest.md").read_text()
 CURL_LINES = [line for line in DOC.splitlines() if line.lstrip().startswith("curl ")]

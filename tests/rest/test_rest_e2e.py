@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from rest.handlers import metadata
+from tabletop_server.rest.handlers import metadata
 from tests.rest.rest_api import Api
 
 

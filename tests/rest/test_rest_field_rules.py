@@ -17,7 +17,7 @@ from google.protobuf import descriptor_pool, json_format
 from google.protobuf.message import Message
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from rest.routes import ROUTES
+from tabletop_server.rest.routes import ROUTES
 from tests.rest.rest_api import Api
 from tests.service.field_rule_cases import LEGAL_ACTION, THIS_GAME, UNSET, Case, cases, place
 

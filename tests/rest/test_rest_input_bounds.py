@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import requests
 
-from rest.routes import ROUTES
+from tabletop_server.rest.routes import ROUTES
 from tests.rest.rest_api import Api
 
 HUGE = "x" * 60_000

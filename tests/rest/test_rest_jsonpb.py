@@ -9,7 +9,7 @@ from google.protobuf import json_format, timestamp_pb2
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from rest import jsonpb
+from tabletop_server.rest import jsonpb
 from tests.helpers import bearer, create_game
 
 

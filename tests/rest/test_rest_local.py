@@ -17,7 +17,7 @@ from google.rpc import error_details_pb2, status_pb2
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from rest.local import LocalAbort, LocalChannel
+from tabletop_server.rest.local import LocalAbort, LocalChannel
 
 SERVICE = "/tabletop.v1.GameService/"
 

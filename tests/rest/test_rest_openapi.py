@@ -15,9 +15,9 @@ from openapi_spec_validator import validate
 from tabletop.v1 import bang_pb2, field_rules_pb2, game_pb2, game_service_pb2, ttr_europe_pb2
 from werkzeug.datastructures import MultiDict
 
-from rest import openapi
-from rest.routes import ROUTES, build_routes
-from rest.transcode import decode_request
+from tabletop_server.rest import openapi
+from tabletop_server.rest.routes import ROUTES, build_routes
+from tabletop_server.rest.transcode import decode_request
 from tests.rest.rest_api import Api, SseReader
 
 SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rest.process import spawn
+from tabletop_server.rest.process import spawn
 from tests.rest.rest_api import Api
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,7 +47,7 @@ def test_spawned_facade_exits_when_its_parent_is_killed(grpc_server: Any) -> Non
     port = _free_port()
     parent_code = textwrap.dedent(f"""
         import sys, time
-        from rest.process import spawn
+        from tabletop_server.rest.process import spawn
         spawned = spawn({grpc_server.target!r}, "127.0.0.1", {port})
         print(spawned.process.pid, flush=True)
         time.sleep(60)

@@ -14,7 +14,7 @@ from xml.etree import ElementTree
 
 import pytest
 
-from rest.routes import PUBLIC_MAX_AGE
+from tabletop_server.rest.routes import PUBLIC_MAX_AGE
 from tests import references
 from tests.rest.rest_api import Api
 

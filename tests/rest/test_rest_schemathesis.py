@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.strategies import booleans
 from schemathesis.generation import GenerationMode
 
-from rest.app import HttpServer
-from rest.routes import ROUTES
+from tabletop_server.rest.app import HttpServer
+from tabletop_server.rest.routes import ROUTES
 from tests.rest.rest_api import Api
 
 MAX_EXAMPLES = 25

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import requests
 
-from rest.app import create_app, serve
+from tabletop_server.rest.app import create_app, serve
 from tests.rest.conftest import HEARTBEAT_SECONDS
 from tests.rest.rest_api import Api, SseReader
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from rest.routes import ROUTES
-from rest.static import PREFIXES
+from tabletop_server.rest.routes import ROUTES
+from tabletop_server.rest.static import PREFIXES
 from tests.rest.rest_api import Api
 
 

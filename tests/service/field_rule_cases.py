@@ -19,8 +19,8 @@ from tabletop.v1 import bang_pb2, game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import ttr_europe_pb2 as ttr
 
-from service.api import field_rules, lobby, log_pages
-from service.games.bang.tables import CHARACTERS
+from tabletop_server.service.api import field_rules, lobby, log_pages
+from tabletop_server.service.games.bang.tables import CHARACTERS
 from tests.helpers import bearer, create_game
 
 UNSET = object()  # the field left out
@@ -91,7 +91,7 @@ def _join(field: str) -> Place:
 def _widest_waiting_game(stub: Any) -> str:
     """An open 8-seat BANG! game (the most seats): 8 players need Dodge City, accepted here by the
     in-process server while the expansion is built and not yet offered to clients."""
-    setup = importlib.import_module("service.games.bang.setup")  # the module, not the package's function
+    setup = importlib.import_module("tabletop_server.service.games.bang.setup")  # the module, not the package's function
     built = setup.BUILT_EXPANSIONS
     setup.BUILT_EXPANSIONS = built | {"dodge_city"}
     try:
@@ -171,7 +171,7 @@ def _bang(build: Callable[[Any], bang_pb2.BangAction]) -> Place:
     """A BANG! action carrying the value, sent by seat 0 of a new 8-player game (seats 0 to 7 exist;
     Dodge City switched on in-process, as for ``_widest_waiting_game``)."""
     def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
-        setup = importlib.import_module("service.games.bang.setup")
+        setup = importlib.import_module("tabletop_server.service.games.bang.setup")
         built = setup.BUILT_EXPANSIONS
         setup.BUILT_EXPANSIONS = built | {"dodge_city"}
         try:

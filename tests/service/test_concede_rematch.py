@@ -15,9 +15,9 @@ import redis
 from tabletop.v1 import bang_pb2, game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.engine import registry
-from service.engine.replay import replay
-from service.store import keys
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.replay import replay
+from tabletop_server.service.store import keys
 from tests.conftest import start_grpc
 from tests.helpers import bearer, create_game, error_info, play, read_all
 

@@ -77,7 +77,7 @@ def second_process(redis_url):  # type: ignore[no-untyped-def]
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0"}
-    proc = subprocess.Popen([sys.executable, "-m", "service", "grpc", "--grpc-port", str(port)], env=env)
+    proc = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "grpc", "--grpc-port", str(port)], env=env)
     target = f"127.0.0.1:{port}"
     with grpc.insecure_channel(target) as ch:
         grpc.channel_ready_future(ch).result(timeout=30)

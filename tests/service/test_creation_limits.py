@@ -20,8 +20,8 @@ from redis.crc import key_slot
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from rest.app import create_app, serve
-from service.api.creation import Creator
+from tabletop_server.rest.app import create_app, serve
+from tabletop_server.service.api.creation import Creator
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, deciding_seat, error_info
 
@@ -151,7 +151,7 @@ def test_rest_refusal_is_429_with_retry_after_and_counts_the_real_client(servers
 
 
 def test_trusted_proxies_without_a_secret_refuse_to_start() -> None:
-    from service.config import from_env
+    from tabletop_server.service.config import from_env
     with pytest.raises(SystemExit, match="TABLETOP_PROXY_SECRET"):
         from_env({"TABLETOP_TRUSTED_PROXIES": "127.0.0.1/32"})
 

@@ -11,7 +11,7 @@ import redis
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from service.store import keys
+from tabletop_server.service.store import keys
 from tests.conftest import start_grpc
 from tests.helpers import bearer, create_game
 

@@ -15,13 +15,13 @@ from google.protobuf.message import Message
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import ttr_europe_pb2 as ttr
 
-from service.api import field_rules
-from service.api.errors import InvalidArgument, ServiceReason
-from service.engine import registry
-from service.engine.errors import EngineReason
-from service.games.bang.reasons import Reason as BangReason
-from service.games.ttr_europe.board import ROUTE_IDS, RULES
-from service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.service.api import field_rules
+from tabletop_server.service.api.errors import InvalidArgument, ServiceReason
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.errors import EngineReason
+from tabletop_server.service.games.bang.reasons import Reason as BangReason
+from tabletop_server.service.games.ttr_europe.board import ROUTE_IDS, RULES
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 from tests.helpers import bearer, error_info
 from tests.service.field_rule_cases import Case, annotated_fields, cases, place
 
@@ -107,8 +107,8 @@ def test_the_bang_action_bounds_are_the_cards_and_the_table() -> None:
     the largest table."""
     from tabletop.v1 import bang_pb2
 
-    from service.games import bang
-    from service.games.bang.tables import CARDS
+    from tabletop_server.service.games import bang
+    from tabletop_server.service.games.bang.tables import CARDS
 
     ids = sorted(CARDS)
     assert len(ids) >= 80
@@ -134,8 +134,8 @@ def test_the_bang_option_bounds_are_the_table_and_the_characters() -> None:
     list leaves a character for every seat of the largest table in a Dodge City game."""
     from tabletop.v1 import bang_pb2
 
-    from service.games import bang
-    from service.games.bang.tables import CHARACTERS
+    from tabletop_server.service.games import bang
+    from tabletop_server.service.games.bang.tables import CHARACTERS
 
     options = bang_pb2.BangOptions.DESCRIPTOR.fields_by_name
     kept = bang_pb2.BangKeptCharacter.DESCRIPTOR.fields_by_name

@@ -21,8 +21,8 @@ from tabletop.v1 import bang_pb2, ttr_europe_pb2
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc as rpc
 
-from service.api import rulesets
-from service.engine import registry
+from tabletop_server.service.api import rulesets
+from tabletop_server.service.engine import registry
 from tests import references
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import error_info

@@ -27,9 +27,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.client import TabletopClient, TabletopError
 
-from service.api import tls
-from service.api.server import create_server
-from service.config import Config
+from tabletop_server.service.api import tls
+from tabletop_server.service.api.server import create_server
+from tabletop_server.service.config import Config
 from tests.conftest import GrpcServer, start_grpc
 from tests.pki import make_pki
 
@@ -164,7 +164,7 @@ def test_serve_terminates_tls_and_its_facade_still_answers(redis_url: str, pki: 
     env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_FORMAT": "text"}
     log = tmp_path / "serve.log"
     with log.open("wb") as sink:
-        process = subprocess.Popen([sys.executable, "-m", "service.cli", "serve", "--grpc-port", str(grpc_port),
+        process = subprocess.Popen([sys.executable, "-m", "tabletop_server.service.cli", "serve", "--grpc-port", str(grpc_port),
                                     "--http-port", str(http_port), "--grpc-tls-cert", str(pki / "server.pem"),
                                     "--grpc-tls-key", str(pki / "server-key.pem")],
                                    cwd=ROOT, env=env, stdout=sink, stderr=subprocess.STDOUT)
@@ -181,7 +181,7 @@ def test_serve_terminates_tls_and_its_facade_still_answers(redis_url: str, pki: 
 
 
 def test_serve_refuses_a_client_ca(pki: Path) -> None:
-    result = subprocess.run([sys.executable, "-m", "service.cli", "serve", "--grpc-tls-cert", str(pki / "server.pem"),
+    result = subprocess.run([sys.executable, "-m", "tabletop_server.service.cli", "serve", "--grpc-tls-cert", str(pki / "server.pem"),
                              "--grpc-tls-key", str(pki / "server-key.pem"),
                              "--grpc-tls-client-ca", str(pki / "ca.pem")],
                             cwd=ROOT, capture_output=True, text=True, timeout=60, check=False,

@@ -25,9 +25,9 @@ from google.protobuf.message import Message
 from tabletop.v1 import bang_pb2, game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.engine.ruleset import State
-from service.games import bang
-from service.games.bang.tables import CARDS
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.tables import CARDS
 from tests.helpers import bearer, create_game, error_info
 
 DODGE_CITY = game_pb2.GameOptions(bang=bang_pb2.BangOptions(expansions=[bang_pb2.BANG_EXPANSION_DODGE_CITY]))

@@ -15,8 +15,8 @@ from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.store import keys
-from service.store.redis_store import FINGERPRINT_BYTES, MARK
+from tabletop_server.service.store import keys
+from tabletop_server.service.store.redis_store import FINGERPRINT_BYTES, MARK
 from tests.helpers import bearer, create_game, deciding_seat, error_info
 
 

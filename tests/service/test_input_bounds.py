@@ -17,8 +17,8 @@ from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api.errors import MAX_MESSAGE_BYTES, bounded
-from service.config import Config
+from tabletop_server.service.api.errors import MAX_MESSAGE_BYTES, bounded
+from tabletop_server.service.config import Config
 from tests.helpers import bearer, create_game, error_info
 
 SERVICE = svc.DESCRIPTOR.services_by_name["GameService"]
@@ -148,7 +148,7 @@ def test_bounded_keeps_short_values_and_cuts_long_ones_on_a_character_boundary()
 
 @pytest.mark.parametrize("keys", [",", " ", "a,,b", "good, "])
 def test_an_empty_api_key_refuses_to_start(keys: str) -> None:
-    from service.config import from_env
+    from tabletop_server.service.config import from_env
     with pytest.raises(SystemExit, match="empty key"):
         from_env({"TABLETOP_API_KEYS": keys})
     with pytest.raises(ValueError, match="empty key"):

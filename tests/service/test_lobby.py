@@ -10,7 +10,7 @@ import pytest
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api import lobby
+from tabletop_server.service.api import lobby
 from tests.helpers import error_info
 
 

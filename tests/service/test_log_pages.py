@@ -14,7 +14,7 @@ import grpc
 import pytest
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api.log_pages import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
+from tabletop_server.service.api.log_pages import DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE
 from tests.helpers import bearer, create_game, deciding_seat, error_info, lengthen_log, read_all
 
 

@@ -8,9 +8,9 @@ import json
 import redis
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.engine import registry
-from service.engine.replay import replay
-from service.store import keys
+from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.replay import replay
+from tabletop_server.service.store import keys
 from tests.helpers import bearer, create_game
 
 

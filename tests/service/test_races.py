@@ -13,11 +13,11 @@ import pytest
 import redis
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api.errors import Aborted
-from service.api.host import GameHost
-from service.config import Config
-from service.store import keys
-from service.store.redis_store import GameStore, connect
+from tabletop_server.service.api.errors import Aborted
+from tabletop_server.service.api.host import GameHost
+from tabletop_server.service.config import Config
+from tabletop_server.service.store import keys
+from tabletop_server.service.store.redis_store import GameStore, connect
 
 
 class RacingStore(GameStore):

@@ -24,7 +24,7 @@ import pytest
 import redis
 from redis import exceptions
 
-from service.store import resp
+from tabletop_server.service.store import resp
 
 
 def with_db(url: str, db: int) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from service.store.redis_store import GameStore, connect
+from tabletop_server.service.store.redis_store import GameStore, connect
 
 
 def test_write_answers_the_new_version_or_the_current_one(redis_url: str) -> None:

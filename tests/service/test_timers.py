@@ -16,8 +16,8 @@ import pytest
 from tabletop.v1 import game_pb2, game_service_pb2_grpc
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.api import timers
-from service.engine import bots, registry
+from tabletop_server.service.api import timers
+from tabletop_server.service.engine import bots, registry
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, error_info, read_all
 
@@ -413,7 +413,7 @@ def test_a_claim_left_by_a_replica_that_died_is_taken_again_after_its_lease(
 
 
 def _index(server: GrpcServer) -> Any:
-    from service.store.deadlines import Deadlines
+    from tabletop_server.service.store.deadlines import Deadlines
     return Deadlines(server.running.store.client)
 
 

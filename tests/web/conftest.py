@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from rest.app import create_app, serve
+from tabletop_server.rest.app import create_app, serve
 from tests.web.seats import CHROMIUM, NO_CHROMIUM
 
 

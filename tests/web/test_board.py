@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from service.games.ttr_europe.board import CITIES, ROUTES
+from tabletop_server.service.games.ttr_europe.board import CITIES, ROUTES
 from tests.web.seats import Seat
 
 GAP = 7  # clients/web/src/ttr/board.ts DOUBLE_ROUTE_GAP: a double route's two lines are shifted apart

@@ -9,17 +9,17 @@ the sources differ, ``shared/reference/RULINGS.md`` decides; see ``docs/bang.md`
 
 from __future__ import annotations
 
-from service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, SeatRange, State
-from service.games.bang import catalog, checks, costs, cube_requests, damage, turn, upgrades  # noqa: F401  (registers)
-from service.games.bang.actions import apply, legal_actions, to_act
-from service.games.bang.bots import BOTS
-from service.games.bang.catalog_codec import encode_catalog
-from service.games.bang.characters import ABILITIES
-from service.games.bang.characters import armed_and_dangerous as _ad_characters  # noqa: F401  (registers abilities)
-from service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)
-from service.games.bang.characters import dodge_city as _dc_characters  # noqa: F401  (registers abilities)
-from service.games.bang.characters import dodge_city_turn as _dc_turn  # noqa: F401  (registers abilities, steps)
-from service.games.bang.codec import (
+from tabletop_server.service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, SeatRange, State
+from tabletop_server.service.games.bang import catalog, checks, costs, cube_requests, damage, turn, upgrades  # noqa: F401  (registers)
+from tabletop_server.service.games.bang.actions import apply, legal_actions, to_act
+from tabletop_server.service.games.bang.bots import BOTS
+from tabletop_server.service.games.bang.catalog_codec import encode_catalog
+from tabletop_server.service.games.bang.characters import ABILITIES
+from tabletop_server.service.games.bang.characters import armed_and_dangerous as _ad_characters  # noqa: F401  (registers abilities)
+from tabletop_server.service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)
+from tabletop_server.service.games.bang.characters import dodge_city as _dc_characters  # noqa: F401  (registers abilities)
+from tabletop_server.service.games.bang.characters import dodge_city_turn as _dc_turn  # noqa: F401  (registers abilities, steps)
+from tabletop_server.service.games.bang.codec import (
     decode_action,
     decode_options,
     encode_action,
@@ -27,9 +27,9 @@ from service.games.bang.codec import (
     encode_options,
     rematch_options,
 )
-from service.games.bang.concede import concede, rematch
-from service.games.bang.damage import WIN_RULES
-from service.games.bang.effects import (  # noqa: F401  (registers)
+from tabletop_server.service.games.bang.concede import concede, rematch
+from tabletop_server.service.games.bang.damage import WIN_RULES
+from tabletop_server.service.games.bang.effects import (  # noqa: F401  (registers)
     EFFECTS,
     armed,
     attacks,
@@ -39,10 +39,10 @@ from service.games.bang.effects import (  # noqa: F401  (registers)
     green,
     healing,
 )
-from service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
-from service.games.bang.setup import expansion_option, start
-from service.games.bang.setup import setup as _deal
-from service.games.bang.tables import (
+from tabletop_server.service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
+from tabletop_server.service.games.bang.setup import expansion_option, start
+from tabletop_server.service.games.bang.setup import setup as _deal
+from tabletop_server.service.games.bang.tables import (
     CARDS,
     CHARACTERS,
     MODES,
@@ -52,8 +52,8 @@ from service.games.bang.tables import (
     TYPES,
     WIN_RULE_OF,
 )
-from service.games.bang.versions import RULES_VERSION
-from service.games.bang.view import project, view
+from tabletop_server.service.games.bang.versions import RULES_VERSION
+from tabletop_server.service.games.bang.view import project, view
 
 catalog.validate(TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, EFFECTS, ABILITIES, WIN_RULE_OF, WIN_RULES)
 catalog.validate_modes(MODES, ROLE_POOLS, WIN_RULE_OF, REQUIRES)

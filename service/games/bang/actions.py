@@ -27,18 +27,24 @@ until a player must decide. ``legal_actions`` filters candidates through ``check
 
 from __future__ import annotations
 
-from service.engine.errors import EngineReason, MalformedAction, RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang import versions
-from service.games.bang.characters import ability_of
-from service.games.bang.effects import EFFECTS
-from service.games.bang.pending import REQUESTS, STEPS
-from service.games.bang.play import check_play, check_use, play_from_hand, play_type, use_from_play
-from service.games.bang.reasons import Reason
-from service.games.bang.state import player, top_request
-from service.games.bang.tables import CARDS, CHARACTERS, TYPE_OF
-from service.games.bang.targeting import candidate_targets
-from service.games.bang.turn import end_turn, next_turn
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang import versions
+from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang.pending import REQUESTS, STEPS
+from tabletop_server.service.games.bang.play import (
+    check_play,
+    check_use,
+    play_from_hand,
+    play_type,
+    use_from_play,
+)
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import player, top_request
+from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, TYPE_OF
+from tabletop_server.service.games.bang.targeting import candidate_targets
+from tabletop_server.service.games.bang.turn import end_turn, next_turn
 
 # The fields each action type takes ("type" besides); any other field is malformed.
 FIELDS: dict[str, frozenset[str]] = {

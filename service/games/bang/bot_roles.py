@@ -14,7 +14,7 @@ from collections import Counter
 
 from tabletop.v1 import bang_pb2
 
-from service.games.bang.tables import MODES, ROLE_POOLS, WIN_RULE_OF
+from tabletop_server.service.games.bang.tables import MODES, ROLE_POOLS, WIN_RULE_OF
 
 ROLE_KEYS = {bang_pb2.BANG_ROLE_SHERIFF: "sheriff", bang_pb2.BANG_ROLE_DEPUTY: "deputy",
              bang_pb2.BANG_ROLE_OUTLAW: "outlaw", bang_pb2.BANG_ROLE_RENEGADE: "renegade"}

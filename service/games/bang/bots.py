@@ -20,12 +20,12 @@ from collections.abc import Callable
 from google.protobuf.message import Message
 from tabletop.v1 import bang_pb2
 
-from service.engine.bots import Bot
-from service.engine.rng import Rng
-from service.engine.ruleset import Action
-from service.games.bang.bot_roles import hostility
-from service.games.bang.catalog import CardType
-from service.games.bang.tables import CARDS, KEY_OF, TYPE_OF
+from tabletop_server.service.engine.bots import Bot
+from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.engine.ruleset import Action
+from tabletop_server.service.games.bang.bot_roles import hostility
+from tabletop_server.service.games.bang.catalog import CardType
+from tabletop_server.service.games.bang.tables import CARDS, KEY_OF, TYPE_OF
 
 SKIP = -1.0  # an action basic never takes by choice (still taken when it is the only one)
 FOE = 0.3  # hostility above which a seat is worth attacking

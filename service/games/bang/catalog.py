@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from service.games.bang.counts import BASE_COUNTS, EXPANSION_COUNTS
+from tabletop_server.service.games.bang.counts import BASE_COUNTS, EXPANSION_COUNTS
 
 DATA = Path(__file__).parent / "data"
 SUITS = ("hearts", "diamonds", "clubs", "spades")

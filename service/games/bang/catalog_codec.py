@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from tabletop.v1 import bang_pb2 as pb
 
-from service.games.bang.codec import EXPANSION_PB, ROLE_PB, card_pb
-from service.games.bang.tables import CARDS, CHARACTERS, ROLES, TYPES
+from tabletop_server.service.games.bang.codec import EXPANSION_PB, ROLE_PB, card_pb
+from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, ROLES, TYPES
 
 COLOR_PB = {"brown": pb.BANG_CARD_COLOR_BROWN, "blue": pb.BANG_CARD_COLOR_BLUE,
             "green": pb.BANG_CARD_COLOR_GREEN, "orange": pb.BANG_CARD_COLOR_ORANGE}

@@ -18,14 +18,22 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.handlers import Registry
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.catalog import RANK_VALUE
-from service.games.bang.pending import RequestKind, Step, request, step
-from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, alive_seats, card_in_effect, flip, player, push, trait
-from service.games.bang.tables import CARDS
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.catalog import RANK_VALUE
+from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
+    Request,
+    alive_seats,
+    card_in_effect,
+    flip,
+    player,
+    push,
+    trait,
+)
+from tabletop_server.service.games.bang.tables import CARDS
 
 Outcome = Callable[[State, int, bool, list[Event], Mapping[str, Any]], None]
 
@@ -139,7 +147,7 @@ class Redraw(RequestKind):
         if action["type"] == "pass":
             settle_check(state, args["drawer"], args["check"], args["flipped"], events, args["ctx"])
             return
-        from service.games.bang.cubes import pay_use
+        from tabletop_server.service.games.bang.cubes import pay_use
         pay_use(state, req["seat"], args["card"], events, reason="tumbleweed", target=args["drawer"])
         draw_check(state, args["drawer"], args["check"], events, args["ctx"])
 

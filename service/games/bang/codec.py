@@ -6,11 +6,11 @@ from typing import Any
 
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import MalformedAction
-from service.engine.ruleset import Action, Event, Options
-from service.games.bang.reasons import Reason
-from service.games.bang.setup import HOUSE_RULES, normalize_options
-from service.games.bang.tables import CARDS
+from tabletop_server.service.engine.errors import MalformedAction
+from tabletop_server.service.engine.ruleset import Action, Event, Options
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.setup import HOUSE_RULES, normalize_options
+from tabletop_server.service.games.bang.tables import CARDS
 
 SUIT_PB = {"hearts": bang_pb2.BANG_SUIT_HEARTS, "diamonds": bang_pb2.BANG_SUIT_DIAMONDS,
            "clubs": bang_pb2.BANG_SUIT_CLUBS, "spades": bang_pb2.BANG_SUIT_SPADES}

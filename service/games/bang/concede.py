@@ -19,15 +19,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.errors import EngineReason, RuleError
-from service.engine.ruleset import Event, Options, State
-from service.games.bang.actions import advance, check_rules_version
-from service.games.bang.codec import decode_options, rematch_options
-from service.games.bang.damage import eliminate
-from service.games.bang.pending import REQUESTS
-from service.games.bang.reasons import Reason
-from service.games.bang.state import player
-from service.games.bang.view import view
+from tabletop_server.service.engine.errors import EngineReason, RuleError
+from tabletop_server.service.engine.ruleset import Event, Options, State
+from tabletop_server.service.games.bang.actions import advance, check_rules_version
+from tabletop_server.service.games.bang.codec import decode_options, rematch_options
+from tabletop_server.service.games.bang.damage import eliminate
+from tabletop_server.service.games.bang.pending import REQUESTS
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import player
+from tabletop_server.service.games.bang.view import view
 
 REMATCH_KEYS = ("kept_characters", "retired_characters", "sheriff_seat")
 

@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.pending import RequestKind, request
-from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, discard_from_hand, player, push
-from service.games.bang.tables import TYPE_OF
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.pending import RequestKind, request
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import Request, discard_from_hand, player, push
+from tabletop_server.service.games.bang.tables import TYPE_OF
 
 DISCARD = "discard"
 
@@ -69,7 +69,9 @@ class PayCost(RequestKind):
         if args["discard"] > 0:
             return
         state["pending"].pop()
-        from service.games.bang.play import proceed  # play.py asks for costs: imported when paid
+        from tabletop_server.service.games.bang.play import (
+            proceed,  # play.py asks for costs: imported when paid
+        )
         proceed(state, seat, args["action"], events, "upgrade")
 
     def auto(self, state: State, req: Request) -> Action | None:

@@ -17,12 +17,12 @@ when only one holder qualifies (cubes are public, so waiting reveals nothing).
 
 from __future__ import annotations
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang import cubes
-from service.games.bang.pending import RequestKind, Step, request, step
-from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, draw, player, push
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang import cubes
+from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import Request, draw, player, push
 
 
 def ask_payment(state: State, seat: int, need: int, reason: str) -> None:

@@ -17,9 +17,9 @@ Facts: S3 (``seeds/003``), NOTES (c) "Armed & Dangerous cube mechanics", RULES_C
 
 from __future__ import annotations
 
-from service.engine.ruleset import Event, State
-from service.games.bang.state import discard_from_table, player
-from service.games.bang.tables import KEY_OF, TYPE_OF
+from tabletop_server.service.engine.ruleset import Event, State
+from tabletop_server.service.games.bang.state import discard_from_table, player
+from tabletop_server.service.games.bang.tables import KEY_OF, TYPE_OF
 
 SUPPLY = 32
 MAX_ON_HOLDER = 4
@@ -134,7 +134,7 @@ def emptied(state: State, seat: int, card: str, events: list[Event]) -> None:
         return
     discard_from_table(state, seat, card)
     if KEY_OF[card] == "bomb":
-        from service.games.bang.damage import damage
+        from tabletop_server.service.games.bang.damage import damage
         events.append({"kind": "explode", "seat": seat, "cards": [card]})
         damage(state, seat, BOMB_DAMAGE, None, events)
         return

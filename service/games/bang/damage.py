@@ -15,14 +15,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from service.engine.errors import RuleError
-from service.engine.handlers import Registry
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.characters import ability_of
-from service.games.bang.pending import RequestKind, Step, request, step
-from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, alive_seats, clear_table, draw, player, push, seats_from, trait
-from service.games.bang.tables import KILL_RULES, TYPE_OF, WIN_RULE_OF, mode_of
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
+    Request,
+    alive_seats,
+    clear_table,
+    draw,
+    player,
+    push,
+    seats_from,
+    trait,
+)
+from tabletop_server.service.games.bang.tables import KILL_RULES, TYPE_OF, WIN_RULE_OF, mode_of
 
 BEER_HEAL = 1
 

@@ -8,9 +8,9 @@ distance <= weapon range (Colt .45: 1). "Distance 1" cards ignore weapons.
 
 from __future__ import annotations
 
-from service.engine.ruleset import State
-from service.games.bang.state import passive_sum, weapon
-from service.games.bang.tables import TYPE_OF
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games.bang.state import passive_sum, weapon
+from tabletop_server.service.games.bang.tables import TYPE_OF
 
 COLT_RANGE = 1
 

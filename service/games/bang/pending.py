@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from service.engine.handlers import Registry
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.state import Request
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.state import Request
 
 
 class RequestKind:

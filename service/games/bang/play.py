@@ -30,16 +30,16 @@ card in play or an ability does not count).
 
 from __future__ import annotations
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.catalog import CardType
-from service.games.bang.characters import ability_of
-from service.games.bang.costs import ask_cost, check_payable
-from service.games.bang.cubes import armed, on, pay_use
-from service.games.bang.effects import EFFECTS, Effect
-from service.games.bang.effects.attacks import may_shoot_again
-from service.games.bang.reasons import Reason
-from service.games.bang.state import (
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.catalog import CardType
+from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.games.bang.costs import ask_cost, check_payable
+from tabletop_server.service.games.bang.cubes import armed, on, pay_use
+from tabletop_server.service.games.bang.effects import EFFECTS, Effect
+from tabletop_server.service.games.bang.effects.attacks import may_shoot_again
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
     Request,
     discard_from_hand,
     in_effect,
@@ -49,9 +49,9 @@ from service.games.bang.state import (
     ready,
     trait,
 )
-from service.games.bang.tables import TYPE_OF, TYPES
-from service.games.bang.targeting import check_affects, check_target
-from service.games.bang.turn import count_use
+from tabletop_server.service.games.bang.tables import TYPE_OF, TYPES
+from tabletop_server.service.games.bang.targeting import check_affects, check_target
+from tabletop_server.service.games.bang.turn import count_use
 
 STAGES = ("cost", "upgrade", "weapon", "ignore", "effect")
 PLAIN_STAGES = ("cost", "effect")  # a game without Armed & Dangerous (no upgrades, weapons, Ms. Abigail)
@@ -92,7 +92,7 @@ def _big_fifty_reaches(state: State, seat: int, action: Action, err: RuleError) 
     the weapon's cube is then paid without asking, ``upgrades.offer_weapon``)."""
     if not armed(state) or err.reason not in (Reason.OUT_OF_RANGE, Reason.TARGET_UNAFFECTED):
         return False
-    from service.games.bang.upgrades import ignoring_weapon, reach_ignoring_target
+    from tabletop_server.service.games.bang.upgrades import ignoring_weapon, reach_ignoring_target
     return (ignoring_weapon(state, seat, action["card"]) is not None
             and reach_ignoring_target(state, seat, int(action["target"])))
 
@@ -114,7 +114,7 @@ def play_from_hand(state: State, seat: int, action: Action, events: list[Event])
         state.pop("bell", None)
         handler.resolve(state, seat, card, action, events)
         if armed(state):
-            from service.games.bang.upgrades import after_placed
+            from tabletop_server.service.games.bang.upgrades import after_placed
             after_placed(state, seat, card, events)
         return
     pay_from_hand(state, seat, card, action, events)
@@ -154,7 +154,7 @@ def _cost_stage(state: State, seat: int, action: Action, spec: CardType, events:
 def _upgrade_stage(state: State, seat: int, action: Action, spec: CardType, events: list[Event]) -> bool:
     if action["type"] != "play":
         return False
-    from service.games.bang.upgrades import offer_upgrade
+    from tabletop_server.service.games.bang.upgrades import offer_upgrade
     return offer_upgrade(state, seat, action)
 
 
@@ -162,7 +162,7 @@ def _weapon_stage(state: State, seat: int, action: Action, spec: CardType, event
     # The BANG! card as it plays: Calamity Janet's Missed! is her BANG! card, for the limit and the weapon (AD-020).
     if action["type"] != "play" or not spec.bang_card:
         return False
-    from service.games.bang.upgrades import offer_weapon
+    from tabletop_server.service.games.bang.upgrades import offer_weapon
     return offer_weapon(state, seat, action)
 
 
@@ -202,7 +202,7 @@ _STAGE = {"cost": _cost_stage, "upgrade": _upgrade_stage, "weapon": _weapon_stag
 
 def _pay_bandolier(state: State, seat: int, events: list[Event]) -> None:
     """A BANG! card beyond the limit is the Bandolier's: 1 of its cubes, once per turn (AD-045)."""
-    from service.games.bang.effects.attacks import bandolier
+    from tabletop_server.service.games.bang.effects.attacks import bandolier
     card = bandolier(state, seat)
     assert card is not None  # checked: may_shoot_again
     count_use(state, seat, "bandolier")

@@ -22,12 +22,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.errors import EngineReason, MalformedAction
-from service.engine.rng import Rng, seed_state
-from service.engine.ruleset import Event, Options, State
-from service.games.bang.reasons import Reason
-from service.games.bang.tables import CHARACTERS, REQUIRES, ROLE_POOLS, deck_and_characters, mode_of
-from service.games.bang.versions import ARMED_RULES_VERSION, RULES_VERSION
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction
+from tabletop_server.service.engine.rng import Rng, seed_state
+from tabletop_server.service.engine.ruleset import Event, Options, State
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.tables import (
+    CHARACTERS,
+    REQUIRES,
+    ROLE_POOLS,
+    deck_and_characters,
+    mode_of,
+)
+from tabletop_server.service.games.bang.versions import ARMED_RULES_VERSION, RULES_VERSION
 
 DEFAULT_OPTIONS: dict[str, Any] = {"expansions": [], "sheriff_extra_card": False}
 # House rules of Dodge City characters (RULINGS, Dodge City table), boolean, off by default. They
@@ -93,7 +99,7 @@ def setup(options: Options, seat_count: int, seed: int) -> State:
 def deal_cubes(state: State) -> None:
     """Armed & Dangerous: the shared supply of 32 cubes; a character with ``starting_cubes`` (Red Ringo:
     4, AD-040) starts with them on his character card, from the supply."""
-    from service.games.bang.cubes import SUPPLY
+    from tabletop_server.service.games.bang.cubes import SUPPLY
     state["supply"] = SUPPLY
     for p in state["p"]:
         start = int(CHARACTERS[p["char"]].traits.get("starting_cubes", 0))
@@ -127,8 +133,8 @@ def deal_characters(rng: Rng, seat_count: int, opts: dict[str, Any]) -> list[str
 
 def start(state: State) -> list[Event]:
     """Start the Sheriff's first turn (run by the package's ``setup``); returns its events."""
-    from service.games.bang.actions import advance
-    from service.games.bang.turn import start_turn
+    from tabletop_server.service.games.bang.actions import advance
+    from tabletop_server.service.games.bang.turn import start_turn
     events: list[Event] = []
     start_turn(state, state["turn"], events)
     advance(state, events)

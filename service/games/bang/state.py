@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.rng import Rng
-from service.engine.ruleset import Event, State
-from service.games.bang.tables import CARDS, CHARACTERS, KEY_OF, TYPE_OF
+from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.engine.ruleset import Event, State
+from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, KEY_OF, TYPE_OF
 
 Player = dict[str, Any]
 Request = dict[str, Any]

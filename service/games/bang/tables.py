@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.games.bang.catalog import (
+from tabletop_server.service.games.bang.catalog import (
     Card,
     CardType,
     Character,

@@ -13,13 +13,13 @@ other player (Gatling, Indians!) passes over him, announced by an ``unaffected``
 
 from __future__ import annotations
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.catalog import CardType
-from service.games.bang.characters import ability_of
-from service.games.bang.distance import distance, in_reach
-from service.games.bang.reasons import Reason
-from service.games.bang.state import alive_seats
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.catalog import CardType
+from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.games.bang.distance import distance, in_reach
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import alive_seats
 
 
 def check_target(state: State, seat: int, ctype: CardType, action: Action) -> None:

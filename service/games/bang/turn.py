@@ -17,13 +17,13 @@ counter, ``state["bangs"]``, which the view shows.
 
 from __future__ import annotations
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.characters import ABILITIES, ability_of
-from service.games.bang.checks import draw_check
-from service.games.bang.pending import RequestKind, Step, request, step
-from service.games.bang.reasons import Reason
-from service.games.bang.state import (
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.characters import ABILITIES, ability_of
+from tabletop_server.service.games.bang.checks import draw_check
+from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
     Request,
     card_in_effect,
     discard_from_hand,
@@ -32,7 +32,7 @@ from service.games.bang.state import (
     player,
     push,
 )
-from service.games.bang.tables import CHARACTERS
+from tabletop_server.service.games.bang.tables import CHARACTERS
 
 DRAW_COUNT = 2
 # The start-of-turn steps, in the order they run (each is a registered engine step).
@@ -177,7 +177,7 @@ class DiscardExcess(RequestKind):
             state["pending"].pop()
             state["phase"] = "end"
         if "supply" in state:  # Armed & Dangerous: 1 cube per card he is forced to discard (AD-011)
-            from service.games.bang.cube_requests import ask_placement
+            from tabletop_server.service.games.bang.cube_requests import ask_placement
             ask_placement(state, seat, 1, "hand_limit")
 
     def settled(self, state: State, req: Request) -> bool:

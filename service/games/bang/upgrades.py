@@ -30,15 +30,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang import cubes
-from service.games.bang.characters import ability_of
-from service.games.bang.cube_requests import ask_payment, ask_placement
-from service.games.bang.distance import in_reach, seat_distance, weapon_range
-from service.games.bang.pending import RequestKind, Step, request, step
-from service.games.bang.reasons import Reason
-from service.games.bang.state import (
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang import cubes
+from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_placement
+from tabletop_server.service.games.bang.distance import in_reach, seat_distance, weapon_range
+from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
     Request,
     alive_seats,
     passive_sum,
@@ -48,8 +48,8 @@ from service.games.bang.state import (
     suit,
     weapon,
 )
-from service.games.bang.tables import TYPE_OF
-from service.games.bang.targeting import affects, check_affects, check_target
+from tabletop_server.service.games.bang.tables import TYPE_OF
+from tabletop_server.service.games.bang.targeting import affects, check_affects, check_target
 
 
 def upgrade_of(card: str) -> Mapping[str, Any]:
@@ -113,7 +113,7 @@ class Upgrade(RequestKind):
             if not args.get("late"):
                 played = {**args["action"], **({"bought": args["bought"], "extra": args["extra"]}
                                                if args["bought"] else {})}
-                from service.games.bang.play import proceed
+                from tabletop_server.service.games.bang.play import proceed
                 proceed(state, seat, played, events, "weapon")
             return
         args["bought"] += 1
@@ -222,7 +222,7 @@ class WeaponOption(RequestKind):
                 state["discard"].remove(played["card"])
                 player(state, seat)["hand"].append(played["card"])
                 events.append({"kind": "take", "seat": seat, "cards": [played["card"]], "reason": "thunderer"})
-        from service.games.bang.play import proceed
+        from tabletop_server.service.games.bang.play import proceed
         proceed(state, seat, played, events, "ignore")
 
     def auto(self, state: State, req: Request) -> Action | None:
@@ -252,7 +252,7 @@ class Ignore(RequestKind):
             events.append({"kind": "unaffected", "seat": req["seat"], "other": req["source"],
                            "cards": [req["args"]["card"]], "reason": "ms_abigail"})
             return
-        from service.games.bang.play import proceed
+        from tabletop_server.service.games.bang.play import proceed
         proceed(state, req["source"], req["args"]["action"], events, "effect")
 
 

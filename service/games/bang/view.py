@@ -13,11 +13,11 @@ from typing import Any
 
 from tabletop.v1 import bang_pb2
 
-from service.engine.ruleset import Event, State
-from service.games.bang.codec import card_pb, role_pb
-from service.games.bang.cubes import use_payable
-from service.games.bang.state import ready
-from service.games.bang.tables import ROLES, TYPE_OF, mode_of
+from tabletop_server.service.engine.ruleset import Event, State
+from tabletop_server.service.games.bang.codec import card_pb, role_pb
+from tabletop_server.service.games.bang.cubes import use_payable
+from tabletop_server.service.games.bang.state import ready
+from tabletop_server.service.games.bang.tables import ROLES, TYPE_OF, mode_of
 
 # Draw reasons whose cards are shown to everyone.
 PUBLIC_DRAWS = frozenset({"black_jack_shown", "discard_pile"})
@@ -72,7 +72,7 @@ def role_goal(state: State, role: str) -> str:
 
 def view(state: State, seat: int | None) -> bang_pb2.BangView:
     """The game as ``seat`` (None: a spectator) may see it."""
-    from service.games.bang.actions import to_act
+    from tabletop_server.service.games.bang.actions import to_act
     out = bang_pb2.BangView(turn_seat=state["turn"], phase=PHASES[state["phase"]], turn_number=state["turn_no"],
                             deck_count=len(state["deck"]), discard_count=len(state["discard"]),
                             winners=state["winners"], bangs_played=state["bangs"], to_act=to_act(state))

@@ -11,21 +11,21 @@ listed in ``docs/ttr_europe.md``.
 
 from __future__ import annotations
 
-from service.engine.ruleset import OptionInfo, RulesetInfo
-from service.games.ttr_europe.actions import apply, legal_actions
-from service.games.ttr_europe.bots import BOTS
-from service.games.ttr_europe.catalog_codec import encode_catalog
-from service.games.ttr_europe.codec import (
+from tabletop_server.service.engine.ruleset import OptionInfo, RulesetInfo
+from tabletop_server.service.games.ttr_europe.actions import apply, legal_actions
+from tabletop_server.service.games.ttr_europe.bots import BOTS
+from tabletop_server.service.games.ttr_europe.catalog_codec import encode_catalog
+from tabletop_server.service.games.ttr_europe.codec import (
     decode_action,
     decode_options,
     encode_action,
     encode_event,
     encode_options,
 )
-from service.games.ttr_europe.concede import concede
-from service.games.ttr_europe.setup import setup
-from service.games.ttr_europe.turns import is_over, to_act
-from service.games.ttr_europe.view import project, view
+from tabletop_server.service.games.ttr_europe.concede import concede
+from tabletop_server.service.games.ttr_europe.setup import setup
+from tabletop_server.service.games.ttr_europe.turns import is_over, to_act
+from tabletop_server.service.games.ttr_europe.view import project, view
 
 INFO = RulesetInfo(
     id="ttr-europe",

@@ -21,11 +21,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.handlers import Registry
-from service.games.ttr_europe import claim, draw, stations, tickets, tunnels
-from service.games.ttr_europe.reasons import TtrReason
-from service.games.ttr_europe.turns import end_turn, gate, open_kinds
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.games.ttr_europe import claim, draw, stations, tickets, tunnels
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.service.games.ttr_europe.turns import end_turn, gate, open_kinds
 
 State = dict[str, Any]
 Action = dict[str, Any]

@@ -14,7 +14,7 @@ import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from service.games.ttr_europe.board import PARTNER, ROUTES, ROUTES_AT, RULES, TICKETS, Route
+from tabletop_server.service.games.ttr_europe.board import PARTNER, ROUTES, ROUTES_AT, RULES, TICKETS, Route
 
 # The cost of crossing another player's route when looking for a station's detour: high, so that
 # the detour borrows as few routes as it can.

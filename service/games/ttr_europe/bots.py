@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from google.protobuf.message import Message
 from tabletop.v1 import ttr_europe_pb2 as pb
 
-from service.engine.bots import Bot
-from service.engine.rng import Rng
-from service.engine.ruleset import Action
-from service.games.ttr_europe.board import CARD_CODE, GRAY, LOCO, PARTNER, ROUTES, TICKETS
-from service.games.ttr_europe.bot_paths import Board, plan_routes
+from tabletop_server.service.engine.bots import Bot
+from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.engine.ruleset import Action
+from tabletop_server.service.games.ttr_europe.board import CARD_CODE, GRAY, LOCO, PARTNER, ROUTES, TICKETS
+from tabletop_server.service.games.ttr_europe.bot_paths import Board, plan_routes
 
 # The share of its trains a seat plans to spend on tickets when choosing them: routes of the plan
 # get taken by others and detours cost more (measured in basic-only games: a plan of 60% of the

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.rng import Rng
-from service.games.ttr_europe.board import CARD_NAMES, COLORS, LOCO, RULES
+from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.games.ttr_europe.board import CARD_NAMES, COLORS, LOCO, RULES
 
 State = dict[str, Any]
 Event = dict[str, Any]

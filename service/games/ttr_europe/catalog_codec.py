@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tabletop.v1 import ttr_europe_pb2 as pb
 
-from service.games.ttr_europe.board import (
+from tabletop_server.service.games.ttr_europe.board import (
     CITIES,
     GRAY,
     PARTNER,
@@ -19,7 +19,7 @@ from service.games.ttr_europe.board import (
     TICKETS,
     VIEWBOX,
 )
-from service.games.ttr_europe.view import COLOR_PB, ticket_pb
+from tabletop_server.service.games.ttr_europe.view import COLOR_PB, ticket_pb
 
 
 def encode_catalog() -> pb.TtrEuropeCatalog:

@@ -14,10 +14,10 @@ from typing import Any
 from google.protobuf.message import Message
 from tabletop.v1 import ttr_europe_pb2 as pb
 
-from service.engine.errors import EngineReason, MalformedAction
-from service.games.ttr_europe.board import CARD_NAMES, CITIES, COLORS, ROUTES, RULES
-from service.games.ttr_europe.reasons import TtrReason
-from service.games.ttr_europe.view import score_pb, ticket_pb
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction
+from tabletop_server.service.games.ttr_europe.board import CARD_NAMES, CITIES, COLORS, ROUTES, RULES
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.service.games.ttr_europe.view import score_pb, ticket_pb
 
 Action = dict[str, Any]
 Event = dict[str, Any]

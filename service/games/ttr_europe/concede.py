@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.errors import EngineReason, RuleError
-from service.games.ttr_europe.tunnels import give_up_tunnel
-from service.games.ttr_europe.turns import conceded, end_turn, finish, playing, start_play
+from tabletop_server.service.engine.errors import EngineReason, RuleError
+from tabletop_server.service.games.ttr_europe.tunnels import give_up_tunnel
+from tabletop_server.service.games.ttr_europe.turns import conceded, end_turn, finish, playing, start_play
 
 State = dict[str, Any]
 Event = dict[str, Any]

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.errors import MalformedAction, RuleError
-from service.games.ttr_europe.board import CARD_CODE, COLORS, GRAY, LOCO
-from service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.games.ttr_europe.board import CARD_CODE, COLORS, GRAY, LOCO
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 
 NO_COLOR = -2  # a payment made of locomotives only (distinct from GRAY)
 Payment = tuple[int, int, int]

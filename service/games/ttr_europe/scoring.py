@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from itertools import product
 from typing import Any
 
-from service.games.ttr_europe.board import ROUTES, ROUTES_AT, RULES, TICKETS
+from tabletop_server.service.games.ttr_europe.board import ROUTES, ROUTES_AT, RULES, TICKETS
 
 State = dict[str, Any]
 Edge = tuple[str, str, int]  # city, city, length

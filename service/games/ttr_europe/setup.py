@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.errors import EngineReason, MalformedAction
-from service.engine.rng import Rng, seed_state
-from service.games.ttr_europe.board import LONG_TICKETS, REGULAR_TICKETS, ROUTE_IDS, RULES
-from service.games.ttr_europe.cards import EMPTY, new_deck, refill_face_up
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction
+from tabletop_server.service.engine.rng import Rng, seed_state
+from tabletop_server.service.games.ttr_europe.board import LONG_TICKETS, REGULAR_TICKETS, ROUTE_IDS, RULES
+from tabletop_server.service.games.ttr_europe.cards import EMPTY, new_deck, refill_face_up
 
 State = dict[str, Any]
 STATE_VERSION = 1

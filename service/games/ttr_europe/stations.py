@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.errors import MalformedAction, RuleError
-from service.games.ttr_europe import payment
-from service.games.ttr_europe.board import CITIES, CITY_NAMES, GRAY, RULES
-from service.games.ttr_europe.cards import take_from_hand
-from service.games.ttr_europe.reasons import TtrReason
-from service.games.ttr_europe.turns import end_turn
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.games.ttr_europe import payment
+from tabletop_server.service.games.ttr_europe.board import CITIES, CITY_NAMES, GRAY, RULES
+from tabletop_server.service.games.ttr_europe.cards import take_from_hand
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.service.games.ttr_europe.turns import end_turn
 
 State = dict[str, Any]
 Event = dict[str, Any]

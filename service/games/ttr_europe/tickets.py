@@ -11,10 +11,10 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Any
 
-from service.engine.errors import MalformedAction, RuleError
-from service.games.ttr_europe.board import RULES, TICKETS
-from service.games.ttr_europe.reasons import TtrReason
-from service.games.ttr_europe.turns import end_turn, start_play
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.games.ttr_europe.board import RULES, TICKETS
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.service.games.ttr_europe.turns import end_turn, start_play
 
 State = dict[str, Any]
 Event = dict[str, Any]

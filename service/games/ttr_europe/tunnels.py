@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.games.ttr_europe import payment
-from service.games.ttr_europe.board import LOCO, ROUTES, RULES, Route
-from service.games.ttr_europe.cards import draw_top, name_of, take_from_hand
-from service.games.ttr_europe.claim import place_route
-from service.games.ttr_europe.turns import end_turn
+from tabletop_server.service.games.ttr_europe import payment
+from tabletop_server.service.games.ttr_europe.board import LOCO, ROUTES, RULES, Route
+from tabletop_server.service.games.ttr_europe.cards import draw_top, name_of, take_from_hand
+from tabletop_server.service.games.ttr_europe.claim import place_route
+from tabletop_server.service.games.ttr_europe.turns import end_turn
 
 State = dict[str, Any]
 Event = dict[str, Any]

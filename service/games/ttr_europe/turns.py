@@ -11,11 +11,11 @@ from __future__ import annotations
 from copy import deepcopy
 from typing import Any
 
-from service.engine.errors import EngineReason, RuleError
-from service.games.ttr_europe.board import RULES
-from service.games.ttr_europe.cards import EMPTY, refill_face_up
-from service.games.ttr_europe.reasons import TtrReason
-from service.games.ttr_europe.scoring import final_result
+from tabletop_server.service.engine.errors import EngineReason, RuleError
+from tabletop_server.service.games.ttr_europe.board import RULES
+from tabletop_server.service.games.ttr_europe.cards import EMPTY, refill_face_up
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.service.games.ttr_europe.scoring import final_result
 
 State = dict[str, Any]
 Event = dict[str, Any]

@@ -13,8 +13,8 @@ from typing import Any
 
 from tabletop.v1 import ttr_europe_pb2 as pb
 
-from service.games.ttr_europe.board import LOCO, TICKETS
-from service.games.ttr_europe.turns import to_act
+from tabletop_server.service.games.ttr_europe.board import LOCO, TICKETS
+from tabletop_server.service.games.ttr_europe.turns import to_act
 
 State = dict[str, Any]
 Event = dict[str, Any]

@@ -14,15 +14,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang import codec, tables
-from service.games.bang.catalog import Character, card_row
-from service.games.bang.characters import ABILITIES, Ability
-from service.games.bang.pending import STEPS, Step, step
-from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, discard_from_hand, draw, player, trait
-from service.games.bang.turn import START_STEPS, check_uses_left, count_use, uses
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang import codec, tables
+from tabletop_server.service.games.bang.catalog import Character, card_row
+from tabletop_server.service.games.bang.characters import ABILITIES, Ability
+from tabletop_server.service.games.bang.pending import STEPS, Step, step
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import Request, discard_from_hand, draw, player, trait
+from tabletop_server.service.games.bang.turn import START_STEPS, check_uses_left, count_use, uses
 
 ROWS: dict[str, dict[str, Any]] = {
     # Pony Express: green, draw 3 when used.

@@ -28,11 +28,11 @@ from typing import Any
 
 import pytest
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games import bang
-from service.games.bang.state import all_cards
-from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, deck_and_characters
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.state import all_cards
+from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, deck_and_characters
 
 SUIT_LETTER = {"h": "hearts", "d": "diamonds", "c": "clubs", "s": "spades"}
 
@@ -76,7 +76,7 @@ def ad_table(n: int = 4, **kw: Any) -> State:
 def set_cubes(state: State, seat: int, holder: str, count: int) -> None:
     """Put exactly ``count`` cubes on a holder of ``seat`` (``"character"`` or an orange card's id in
     play), taken from or given back to the supply, so the 32 are conserved."""
-    from service.games.bang import cubes
+    from tabletop_server.service.games.bang import cubes
     have = cubes.on(state, seat, holder)
     state["supply"] -= count - have
     assert state["supply"] >= 0, "not that many cubes left in the supply"
@@ -91,7 +91,7 @@ def set_cubes(state: State, seat: int, holder: str, count: int) -> None:
 
 def cubes_on(state: State, seat: int, holder: str = "character") -> int:
     """Cubes on a holder of ``seat`` (his character by default, or an orange card's id)."""
-    from service.games.bang import cubes
+    from tabletop_server.service.games.bang import cubes
     return cubes.on(state, seat, holder)
 
 

@@ -17,12 +17,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from bang_helpers import table
 
-from service.engine.ruleset import State
-from service.games.bang import catalog
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games.bang import catalog
 
 # The module, not the package's ``setup`` function of the same name (``from service.games.bang
 # import setup`` gives the function, and patching it would change nothing).
-setup = importlib.import_module("service.games.bang.setup")
+setup = importlib.import_module("tabletop_server.service.games.bang.setup")
 
 
 @pytest.fixture

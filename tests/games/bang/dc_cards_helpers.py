@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from bang_helpers import act, table
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games import bang
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games import bang
 
 
 def dc_table(n: int = 4, **kw: Any) -> State:

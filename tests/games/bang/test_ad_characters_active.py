@@ -18,9 +18,9 @@ from bang_helpers import (
     set_cubes,
 )
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games import bang
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games import bang
 
 pytestmark = pytest.mark.usefixtures("armed")
 

@@ -15,9 +15,9 @@ from bang_helpers import (
     set_cubes,
 )
 
-from service.engine.ruleset import Action, Event, State
-from service.games import bang
-from service.games.bang import cubes
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import cubes
 
 pytestmark = pytest.mark.usefixtures("armed")
 

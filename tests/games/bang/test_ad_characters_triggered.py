@@ -25,10 +25,10 @@ from bang_helpers import (
 )
 from tabletop.v1 import bang_pb2
 
-from service.engine.ruleset import Action, Event, State
-from service.games import bang
-from service.games.bang import cubes
-from service.games.bang.tables import CHARACTERS
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import cubes
+from tabletop_server.service.games.bang.tables import CHARACTERS
 
 pytestmark = pytest.mark.usefixtures("armed")
 

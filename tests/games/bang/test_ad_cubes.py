@@ -25,11 +25,11 @@ from bang_helpers import (
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
-from service.engine.ruleset import State
-from service.games import bang
-from service.games.bang import cubes
-from service.games.bang.state import all_cards
-from service.games.bang.tables import TYPE_OF, deck_and_characters
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import cubes
+from tabletop_server.service.games.bang.state import all_cards
+from tabletop_server.service.games.bang.tables import TYPE_OF, deck_and_characters
 
 pytestmark = pytest.mark.usefixtures("armed")
 

@@ -22,8 +22,8 @@ from bang_helpers import (
     table_keys,
 )
 
-from service.engine.ruleset import Action, Event, State
-from service.games import bang
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games import bang
 
 pytestmark = pytest.mark.usefixtures("armed")
 
@@ -655,7 +655,7 @@ def test_a_red_bomb_check_passes_it_with_its_cubes_to_a_chosen_player() -> None:
 
 def card_id_of(st: State, sign: str) -> str:
     """The id of the discarded card of that sign."""
-    from service.games.bang.tables import CARDS
+    from tabletop_server.service.games.bang.tables import CARDS
     return next(str(c) for c in st["discard"] if CARDS[c].rank + CARDS[c].suit[0] == sign)
 
 

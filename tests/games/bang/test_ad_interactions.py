@@ -9,9 +9,9 @@ from collections import Counter
 import pytest
 from bang_helpers import act, ad_table, chars, cubes_on, equip, give, orange, play, refused, set_cubes
 
-from service.games import bang
-from service.games.bang.state import all_cards
-from service.games.bang.tables import CARDS, CHARACTERS, TYPE_OF, deck_and_characters
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.state import all_cards
+from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, TYPE_OF, deck_and_characters
 
 pytestmark = pytest.mark.usefixtures("armed")
 DC = ["dodge_city"]

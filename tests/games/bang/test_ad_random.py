@@ -21,13 +21,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_dc_cards_random import check_listing_is_complete
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, State
-from service.games import bang
-from service.games.bang import codec, cubes
-from service.games.bang.actions import check
-from service.games.bang.pending import REQUESTS
-from service.games.bang.state import all_cards
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import codec, cubes
+from tabletop_server.service.games.bang.actions import check
+from tabletop_server.service.games.bang.pending import REQUESTS
+from tabletop_server.service.games.bang.state import all_cards
 
 pytestmark = pytest.mark.usefixtures("armed")
 GAMES = 24

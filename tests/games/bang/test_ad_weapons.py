@@ -24,9 +24,9 @@ from bang_helpers import (
 )
 from tabletop.v1 import bang_pb2
 
-from service.engine.ruleset import Action, State
-from service.games import bang
-from service.games.bang.state import weapon
+from tabletop_server.service.engine.ruleset import Action, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.state import weapon
 
 pytestmark = pytest.mark.usefixtures("armed")
 

@@ -15,13 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.bots import TABLES, play_game, run_table
-from service.engine.bots import choose
-from service.engine.rng import Rng, seed_state
-from service.engine.ruleset import Action, State
-from service.games import bang
-from service.games.bang.bots import basic
-from service.games.bang.tables import KEY_OF
-from service.games.bang.view import role_visible
+from tabletop_server.service.engine.bots import choose
+from tabletop_server.service.engine.rng import Rng, seed_state
+from tabletop_server.service.engine.ruleset import Action, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.bots import basic
+from tabletop_server.service.games.bang.tables import KEY_OF
+from tabletop_server.service.games.bang.view import role_visible
 
 BANG_TABLES = [t for t in TABLES if t.ruleset is bang]
 DODGE_CITY = {"expansions": ["dodge_city"]}

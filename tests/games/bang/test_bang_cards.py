@@ -16,8 +16,8 @@ from bang_helpers import (
     table_keys,
 )
 
-from service.engine.errors import RuleError
-from service.games import bang
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.games import bang
 
 
 def reason(fn: object, *args: object, **kw: object) -> str:
@@ -324,7 +324,7 @@ def test_barrel_failed_draw_then_missed() -> None:
 
 @pytest.mark.rule("BANG-036", "BANG-037", "BANG-038")
 def test_mustang_and_scope_distances() -> None:
-    from service.games.bang.distance import distance
+    from tabletop_server.service.games.bang.distance import distance
     st = table(6)
     equip(st, 0, ["mustang"])
     assert [distance(st, s, 0) for s in range(1, 6)] == [2, 3, 4, 3, 2]
@@ -341,7 +341,7 @@ def test_mustang_and_scope_distances() -> None:
 @pytest.mark.parametrize("weapon,reach", [(None, 1), ("volcanic", 1), ("schofield", 2), ("remington", 3),
                                            ("rev_carabine", 4), ("winchester", 5)])
 def test_weapon_ranges(weapon: str | None, reach: int) -> None:
-    from service.games.bang.distance import in_reach
+    from tabletop_server.service.games.bang.distance import in_reach
     st = table(7)
     if weapon:
         equip(st, 0, [weapon])
@@ -353,7 +353,7 @@ def test_weapon_ranges(weapon: str | None, reach: int) -> None:
 
 @pytest.mark.rule("BANG-041")
 def test_new_weapon_replaces_the_old_and_losing_it_brings_back_the_colt() -> None:
-    from service.games.bang.distance import weapon_range
+    from tabletop_server.service.games.bang.distance import weapon_range
     st = table(4)
     sch, rem = give(st, 0, ["schofield", "remington"])
     play(st, 0, sch)

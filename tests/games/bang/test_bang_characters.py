@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from bang_helpers import act, equip, give, hand_keys, pass_all, pending_kind, play, stack_deck, table
 
-from service.engine.errors import RuleError
-from service.games import bang
-from service.games.bang.distance import distance
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.distance import distance
 
 
 def chars(n: int, **at: str) -> list[str]:
@@ -348,7 +348,7 @@ def test_every_character_has_a_scenario() -> None:
     import ast
     from pathlib import Path
 
-    from service.games.bang.tables import CHARACTERS
+    from tabletop_server.service.games.bang.tables import CHARACTERS
     seated = {"black_jack"}
     here = Path(__file__)  # and the Dodge City characters' own scenario files
     for path in [here, *sorted(here.parent.glob("test_dc_characters_*.py")),

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import MalformedAction
-from service.games import bang
+from tabletop_server.service.engine.errors import MalformedAction
+from tabletop_server.service.games import bang
 
 ACTIONS = [
     {"type": "play", "card": "base.bang.2c", "target": 0},

@@ -15,11 +15,11 @@ from bang_helpers import act, chars, dead, give, hand_keys, pending_kind, play, 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.engine.errors import EngineReason, RuleError
-from service.engine.rng import Rng, seed_state
-from service.games import bang
-from service.games.bang.reasons import Reason
-from service.games.bang.state import all_cards
+from tabletop_server.service.engine.errors import EngineReason, RuleError
+from tabletop_server.service.engine.rng import Rng, seed_state
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import all_cards
 
 State = dict[str, Any]
 

@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from bang_helpers import rewrite
 
-from service.games.bang import catalog
-from service.games.bang.characters import ABILITIES
-from service.games.bang.damage import WIN_RULES
-from service.games.bang.effects import EFFECTS
-from service.games.bang.tables import DECK
+from tabletop_server.service.games.bang import catalog
+from tabletop_server.service.games.bang.characters import ABILITIES
+from tabletop_server.service.games.bang.damage import WIN_RULES
+from tabletop_server.service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang.tables import DECK
 
 DATA = catalog.DATA
 DC_ROW: dict[str, Any] = {"key": "t_punch", "name": "Punch", "color": "brown", "effect": "bang", "target": "other",

@@ -14,8 +14,8 @@ from bang_core_helpers import extra_cards
 from bang_helpers import act, equip, give, kinds, pending_kind, play, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import MalformedAction, RuleError
-from service.games import bang
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.games import bang
 
 
 def test_a_card_with_a_cost_is_listed_once_then_its_cost_is_asked() -> None:

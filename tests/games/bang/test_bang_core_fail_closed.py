@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from bang_helpers import give, table
 
-from service.games import bang
-from service.games.bang.codec import EVENT_PB
-from service.games.bang.view import VISIBILITY
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.codec import EVENT_PB
+from tabletop_server.service.games.bang.view import VISIBILITY
 
 
 def test_an_event_kind_without_a_visibility_rule_raises_in_the_projection() -> None:

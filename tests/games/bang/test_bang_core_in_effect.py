@@ -14,9 +14,9 @@ import pytest
 from bang_core_helpers import extra_cards, extra_characters
 from bang_helpers import act, equip, give, kinds, pending_kind, play, table
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, State
-from service.games import bang
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, State
+from tabletop_server.service.games import bang
 
 BELLE = ["t_belle", "black_jack", "black_jack", "black_jack", "black_jack"]
 

@@ -16,9 +16,9 @@ import pytest
 from bang_helpers import give, table
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.engine.errors import RuleError
-from service.games import bang
-from service.games.bang import versions
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import versions
 from tests.helpers import bearer, create_game, error_info
 
 

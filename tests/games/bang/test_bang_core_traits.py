@@ -10,9 +10,9 @@ from __future__ import annotations
 from bang_core_helpers import extra_characters
 from bang_helpers import act, duel_kill, give, hand_keys, kinds, pending_kind, play, table
 
-from service.games import bang
-from service.games.bang.catalog import KillRule
-from service.games.bang.tables import KILL_RULES
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.catalog import KillRule
+from tabletop_server.service.games.bang.tables import KILL_RULES
 
 
 def test_a_hand_limit_trait_replaces_the_life_limit() -> None:

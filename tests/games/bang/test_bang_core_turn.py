@@ -14,9 +14,9 @@ import pytest
 from bang_core_helpers import extra_characters, start_step_before
 from bang_helpers import act, equip, give, stack_deck, table
 
-from service.engine.errors import RuleError
-from service.games import bang
-from service.games.bang.turn import START_STEPS
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.turn import START_STEPS
 
 
 def test_the_start_of_turn_runs_the_listed_steps_in_order() -> None:
@@ -42,7 +42,7 @@ def test_the_start_of_turn_runs_the_listed_steps_in_order() -> None:
 def test_a_start_step_of_one_character_is_queued_only_for_that_characters_turn(expansions: list[str]) -> None:
     """Vera Custer's steps are queued in her turns only: every other turn (and every base game) starts
     with the three base steps, as before the expansion (its cost is paid only where it applies)."""
-    from service.games.bang.turn import start_turn
+    from tabletop_server.service.games.bang.turn import start_turn
 
     st = table(4, chars=["black_jack", "vera_custer", "black_jack", "black_jack"], expansions=expansions)
     start_turn(st, 2, [])
@@ -80,7 +80,7 @@ def test_without_a_limit_an_ability_is_unlimited() -> None:
 
 def test_add_start_step_inserts_just_before_its_step_and_refuses_a_second_time() -> None:
     """How an expansion adds a start-of-turn step (the Bomb after the Jail, Vera Custer's choice)."""
-    from service.games.bang.turn import add_start_step
+    from tabletop_server.service.games.bang.turn import add_start_step
 
     before = list(START_STEPS)
     try:
@@ -96,7 +96,7 @@ def test_add_start_step_inserts_just_before_its_step_and_refuses_a_second_time()
 def test_a_start_step_added_for_one_character_is_queued_only_in_that_characters_turns() -> None:
     """``add_start_step(..., character=key)``: the step runs at the start of that (printed) character's
     turns only, as Vera Custer's two do; every other turn starts without it."""
-    from service.games.bang.turn import START_STEP_CHARACTER, add_start_step, start_turn
+    from tabletop_server.service.games.bang.turn import START_STEP_CHARACTER, add_start_step, start_turn
 
     before = list(START_STEPS)
     try:

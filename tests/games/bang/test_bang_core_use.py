@@ -13,10 +13,10 @@ import pytest
 from bang_core_helpers import extra_cards
 from bang_helpers import act, equip, give, kinds, pending_kind, play, table
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import State
-from service.games import bang
-from service.games.bang import codec
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import codec
 
 
 def until_turn(state: State, seat: int) -> None:

@@ -12,9 +12,9 @@ import pytest
 from bang_core_helpers import extra_cards
 from bang_helpers import equip, give, play, table
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import State
-from service.games import bang
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games import bang
 
 
 def refusal(state: State, seat: int, action: dict[str, object]) -> tuple[str, str, dict[str, str]]:

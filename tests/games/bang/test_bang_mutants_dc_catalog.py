@@ -26,11 +26,11 @@ from typing import Any
 import pytest
 from bang_helpers import rewrite
 
-from service.games.bang import catalog, tables
-from service.games.bang.catalog import Card, CardType, Character, DataError, Mode, Role
-from service.games.bang.characters import ABILITIES
-from service.games.bang.damage import WIN_RULES
-from service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang import catalog, tables
+from tabletop_server.service.games.bang.catalog import Card, CardType, Character, DataError, Mode, Role
+from tabletop_server.service.games.bang.characters import ABILITIES
+from tabletop_server.service.games.bang.damage import WIN_RULES
+from tabletop_server.service.games.bang.effects import EFFECTS
 
 # The facts of data/roles.json, written out.
 ROLES = {

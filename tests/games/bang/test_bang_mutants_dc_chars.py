@@ -13,9 +13,9 @@ import pytest
 from bang_helpers import act, chars, equip, give, pending_kind, refusal, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import MalformedAction
-from service.engine.ruleset import Action, Event, State
-from service.games import bang
+from tabletop_server.service.engine.errors import MalformedAction
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games import bang
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]

@@ -10,9 +10,9 @@ from bang_helpers import act, chars, equip, give, play, refusal
 from dc_cards_helpers import dc_table, use
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import MalformedAction
-from service.games import bang
-from service.games.bang.tables import KEY_OF
+from tabletop_server.service.engine.errors import MalformedAction
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.tables import KEY_OF
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 

@@ -13,9 +13,9 @@ import pytest
 from bang_helpers import act, chars, dead, equip, give, pending_kind, play, refusal, stack_deck, table
 from dc_cards_helpers import until_turn
 
-from service.engine.errors import MalformedAction
-from service.engine.ruleset import Action, State
-from service.games import bang
+from tabletop_server.service.engine.errors import MalformedAction
+from tabletop_server.service.engine.ruleset import Action, State
+from tabletop_server.service.games import bang
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]

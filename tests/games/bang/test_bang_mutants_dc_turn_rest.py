@@ -15,8 +15,8 @@ import pytest
 from bang_helpers import act, chars, equip, give, pending_kind, refusal, stack_deck, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.ruleset import Action, State
-from service.games import bang
+from tabletop_server.service.engine.ruleset import Action, State
+from tabletop_server.service.games import bang
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]

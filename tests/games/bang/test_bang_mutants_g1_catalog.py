@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from bang_helpers import rewrite
 
-from service.games.bang import catalog
-from service.games.bang.catalog import CardType, DataError, KillRule
-from service.games.bang.characters import ABILITIES
-from service.games.bang.damage import WIN_RULES
-from service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang import catalog
+from tabletop_server.service.games.bang.catalog import CardType, DataError, KillRule
+from tabletop_server.service.games.bang.characters import ABILITIES
+from tabletop_server.service.games.bang.damage import WIN_RULES
+from tabletop_server.service.games.bang.effects import EFFECTS
 
 STANDARD = (KillRule("outlaw", "any", "draw", 3), KillRule("deputy", "sheriff", "discard_all", 0))
 

@@ -14,13 +14,13 @@ from typing import Any
 import pytest
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import EngineReason, MalformedAction
-from service.games import bang
-from service.games.bang import codec
-from service.games.bang.tables import BASE_CHARACTERS
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import codec
+from tabletop_server.service.games.bang.tables import BASE_CHARACTERS
 
 # The module, not the package's ``setup`` function of the same name.
-setup = importlib.import_module("service.games.bang.setup")
+setup = importlib.import_module("tabletop_server.service.games.bang.setup")
 
 
 def refusal(options: dict[str, Any], seats: int = 4) -> MalformedAction:

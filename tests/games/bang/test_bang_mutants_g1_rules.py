@@ -12,7 +12,7 @@ import pytest
 from bang_core_helpers import extra_cards, extra_characters
 from bang_helpers import act, equip, give, kinds, pending_kind, play, table
 
-from service.games import bang
+from tabletop_server.service.games import bang
 
 PLAIN = ["willy_the_kid"] * 4  # no phase-1 ability, no distance change
 

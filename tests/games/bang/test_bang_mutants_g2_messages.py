@@ -14,11 +14,11 @@ import pytest
 from bang_core_helpers import extra_cards, extra_characters
 from bang_helpers import act, equip, give, pending_kind, play, table
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import State
-from service.games import bang
-from service.games.bang import actions, versions
-from service.games.bang.tables import TYPES
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import actions, versions
+from tabletop_server.service.games.bang.tables import TYPES
 
 
 def refusal(state: State, seat: int, action: Any) -> RuleError:

@@ -19,10 +19,10 @@ from bang_core_helpers import ROWS, extra_cards, extra_characters
 from bang_helpers import act, dead, equip, give, kinds, pending_kind, play, stack_deck, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, State
-from service.games import bang
-from service.games.bang import tables
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import tables
 
 ROWS.setdefault("t_cancan", {"key": "t_cancan", "name": "Test Can Can", "color": "green", "effect": "green",
                              "use": {"effect": "cat_balou", "target": "any", "range": "any"}})

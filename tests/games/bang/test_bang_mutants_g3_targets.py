@@ -18,12 +18,12 @@ import pytest
 from bang_core_helpers import extra_cards, extra_characters
 from bang_helpers import act, equip, give, kinds, pending_kind, play, table
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import State
-from service.games import bang
-from service.games.bang import tables
-from service.games.bang.catalog import Character
-from service.games.bang.characters import ABILITIES, Ability
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import tables
+from tabletop_server.service.games.bang.catalog import Character
+from tabletop_server.service.games.bang.characters import ABILITIES, Ability
 
 
 class _UnaffectedByOthers(Ability):

@@ -18,12 +18,12 @@ import pytest
 from bang_helpers import act, give, pending_kind, rewrite, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import MalformedAction
-from service.games import bang
-from service.games.bang import catalog, damage
-from service.games.bang.characters import ABILITIES
-from service.games.bang.effects import EFFECTS
-from service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, ROLES, TYPES, WIN_RULE_OF
+from tabletop_server.service.engine.errors import MalformedAction
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import catalog, damage
+from tabletop_server.service.games.bang.characters import ABILITIES
+from tabletop_server.service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, ROLES, TYPES, WIN_RULE_OF
 
 REAL_DATA = catalog.DATA
 

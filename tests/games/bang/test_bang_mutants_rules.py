@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 from bang_helpers import act, dead, equip, give, kinds, pending_kind, play, stack_deck, table
 
-from service.engine.errors import RuleError
-from service.games import bang
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.games import bang
 
 
 def chars(n: int, **at: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from bang_helpers import act, equip, give, kinds, pending_kind, play, stack_deck, table
 
-from service.games import bang
+from tabletop_server.service.games import bang
 
 
 def test_multi_target_cards_resolve_clockwise_from_the_left_of_the_attacker() -> None:

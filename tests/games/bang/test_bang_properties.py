@@ -14,10 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.engine.errors import RuleError
-from service.games import bang
-from service.games.bang.state import all_cards
-from service.games.bang.tables import CARDS, DECK, TYPE_OF
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.state import all_cards
+from tabletop_server.service.games.bang.tables import CARDS, DECK, TYPE_OF
 
 BOT_GAMES = 1000
 MAX_ACTIONS = 5000

@@ -15,11 +15,11 @@ from grpc_status import rpc_status
 from tabletop.v1 import bang_pb2, game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from service.engine.errors import EngineReason, MalformedAction
-from service.engine.ruleset import State
-from service.games import bang
-from service.games.bang.setup import setup as deal
-from service.games.bang.tables import BASE_CHARACTERS, CHARACTERS, DECK, ROLE_POOLS
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.setup import setup as deal
+from tabletop_server.service.games.bang.tables import BASE_CHARACTERS, CHARACTERS, DECK, ROLE_POOLS
 from tests.helpers import create_game, error_info
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 from bang_helpers import act, card_id, equip, give, kinds, pending_kind, play, stack_deck, table
 
-from service.engine.errors import MalformedAction, RuleError
-from service.games import bang
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.games import bang
 
 
 @pytest.mark.rule("BANG-095", "BANG-049", "BANG-016")

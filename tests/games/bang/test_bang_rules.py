@@ -9,11 +9,19 @@ from pathlib import Path
 import pytest
 from bang_helpers import act, equip, give, kinds, pass_all, pending_kind, play, table
 
-from service.engine.errors import EngineReason, MalformedAction, RuleError
-from service.games import bang
-from service.games.bang import actions, catalog
-from service.games.bang.distance import distance
-from service.games.bang.tables import BASE_CHARACTERS, CARDS, CHARACTERS, DECK, ROLE_POOLS, ROLES, TYPES
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction, RuleError
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import actions, catalog
+from tabletop_server.service.games.bang.distance import distance
+from tabletop_server.service.games.bang.tables import (
+    BASE_CHARACTERS,
+    CARDS,
+    CHARACTERS,
+    DECK,
+    ROLE_POOLS,
+    ROLES,
+    TYPES,
+)
 
 GAME_DIR = Path(bang.__file__).parent
 FORBIDDEN = {"grpc", "redis", "flask", "time", "random", "os"}
@@ -275,8 +283,8 @@ def test_data_rows_equal_the_reference_cards() -> None:
 
 
 def test_validation_names_the_bad_row() -> None:
-    from service.games.bang.characters import ABILITIES
-    from service.games.bang.effects import EFFECTS
+    from tabletop_server.service.games.bang.characters import ABILITIES
+    from tabletop_server.service.games.bang.effects import EFFECTS
     args = [TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, EFFECTS, ABILITIES]
     catalog.validate(*args)  # type: ignore[arg-type]
     bad_types = {**TYPES, "bang": dataclasses.replace(TYPES["bang"], effect="bang_bang")}
@@ -295,10 +303,10 @@ def test_validation_names_the_bad_row() -> None:
 
 
 def test_registering_a_name_twice_raises() -> None:
-    from service.games.bang.characters import Ability, ability
-    from service.games.bang.checks import check, is_heart
-    from service.games.bang.effects import Effect, effect
-    from service.games.bang.pending import RequestKind, Step, request, step
+    from tabletop_server.service.games.bang.characters import Ability, ability
+    from tabletop_server.service.games.bang.checks import check, is_heart
+    from tabletop_server.service.games.bang.effects import Effect, effect
+    from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
     with pytest.raises(ValueError):
         effect("bang")(type("Again", (Effect,), {}))
     with pytest.raises(ValueError):
@@ -309,7 +317,7 @@ def test_registering_a_name_twice_raises() -> None:
         step("after_hit")(type("Again", (Step,), {}))
     with pytest.raises(ValueError):
         check("jail", is_heart)(lambda *a: None)
-    from service.games.bang.damage import win_rule
+    from tabletop_server.service.games.bang.damage import win_rule
     with pytest.raises(ValueError):
         win_rule("standard")(lambda *a: None)
 

@@ -12,7 +12,7 @@ import requests
 from tabletop.v1 import bang_pb2, game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from rest.app import HttpServer, create_app, serve
+from tabletop_server.rest.app import HttpServer, create_app, serve
 from tests.helpers import bearer, create_game, error_info
 
 MAX_ACTIONS = 3000

@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 from bang_helpers import act, card_id, equip, give, kinds, pending_kind, play, stack_deck, table, table_keys
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, State
-from service.games import bang
-from service.games.bang.catalog import RANK_VALUE
-from service.games.bang.tables import CARDS
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.catalog import RANK_VALUE
+from tabletop_server.service.games.bang.tables import CARDS
 
 SUITS = ("hearts", "diamonds", "clubs", "spades")
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
@@ -493,7 +493,7 @@ def test_request_and_step_kinds_share_one_namespace() -> None:
 
     Registered here at run time (the real kinds register at import, before any test).
     """
-    from service.games.bang.pending import REQUESTS, STEPS, RequestKind, Step, request, step
+    from tabletop_server.service.games.bang.pending import REQUESTS, STEPS, RequestKind, Step, request, step
     try:
         probe = request("strength_probe")(type("Probe", (RequestKind,), {}))
         assert isinstance(REQUESTS["strength_probe"], probe)
@@ -512,7 +512,7 @@ def test_request_and_step_kinds_share_one_namespace() -> None:
 
 def test_a_registered_draw_check_keeps_its_rule_and_outcome() -> None:
     """``check`` registers (good, resolve) as given and returns the outcome function unchanged."""
-    from service.games.bang.checks import CHECKS, check, is_heart
+    from tabletop_server.service.games.bang.checks import CHECKS, check, is_heart
 
     def outcome(state: State, seat: int, good: bool, events: list[dict[str, object]]) -> None:
         """A draw! outcome that does nothing."""

@@ -11,10 +11,10 @@ from __future__ import annotations
 import pytest
 from bang_helpers import act, dead, duel_kill, equip, give, kinds, pending_kind, stack_deck, table
 
-from service.engine.errors import RuleError
-from service.games import bang
-from service.games.bang.tables import CHARACTERS, ROLE_POOLS
-from service.games.bang.view import PHASES
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.tables import CHARACTERS, ROLE_POOLS
+from tabletop_server.service.games.bang.view import PHASES
 
 FIVE = ["sheriff", "deputy", "outlaw", "renegade", "outlaw"]
 

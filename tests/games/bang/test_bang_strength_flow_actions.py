@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from bang_helpers import equip, give, table
 
-from service.engine.errors import MalformedAction
-from service.games import bang
+from tabletop_server.service.engine.errors import MalformedAction
+from tabletop_server.service.games import bang
 
 
 @pytest.mark.rule("BANG-017", "BANG-039", "BANG-051")
@@ -50,7 +50,7 @@ def test_a_malformed_draw_is_refused_before_the_rules(action: dict[str, object],
 
 def test_marks_of_other_cards_stay_when_a_card_without_marks_leaves_play() -> None:
     """``leave_play``/``clear_table`` drop only the leaving cards' marks (expansions keep marks per card)."""
-    from service.games.bang.state import clear_table, leave_play
+    from tabletop_server.service.games.bang.state import clear_table, leave_play
     st = table(4)
     a, b = equip(st, 0, ["barrel", "mustang"])
     c = equip(st, 1, ["scope"])[0]

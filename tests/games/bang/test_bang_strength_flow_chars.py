@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 from bang_helpers import act, equip, give, kinds, pass_all, pending_kind, play, stack_deck, table
 
-from service.engine.errors import RuleError
-from service.games import bang
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.games import bang
 
 
 def chars(n: int, **at: str) -> list[str]:

@@ -25,12 +25,12 @@ from typing import Any
 import pytest
 from bang_helpers import act, equip, give, stack_deck, table
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games import bang
-from service.games.bang.codec import EVENT_PB, ROLE_PB
-from service.games.bang.tables import CARDS, CHARACTERS, mode_of
-from service.games.bang.view import REQUEST_KINDS
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.codec import EVENT_PB, ROLE_PB
+from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, mode_of
+from tabletop_server.service.games.bang.view import REQUEST_KINDS
 
 pytestmark = pytest.mark.usefixtures("armed")  # Armed & Dangerous scenarios (a no-op once it is offered)
 SEEN_KINDS: set[str] = set()

@@ -8,7 +8,7 @@ import pytest
 from bang_helpers import act, equip, give, play, stack_deck, table
 from tabletop.v1 import bang_pb2
 
-from service.games import bang
+from tabletop_server.service.games import bang
 
 
 def chars(n: int, **at: str) -> list[str]:

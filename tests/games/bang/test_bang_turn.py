@@ -7,9 +7,9 @@ from collections import Counter
 import pytest
 from bang_helpers import act, give, hand_keys, kinds, pending_kind, play, stack_deck, table
 
-from service.engine.errors import MalformedAction, RuleError
-from service.games import bang
-from service.games.bang.state import all_cards
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.state import all_cards
 
 
 @pytest.mark.rule("BANG-004", "BANG-009", "BANG-013")
@@ -25,7 +25,7 @@ def test_setup_roles_life_and_first_turn(n: int) -> None:
         assert st["turn"] == sheriff
         assert len(all_cards(st)) == 80 and len(set(all_cards(st))) == 80
         for p in st["p"]:
-            from service.games.bang.tables import CHARACTERS
+            from tabletop_server.service.games.bang.tables import CHARACTERS
             bullets = CHARACTERS[p["char"]].life
             assert p["max"] == p["life"] == bullets + (p["role"] == "sheriff")
 
@@ -33,8 +33,10 @@ def test_setup_roles_life_and_first_turn(n: int) -> None:
 @pytest.mark.rule("BANG-010")
 @pytest.mark.parametrize("extra", [False, True])
 def test_sheriff_starting_hand_is_printed_bullets_unless_house_rule(extra: bool) -> None:
-    from service.games.bang.setup import setup as deal  # the deal alone, before the Sheriff's first draw
-    from service.games.bang.tables import CHARACTERS
+    from tabletop_server.service.games.bang.setup import (
+        setup as deal,  # the deal alone, before the Sheriff's first draw
+    )
+    from tabletop_server.service.games.bang.tables import CHARACTERS
     for seed in range(20):
         st = deal({"sheriff_extra_card": extra}, 4 + seed % 4, seed)
         for p in st["p"]:

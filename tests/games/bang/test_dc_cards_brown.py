@@ -7,8 +7,8 @@ import pytest
 from bang_helpers import act, equip, give, hand_keys, kinds, pending_kind, play, table_keys
 from dc_cards_helpers import dc_table, refused, use
 
-from service.games import bang
-from service.games.bang.tables import KEY_OF
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.tables import KEY_OF
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 

@@ -10,10 +10,10 @@ import pytest
 from bang_helpers import act, dead, equip, give, play, rewrite, stack_deck, table_keys
 from dc_cards_helpers import dc_table, refused
 
-from service.games import bang
-from service.games.bang import catalog, counts
-from service.games.bang.state import all_cards
-from service.games.bang.tables import CARDS, TYPE_OF, TYPES
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import catalog, counts
+from tabletop_server.service.games.bang.state import all_cards
+from tabletop_server.service.games.bang.tables import CARDS, TYPE_OF, TYPES
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 
@@ -74,9 +74,9 @@ def test_the_loaded_rows_match_the_printed_totals(data: Path) -> None:
     assert types == TYPES
     rewrite(data, "cards_dodge_city.json", lambda d: d["cards"][0]["copies"].pop())
     loaded = catalog.load()
-    from service.games.bang.characters import ABILITIES
-    from service.games.bang.damage import WIN_RULES
-    from service.games.bang.effects import EFFECTS
+    from tabletop_server.service.games.bang.characters import ABILITIES
+    from tabletop_server.service.games.bang.damage import WIN_RULES
+    from tabletop_server.service.games.bang.effects import EFFECTS
     with pytest.raises(catalog.DataError, match="dodge_city totals differ"):
         catalog.validate(loaded[0], loaded[1], *loaded[2:5], EFFECTS, ABILITIES, loaded[5], WIN_RULES)
 

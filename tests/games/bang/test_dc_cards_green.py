@@ -7,7 +7,7 @@ import pytest
 from bang_helpers import act, equip, give, kinds, pending_kind, play, table_keys
 from dc_cards_helpers import dc_table, refused, until_turn, use
 
-from service.games import bang
+from tabletop_server.service.games import bang
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 

@@ -14,12 +14,12 @@ import random
 
 import pytest
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, State
-from service.games import bang
-from service.games.bang import codec
-from service.games.bang.actions import check
-from service.games.bang.state import all_cards
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import codec
+from tabletop_server.service.games.bang.actions import check
+from tabletop_server.service.games.bang.state import all_cards
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 GAMES = 30

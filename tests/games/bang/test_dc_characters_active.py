@@ -8,10 +8,10 @@ from bang_core_helpers import extra_cards
 from bang_helpers import act, chars, equip, give, hand_keys, pending_kind, play, refused, table, table_keys
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games import bang
-from service.games.bang import codec
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import codec
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]
@@ -206,7 +206,7 @@ def test_random_games_with_every_dodge_city_character_seated() -> None:
     import json
     import random
 
-    from service.games.bang.tables import CHARACTERS
+    from tabletop_server.service.games.bang.tables import CHARACTERS
 
     dc = sorted(k for k, c in CHARACTERS.items() if c.expansion == "dodge_city")
     for game, key in enumerate(dc * 4):

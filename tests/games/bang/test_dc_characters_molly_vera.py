@@ -7,9 +7,9 @@ from bang_core_helpers import extra_cards
 from bang_helpers import act, chars, dead, equip, give, kinds, pending_kind, play, refused, stack_deck, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.ruleset import Event, State
-from service.games import bang
-from service.games.bang.tables import CARDS
+from tabletop_server.service.engine.ruleset import Event, State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.tables import CARDS
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]

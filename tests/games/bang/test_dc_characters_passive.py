@@ -10,9 +10,9 @@ import pytest
 from bang_core_helpers import extra_cards
 from bang_helpers import act, chars, dead, duel_kill, equip, give, pending_kind, play, refused, table
 
-from service.engine.ruleset import Event
-from service.games import bang
-from service.games.bang.tables import BASE_CHARACTERS, CHARACTERS, deck_and_characters
+from tabletop_server.service.engine.ruleset import Event
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.tables import BASE_CHARACTERS, CHARACTERS, deck_and_characters
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]

@@ -14,10 +14,10 @@ import pytest
 from bang_helpers import act, dead, duel_kill, equip, give, hand_keys, kinds, play, stack_deck, table
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import State
-from service.games import bang
-from service.games.bang.tables import CHARACTERS, MODES, ROLES
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.tables import CHARACTERS, MODES, ROLES
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]

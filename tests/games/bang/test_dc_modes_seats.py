@@ -15,11 +15,11 @@ import re
 import pytest
 from tabletop.v1 import bang_pb2
 
-from service.engine.errors import EngineReason, MalformedAction
-from service.engine.ruleset import SeatRange
-from service.games import bang, ttr_europe
-from service.games.bang import catalog
-from service.games.bang.tables import MODES, REQUIRES, ROLE_POOLS, WIN_RULE_OF
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction
+from tabletop_server.service.engine.ruleset import SeatRange
+from tabletop_server.service.games import bang, ttr_europe
+from tabletop_server.service.games.bang import catalog
+from tabletop_server.service.games.bang.tables import MODES, REQUIRES, ROLE_POOLS, WIN_RULE_OF
 
 DC = ["dodge_city"]
 HOUSE_RULES = ("jose_delgado_in_play", "pixie_pete_draws_four", "sean_mallory_unlimited")

@@ -15,13 +15,20 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ttr_helpers import give_route, give_tickets, set_face_up, set_hand, started
 
-import service.games.ttr_europe as ttr
+import tabletop_server.service.games.ttr_europe as ttr
 from bench.bots import TABLES, play_game, run_table
-from service.engine.bots import choose
-from service.engine.rng import Rng, seed_state
-from service.games.ttr_europe.board import CARD_NAMES, COLORS, GRAY, ROUTES, ROUTES_AT, TICKETS
-from service.games.ttr_europe.bot_paths import plan_routes
-from service.games.ttr_europe.bots import SAFE_TICKET_TRAINS, basic, read_view
+from tabletop_server.service.engine.bots import choose
+from tabletop_server.service.engine.rng import Rng, seed_state
+from tabletop_server.service.games.ttr_europe.board import (
+    CARD_NAMES,
+    COLORS,
+    GRAY,
+    ROUTES,
+    ROUTES_AT,
+    TICKETS,
+)
+from tabletop_server.service.games.ttr_europe.bot_paths import plan_routes
+from tabletop_server.service.games.ttr_europe.bots import SAFE_TICKET_TRAINS, basic, read_view
 
 State = dict[str, Any]
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -17,9 +17,9 @@ from ttr_helpers import (
     started,
 )
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import EngineReason, MalformedAction
-from service.games.ttr_europe.board import PARTNER, ROUTES
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction
+from tabletop_server.service.games.ttr_europe.board import PARTNER, ROUTES
 
 State = dict[str, Any]
 

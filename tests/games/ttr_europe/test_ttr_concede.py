@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ttr_helpers import check_invariants, give_route, route_id, set_hand, stack_deck, started
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import EngineReason, RuleError
-from service.engine.rng import Rng, seed_state
-from service.games.ttr_europe.board import CARD_CODE
-from service.games.ttr_europe.turns import end_turn
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import EngineReason, RuleError
+from tabletop_server.service.engine.rng import Rng, seed_state
+from tabletop_server.service.games.ttr_europe.board import CARD_CODE
+from tabletop_server.service.games.ttr_europe.turns import end_turn
 
 State = dict[str, Any]
 DRAW = {"kind": "draw_card", "slot": None}

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from ttr_helpers import finish_by_drawing, set_face_up, set_hand, started
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import MalformedAction, RuleError
-from service.games.ttr_europe import actions
-from service.games.ttr_europe.board import TICKETS
-from service.games.ttr_europe.scoring import ticket_results
-from service.games.ttr_europe.setup import STATE_VERSION
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.games.ttr_europe import actions
+from tabletop_server.service.games.ttr_europe.board import TICKETS
+from tabletop_server.service.games.ttr_europe.scoring import ticket_results
+from tabletop_server.service.games.ttr_europe.setup import STATE_VERSION
 
 State = dict[str, Any]
 STATE_KEYS = {"box", "deck", "discard", "drawn", "face_up", "first", "hands", "last", "n", "offered", "opts", "owner",

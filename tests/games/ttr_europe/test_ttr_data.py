@@ -9,11 +9,11 @@ from importlib import resources
 
 import pytest
 
-from service.games.ttr_europe import board
+from tabletop_server.service.games.ttr_europe import board
 
 
 def _raw() -> dict:  # type: ignore[type-arg]
-    text = resources.files("service.games.ttr_europe").joinpath("data/europe.json").read_text("utf-8")
+    text = resources.files("tabletop_server.service.games.ttr_europe").joinpath("data/europe.json").read_text("utf-8")
     return json.loads(text)  # type: ignore[no-any-return]
 
 

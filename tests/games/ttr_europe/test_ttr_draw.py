@@ -17,8 +17,8 @@ from ttr_helpers import (
     stack_deck,
 )
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import EngineReason, MalformedAction
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction
 
 BLIND = {"kind": "draw_card", "slot": None}
 

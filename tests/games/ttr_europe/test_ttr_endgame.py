@@ -13,8 +13,8 @@ import pytest
 from tabletop.v1 import ttr_europe_pb2 as pb
 from ttr_helpers import clear_tickets, finish_by_drawing, give_route, give_tickets, route_id, started
 
-import service.games.ttr_europe as ttr
-from service.games.ttr_europe.board import TICKETS
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.games.ttr_europe.board import TICKETS
 
 State = dict[str, Any]
 Seat = dict[str, list[Any]]  # "routes": [(a, b)], "tickets": [(a, b)], "stations": [city]

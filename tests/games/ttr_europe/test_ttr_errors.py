@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from ttr_helpers import check_invariants, claim, give_route, route_id, set_face_up, set_hand, started
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import EngineReason, RuleError
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import EngineReason, RuleError
 
 State = dict[str, Any]
 MUNCHEN_WIEN = route_id("Munchen", "Wien")  # 3 orange
@@ -129,7 +129,7 @@ def test_a_real_action_resets_the_pass_count() -> None:
 
 
 def test_action_kinds_register_once() -> None:
-    from service.games.ttr_europe import actions
+    from tabletop_server.service.games.ttr_europe import actions
 
     with pytest.raises(ValueError, match="registered twice"):
         actions.register("draw_card", actions.KINDS["draw_card"])
@@ -144,7 +144,7 @@ def test_action_kinds_register_once() -> None:
     [],
 ])
 def test_unexpected_or_missing_fields_are_malformed(action: Any) -> None:
-    from service.engine.errors import MalformedAction
+    from tabletop_server.service.engine.errors import MalformedAction
 
     state = started(3)
     before = repr(state)

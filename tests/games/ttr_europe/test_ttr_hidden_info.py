@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 from ttr_helpers import ticket_ids_in
 
-import service.games.ttr_europe as ttr
-from service.engine.rng import Rng
-from service.games.ttr_europe import codec
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.games.ttr_europe import codec
 
 State = dict[str, Any]
 Event = dict[str, Any]

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ttr_helpers import check_invariants, random_game
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import RuleError
-from service.games.ttr_europe.board import CARD_NAMES, CITY_NAMES, COLORS
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.games.ttr_europe.board import CARD_NAMES, CITY_NAMES, COLORS
 
 State = dict[str, Any]
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from ttr_helpers import check_final, check_invariants, random_game
 
-import service.games.ttr_europe as ttr
+import tabletop_server.service.games.ttr_europe as ttr
 
 State = dict[str, Any]
 
@@ -57,7 +57,7 @@ def _containers(value: Any) -> set[int]:
 
 def test_events_never_share_lists_with_the_state() -> None:
     """An event is a record of what happened: no later move may rewrite it through the state."""
-    from service.engine.rng import Rng
+    from tabletop_server.service.engine.rng import Rng
 
     kinds: set[str] = set()
     for seed, seats in ((31, 2), (32, 4)):

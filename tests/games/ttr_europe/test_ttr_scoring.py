@@ -10,10 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ttr_helpers import give_route, give_tickets, route_id, started
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import EngineReason, RuleError
-from service.games.ttr_europe.board import ROUTES, ROUTES_AT
-from service.games.ttr_europe.scoring import final_result, longest_path, ticket_results, winners
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import EngineReason, RuleError
+from tabletop_server.service.games.ttr_europe.board import ROUTES, ROUTES_AT
+from tabletop_server.service.games.ttr_europe.scoring import (
+    final_result,
+    longest_path,
+    ticket_results,
+    winners,
+)
 
 State = dict[str, Any]
 
@@ -23,7 +28,7 @@ def edges(*pairs: tuple[str, str]) -> list[tuple[str, str, int]]:
 
 
 def ticket(a: str, b: str) -> int:
-    from service.games.ttr_europe.board import TICKETS
+    from tabletop_server.service.games.ttr_europe.board import TICKETS
     return next(t.id for t in TICKETS.values() if {t.a, t.b} == {a, b})
 
 
@@ -259,7 +264,7 @@ def _root(parent: dict[str, str], city: str) -> str:
 def _brute_tickets(own: list[tuple[str, str, int]], borrowable: list[list[tuple[str, str, int]]],
                    tickets: list[int]) -> tuple[int, int]:
     """Best (ticket points, completed) over every borrowing, without any pruning."""
-    from service.games.ttr_europe.board import TICKETS
+    from tabletop_server.service.games.ttr_europe.board import TICKETS
     best: tuple[int, int] | None = None
     for pick in product(*[[None, *options] for options in borrowable]):
         graph = own + [edge for edge in pick if edge is not None]
@@ -279,8 +284,8 @@ def _brute_tickets(own: list[tuple[str, str, int]], borrowable: list[list[tuple[
        st.lists(st.integers(1, 46), min_size=1, max_size=8, unique=True))
 def test_station_assignment_matches_brute_force(owners: list[int], cities: list[str],
                                                 tickets: list[int]) -> None:
-    from service.games.ttr_europe.board import TICKETS
-    from service.games.ttr_europe.scoring import ticket_results
+    from tabletop_server.service.games.ttr_europe.board import TICKETS
+    from tabletop_server.service.games.ttr_europe.scoring import ticket_results
     own = [(r.a, r.b, r.length) for r in ROUTES.values() if owners[r.id - 1] == 0]
     borrowable = [[(ROUTES[r].a, ROUTES[r].b, ROUTES[r].length) for r in ROUTES_AT[c] if owners[r - 1] > 0]
                   for c in cities]

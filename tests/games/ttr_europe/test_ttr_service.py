@@ -13,7 +13,7 @@ from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import ttr_europe_pb2 as pb
 
-from rest.app import create_app, serve
+from tabletop_server.rest.app import create_app, serve
 from tests.helpers import bearer, create_game, error_info
 
 

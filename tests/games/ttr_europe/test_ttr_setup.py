@@ -6,10 +6,10 @@ import pytest
 from tabletop.v1 import ttr_europe_pb2 as pb
 from ttr_helpers import check_invariants, started, ticket_ids_in
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import EngineReason, MalformedAction, RuleError
-from service.games.ttr_europe.board import TICKETS
-from service.games.ttr_europe.setup import deal
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction, RuleError
+from tabletop_server.service.games.ttr_europe.board import TICKETS
+from tabletop_server.service.games.ttr_europe.setup import deal
 
 
 @pytest.mark.rule("TTR-001")

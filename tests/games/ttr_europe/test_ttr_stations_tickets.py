@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from ttr_helpers import check_invariants, hand_of, reason, set_hand
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import MalformedAction
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import MalformedAction
 
 State = dict[str, Any]
 

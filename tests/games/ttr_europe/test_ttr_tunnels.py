@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 from ttr_helpers import check_invariants, claim, hand_of, reason, route_id, set_hand, stack_deck, started
 
-import service.games.ttr_europe as ttr
-from service.games.ttr_europe.board import COLORS, GRAY, ROUTES
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.games.ttr_europe.board import COLORS, GRAY, ROUTES
 
 State = dict[str, Any]
 MUNCHEN_ZURICH = route_id("Munchen", "Zurich")  # 2 yellow tunnel
@@ -248,7 +248,7 @@ def test_a_pending_tunnel_paid_with_locomotives_only_shows_no_colour() -> None:
 
 
 def test_a_malformed_tunnel_payment_names_its_field(game3: State) -> None:
-    from service.engine.errors import MalformedAction
+    from tabletop_server.service.engine.errors import MalformedAction
 
     set_hand(game3, 0, {"yellow": 3, "loco": 1})
     stack_deck(game3, ["yellow", "green", "loco"])

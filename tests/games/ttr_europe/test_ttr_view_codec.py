@@ -9,8 +9,8 @@ import pytest
 from tabletop.v1 import ttr_europe_pb2 as pb
 from ttr_helpers import random_game, route_id, set_face_up, set_hand, stack_deck, started
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import EngineReason, MalformedAction
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction
 
 State = dict[str, Any]
 
@@ -87,7 +87,7 @@ def test_projection_hides_blind_cards_and_tickets(game3: State) -> None:
 
 
 def test_every_event_encodes_for_every_viewer() -> None:
-    from service.engine.rng import Rng
+    from tabletop_server.service.engine.rng import Rng
 
     seen: set[str] = set()
     bot_state, _ = random_game(4, 3)

@@ -13,12 +13,12 @@ import pytest
 from google.protobuf.message import Message
 from tabletop.v1 import ttr_europe_pb2 as pb
 
-import service.games.ttr_europe as ttr
-from service.engine.errors import RuleError
-from service.engine.rng import Rng
-from service.games.ttr_europe.board import CARD_CODE, CARD_NAMES, COLORS, ROUTES
-from service.games.ttr_europe.cards import EMPTY, card_total
-from service.games.ttr_europe.tickets import ticket_total
+import tabletop_server.service.games.ttr_europe as ttr
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.games.ttr_europe.board import CARD_CODE, CARD_NAMES, COLORS, ROUTES
+from tabletop_server.service.games.ttr_europe.cards import EMPTY, card_total
+from tabletop_server.service.games.ttr_europe.tickets import ticket_total
 
 State = dict[str, Any]
 

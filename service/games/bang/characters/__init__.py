@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from service.engine.handlers import Registry
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.tables import CHARACTERS
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.tables import CHARACTERS
 
 A = TypeVar("A", bound=type["Ability"])
 
@@ -74,8 +74,8 @@ class Ability:
 
     def check_activate(self, state: State, seat: int, action: Action) -> None:
         """Raise RuleError unless the ability may be used as ``action`` says."""
-        from service.engine.errors import RuleError
-        from service.games.bang.reasons import Reason
+        from tabletop_server.service.engine.errors import RuleError
+        from tabletop_server.service.games.bang.reasons import Reason
         raise RuleError(Reason.NO_SUCH_ABILITY, "Your character has no ability to activate")
 
     def activate(self, state: State, seat: int, action: Action, events: list[Event]) -> None:

@@ -15,20 +15,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang import cubes
-from service.games.bang.characters import Ability, ability
-from service.games.bang.characters.dodge_city_turn import check_own_phase_2, limit_of, own_phase_2, used_up
-from service.games.bang.checks import check, draw_check
-from service.games.bang.cube_requests import ask_payment, ask_placement
-from service.games.bang.distance import in_reach, without_bell
-from service.games.bang.pending import RequestKind, request
-from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, discard_from_hand, draw, player, push, seats_from
-from service.games.bang.tables import CARDS, TYPE_OF, TYPES
-from service.games.bang.targeting import check_target
-from service.games.bang.turn import check_uses_left, count_use
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang import cubes
+from tabletop_server.service.games.bang.characters import Ability, ability
+from tabletop_server.service.games.bang.characters.dodge_city_turn import (
+    check_own_phase_2,
+    limit_of,
+    own_phase_2,
+    used_up,
+)
+from tabletop_server.service.games.bang.checks import check, draw_check
+from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_placement
+from tabletop_server.service.games.bang.distance import in_reach, without_bell
+from tabletop_server.service.games.bang.pending import RequestKind, request
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
+    Request,
+    discard_from_hand,
+    draw,
+    player,
+    push,
+    seats_from,
+)
+from tabletop_server.service.games.bang.tables import CARDS, TYPE_OF, TYPES
+from tabletop_server.service.games.bang.targeting import check_target
+from tabletop_server.service.games.bang.turn import check_uses_left, count_use
 
 PREACHER_COST = 2
 BASS_CUBES = 2
@@ -161,7 +173,7 @@ def julie_cutter(state: State, seat: int, good: bool, events: list[Event], ctx: 
     """Julie Cutter's draw!: red, the player who hit her is the target of a BANG! effect from her."""
     attacker = int(ctx["attacker"])
     if good and player(state, seat)["alive"] and player(state, attacker)["alive"]:
-        from service.games.bang.effects.attacks import shoot
+        from tabletop_server.service.games.bang.effects.attacks import shoot
         shoot(state, seat, attacker, None, 1)
 
 
@@ -192,7 +204,7 @@ class MexicaliKid(Ability):
         check_uses_left(state, seat, "mexicali_kid", limit_of(state, seat))
 
     def activate(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
-        from service.games.bang.effects.attacks import shoot
+        from tabletop_server.service.games.bang.effects.attacks import shoot
         count_use(state, seat, "mexicali_kid")
         shoot(state, seat, action["target"], None, 1)
         ask_payment(state, seat, MEXICALI_COST, "mexicali_kid")  # paid first (on top), then the target answers

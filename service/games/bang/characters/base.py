@@ -10,16 +10,24 @@ from __future__ import annotations
 
 from itertools import combinations
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.rng import Rng
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.characters import Ability, ability, ability_of
-from service.games.bang.damage import heal, revive
-from service.games.bang.pending import RequestKind, request
-from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, clear_table, draw, player, pop_deck, push, seats_from
-from service.games.bang.tables import CARDS
-from service.games.bang.turn import DRAW_COUNT, draw_phase_done
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.characters import Ability, ability, ability_of
+from tabletop_server.service.games.bang.damage import heal, revive
+from tabletop_server.service.games.bang.pending import RequestKind, request
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
+    Request,
+    clear_table,
+    draw,
+    player,
+    pop_deck,
+    push,
+    seats_from,
+)
+from tabletop_server.service.games.bang.tables import CARDS
+from tabletop_server.service.games.bang.turn import DRAW_COUNT, draw_phase_done
 
 SID_CARDS = 2
 

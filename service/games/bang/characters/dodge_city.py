@@ -15,13 +15,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.characters import Ability, ability
-from service.games.bang.damage import heal
-from service.games.bang.pending import Step, step
-from service.games.bang.state import Request, all_cards, draw, leave_play, player, push, seats_from, trait
-from service.games.bang.tables import CARDS, TYPE_OF
-from service.games.bang.turn import DRAW_COUNT, draw_phase_done
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.characters import Ability, ability
+from tabletop_server.service.games.bang.damage import heal
+from tabletop_server.service.games.bang.pending import Step, step
+from tabletop_server.service.games.bang.state import (
+    Request,
+    all_cards,
+    draw,
+    leave_play,
+    player,
+    push,
+    seats_from,
+    trait,
+)
+from tabletop_server.service.games.bang.tables import CARDS, TYPE_OF
+from tabletop_server.service.games.bang.turn import DRAW_COUNT, draw_phase_done
 
 DIGGER_HEAL = 2
 HUNTER_DRAW = 2

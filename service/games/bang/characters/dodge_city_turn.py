@@ -10,14 +10,14 @@ DC-039). Facts and rulings: DC-023..025, 029, 030, 038..040; RULINGS.md (Dodge C
 
 from __future__ import annotations
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.characters import Ability, ability
-from service.games.bang.distance import in_reach, without_bell
-from service.games.bang.effects import EFFECTS
-from service.games.bang.pending import RequestKind, Step, request, step
-from service.games.bang.reasons import Reason
-from service.games.bang.state import (
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.characters import Ability, ability
+from tabletop_server.service.games.bang.distance import in_reach, without_bell
+from tabletop_server.service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
     Request,
     discard_from_hand,
     discard_from_table,
@@ -27,9 +27,9 @@ from service.games.bang.state import (
     seats_from,
     trait,
 )
-from service.games.bang.tables import CHARACTERS, TYPE_OF, TYPES
-from service.games.bang.targeting import affects, check_target
-from service.games.bang.turn import add_start_step, check_uses_left, count_use, uses
+from tabletop_server.service.games.bang.tables import CHARACTERS, TYPE_OF, TYPES
+from tabletop_server.service.games.bang.targeting import affects, check_target
+from tabletop_server.service.games.bang.turn import add_start_step, check_uses_left, count_use, uses
 
 CHUCK_DRAW = 2
 JOSE_DRAW = 2

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from service.engine.handlers import Registry
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.tables import TYPE_OF
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.tables import TYPE_OF
 
 E = TypeVar("E", bound=type["Effect"])
 

@@ -8,15 +8,15 @@ extra targets). Facts: AD-046, 058, 060, 063, 065.
 
 from __future__ import annotations
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang import cubes
-from service.games.bang.cube_requests import ask_placement
-from service.games.bang.effects import Effect, effect, effect_args
-from service.games.bang.effects.draws import _TakeOrDiscard
-from service.games.bang.reasons import Reason
-from service.games.bang.state import leave_play, player, push, seats_from
-from service.games.bang.targeting import affected
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang import cubes
+from tabletop_server.service.games.bang.cube_requests import ask_placement
+from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
+from tabletop_server.service.games.bang.effects.draws import _TakeOrDiscard
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import leave_play, player, push, seats_from
+from tabletop_server.service.games.bang.targeting import affected
 
 
 @effect("arrow")

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.characters import ability_of
-from service.games.bang.checks import draw_check
-from service.games.bang.cubes import pay_use, use_payable
-from service.games.bang.damage import damage
-from service.games.bang.effects import EFFECTS, Effect, effect, effect_args
-from service.games.bang.pending import RequestKind, request
-from service.games.bang.reasons import Reason
-from service.games.bang.state import (
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.games.bang.checks import draw_check
+from tabletop_server.service.games.bang.cubes import pay_use, use_payable
+from tabletop_server.service.games.bang.damage import damage
+from tabletop_server.service.games.bang.effects import EFFECTS, Effect, effect, effect_args
+from tabletop_server.service.games.bang.pending import RequestKind, request
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
     Request,
     card_in_effect,
     discard_from_hand,
@@ -40,9 +40,9 @@ from service.games.bang.state import (
     seats_from,
     trait,
 )
-from service.games.bang.tables import TYPE_OF
-from service.games.bang.targeting import affected
-from service.games.bang.turn import uses
+from tabletop_server.service.games.bang.tables import TYPE_OF
+from tabletop_server.service.games.bang.targeting import affected
+from tabletop_server.service.games.bang.turn import uses
 
 CHARACTER_BARREL = "character"
 
@@ -265,7 +265,7 @@ class BangResponse(RequestKind):
             missed_once(state, req, events)
             answer_with_card(state, seat, action["card"], "missed", events, ignored=bool(args.get("ignore")))
             if "supply" in state:  # Duck!'s upgrade: back into the hand (AD-069)
-                from service.games.bang.upgrades import offer_late_upgrade
+                from tabletop_server.service.games.bang.upgrades import offer_late_upgrade
                 offer_late_upgrade(state, seat, action["card"], "answered")
         elif action["type"] == "use":
             card = action["card"]
@@ -320,7 +320,7 @@ def missed_once(state: State, req: Request, events: list[Event]) -> None:
     if req["args"]["got"] >= req["args"]["need"] and state["pending"] and state["pending"][-1] is req:
         state["pending"].pop()
         if "supply" in state:
-            from service.games.bang.upgrades import shot_cancelled
+            from tabletop_server.service.games.bang.upgrades import shot_cancelled
             shot_cancelled(state, req, events)
 
 

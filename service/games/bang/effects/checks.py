@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.engine.ruleset import Event, State
-from service.games.bang.checks import check, dynamite_safe, is_heart
-from service.games.bang.damage import damage
-from service.games.bang.effects.attacks import missed_once
-from service.games.bang.state import discard_from_table, in_play, next_alive, player
-from service.games.bang.turn import end_turn
+from tabletop_server.service.engine.ruleset import Event, State
+from tabletop_server.service.games.bang.checks import check, dynamite_safe, is_heart
+from tabletop_server.service.games.bang.damage import damage
+from tabletop_server.service.games.bang.effects.attacks import missed_once
+from tabletop_server.service.games.bang.state import discard_from_table, in_play, next_alive, player
+from tabletop_server.service.games.bang.turn import end_turn
 
 DYNAMITE_DAMAGE = 3
 # Start-of-turn steps a failed Jail skips: phase 1, and the Bomb's check (RULINGS AD-052).

@@ -22,18 +22,26 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.engine.errors import RuleError
-from service.engine.rng import Rng
-from service.engine.ruleset import Action, Event, State
-from service.games.bang import cubes
-from service.games.bang.checks import check, draw_check
-from service.games.bang.effects import Effect, effect
-from service.games.bang.effects.equipment import check_no_duplicate, put_in_play
-from service.games.bang.pending import RequestKind, Step, request, step
-from service.games.bang.reasons import Reason
-from service.games.bang.state import Request, card_in_effect, leave_play, player, push, seats_from, weapon
-from service.games.bang.tables import CARDS, TYPE_OF
-from service.games.bang.turn import add_start_step
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang import cubes
+from tabletop_server.service.games.bang.checks import check, draw_check
+from tabletop_server.service.games.bang.effects import Effect, effect
+from tabletop_server.service.games.bang.effects.equipment import check_no_duplicate, put_in_play
+from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
+    Request,
+    card_in_effect,
+    leave_play,
+    player,
+    push,
+    seats_from,
+    weapon,
+)
+from tabletop_server.service.games.bang.tables import CARDS, TYPE_OF
+from tabletop_server.service.games.bang.turn import add_start_step
 
 
 @effect("dangerous")

@@ -15,13 +15,13 @@ nothing to lose is skipped, one with a single choice is answered without asking.
 
 from __future__ import annotations
 
-from service.engine.errors import MalformedAction, RuleError
-from service.engine.rng import Rng
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.effects import Effect, effect, effect_args
-from service.games.bang.pending import RequestKind, request
-from service.games.bang.reasons import Reason
-from service.games.bang.state import (
+from tabletop_server.service.engine.errors import MalformedAction, RuleError
+from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
+from tabletop_server.service.games.bang.pending import RequestKind, request
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import (
     Request,
     alive_seats,
     draw,
@@ -32,8 +32,8 @@ from service.games.bang.state import (
     push,
     seats_from,
 )
-from service.games.bang.tables import CARDS, KEY_OF
-from service.games.bang.targeting import affected
+from tabletop_server.service.games.bang.tables import CARDS, KEY_OF
+from tabletop_server.service.games.bang.targeting import affected
 
 HAND = "hand"
 

@@ -7,12 +7,12 @@ one weapon at a time: a new weapon discards the old one.
 
 from __future__ import annotations
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.effects import Effect, effect
-from service.games.bang.reasons import Reason
-from service.games.bang.state import in_play, leave_play, player, weapon
-from service.games.bang.tables import KEY_OF, TYPE_OF
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.effects import Effect, effect
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import in_play, leave_play, player, weapon
+from tabletop_server.service.games.bang.tables import KEY_OF, TYPE_OF
 
 
 def check_no_duplicate(state: State, owner: int, card: str) -> None:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from service.engine.errors import RuleError
-from service.engine.ruleset import Action, Event, State
-from service.games.bang.damage import beer_heal, heal
-from service.games.bang.effects import Effect, effect, effect_args
-from service.games.bang.reasons import Reason
-from service.games.bang.state import alive_seats, player, seats_from
-from service.games.bang.tables import KEY_OF
+from tabletop_server.service.engine.errors import RuleError
+from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.games.bang.damage import beer_heal, heal
+from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
+from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import alive_seats, player, seats_from
+from tabletop_server.service.games.bang.tables import KEY_OF
 
 
 @effect("beer")
