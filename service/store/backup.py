@@ -123,7 +123,7 @@ def connect(url: str, ca_file: str = "") -> Any:
     import redis
     from redis.cluster import RedisCluster
 
-    tls = {"ssl_ca_certs": ca_file} if ca_file and url.startswith("rediss") else {}
+    tls: dict[str, Any] = {"ssl_ca_certs": ca_file} if ca_file and url.startswith("rediss") else {}
     for scheme in ("redis", "rediss"):
         if url.startswith(f"{scheme}+cluster://"):
             return RedisCluster.from_url(f"{scheme}://" + url.removeprefix(f"{scheme}+cluster://"), **tls)
@@ -133,11 +133,12 @@ def connect(url: str, ca_file: str = "") -> Any:
         from tabletop_server.service.store.sentinel import SentinelUrl
         parsed = SentinelUrl.parse(url, ca_file)
         server = parsed.server
-        sentinel = Sentinel(  # type: ignore[no-untyped-call]
+        # Sentinel is annotated from redis-py 8 on; before, calling it is an untyped call.
+        sentinel = Sentinel(  # type: ignore[no-untyped-call, unused-ignore]
             list(parsed.sentinels), sentinel_kwargs={"password": parsed.sentinel_password or None},
             username=server.username or None, password=server.password or None, db=server.db,
             ssl=server.tls is not None, **tls)
-        return sentinel.master_for(parsed.master)  # type: ignore[no-untyped-call]
+        return sentinel.master_for(parsed.master)  # type: ignore[no-untyped-call, unused-ignore]
     return redis.Redis.from_url(url, **tls)
 
 
