@@ -63,6 +63,7 @@ def test_al_preacher_pays_two_cubes_for_a_card_when_another_player_plays_a_blue_
     assert [(e["seat"], e["amount"], e["reason"]) for e in events if e["kind"] == "cubes"] == [
         (1, -1, "al_preacher"), (1, -1, "al_preacher"), (0, 1, "recharge")]
     assert drawn(events, 1) == 1 and hand_keys(st, 1) == ["beer"]
+    assert [e.get("reason") for e in events if e["kind"] == "draw"] == ["al_preacher"]  # his card, named so
     assert (cubes_on(st, 1), cubes_on(st, 0), st["supply"], st["pending"]) == (0, 1, 31, [])
     assert (st["turn"], st["phase"]) == (0, "play")
 
