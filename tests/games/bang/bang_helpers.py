@@ -73,6 +73,22 @@ def ad_table(n: int = 4, **kw: Any) -> State:
     return table(n, expansions=expansions, **kw)
 
 
+# Orange cards the A&D tests never use: where drain() parks cubes to empty the supply.
+PARKING = ["ace_up_the_sleeve", "bandolier", "bell_tower", "beer_keg", "lockpick", "tumbleweed", "big_fifty"]
+
+
+def drain(st: State, left: int) -> None:
+    """Park cubes on seat 3 (his character, then orange cards) until the supply holds ``left``."""
+    from tabletop_server.service.games.bang import cubes
+    set_cubes(st, 3, "character", min(4, st["supply"] - left))
+    for name in PARKING:
+        if st["supply"] == left:
+            break
+        card = equip(st, 3, [name])[0]
+        set_cubes(st, 3, card, min(4, st["supply"] - left))
+    assert st["supply"] == left and cubes.total(st) == cubes.SUPPLY
+
+
 def set_cubes(state: State, seat: int, holder: str, count: int) -> None:
     """Put exactly ``count`` cubes on a holder of ``seat`` (``"character"`` or an orange card's id in
     play), taken from or given back to the supply, so the 32 are conserved."""

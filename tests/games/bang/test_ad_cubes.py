@@ -12,6 +12,7 @@ from bang_helpers import (
     act,
     ad_table,
     cubes_on,
+    drain,
     equip,
     give,
     kinds,
@@ -34,19 +35,6 @@ from tabletop_server.service.games.bang.tables import TYPE_OF, deck_and_characte
 pytestmark = pytest.mark.usefixtures("armed")
 
 AD = ["armed_and_dangerous"]
-# Orange cards the tests below never use: where drain() parks cubes to empty the supply.
-PARKING = ["ace_up_the_sleeve", "bandolier", "bell_tower", "beer_keg", "lockpick", "tumbleweed", "big_fifty"]
-
-
-def drain(st: State, left: int) -> None:
-    """Park cubes on seat 3 (his character, then orange cards) until the supply holds ``left``."""
-    set_cubes(st, 3, "character", min(4, st["supply"] - left))
-    for name in PARKING:
-        if st["supply"] == left:
-            break
-        card = equip(st, 3, [name])[0]
-        set_cubes(st, 3, card, min(4, st["supply"] - left))
-    assert st["supply"] == left and cubes.total(st) == cubes.SUPPLY
 
 
 def recharge_seat(st: State) -> int | None:
