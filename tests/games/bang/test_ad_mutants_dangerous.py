@@ -39,3 +39,12 @@ def test_an_orange_weapon_replaces_the_weapon_in_play() -> None:
     thunderer = give(st, 0, ["thunderer"])[0]
     play(st, 0, thunderer)
     assert table_keys(st, 0) == ["thunderer"] and schofield in st["discard"]
+
+
+@pytest.mark.rule("AD-059")
+def test_a_lockpick_aimed_at_an_empty_hand_is_refused_naming_the_seat() -> None:
+    st = ad_table(4)
+    lockpick = orange(st, 0, "lockpick", 4)
+    equip(st, 2, ["mustang"])  # a card in play is not a card in hand
+    err = refusal(st, 0, {"type": "use", "card": lockpick, "target": 2})
+    assert (err.reason, err.message, err.details) == ("NOTHING_TO_TAKE", "Seat 2 has no cards in hand", {"target": "2"})
