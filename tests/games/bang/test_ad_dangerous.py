@@ -638,7 +638,9 @@ def test_a_red_bomb_check_passes_it_with_its_cubes_to_a_chosen_player() -> None:
     end_turn(st)
     assert pending_kind(st) == "pass_bomb" and bang.to_act(st) == [1]
     assert bang.legal_actions(st, 1) == [{"type": "choose", "target": t} for t in (2, 3, 0)]
-    refused(st, 1, {"type": "choose", "target": 1}, "NOT_A_CHOICE")
+    err = refusal(st, 1, {"type": "choose", "target": 1})
+    assert (err.reason, err.message, err.details) == (
+        "NOT_A_CHOICE", "Pass the Bomb to another living player", {"target": "1"})
     events = act(st, 1, {"type": "choose", "target": 3})
     assert events[0] == {"kind": "move", "seat": 1, "other": 3, "cards": [bomb], "reason": "bomb"}
     assert st["p"][1]["table"] == [] and st["p"][3]["table"] == [bomb]
