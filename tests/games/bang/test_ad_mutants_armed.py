@@ -6,7 +6,19 @@ discard itself."""
 from __future__ import annotations
 
 import pytest
-from bang_helpers import ad_table, equip, give, orange, pending_kind, play, refusal, refused
+from bang_helpers import (
+    ad_table,
+    chars,
+    cubes_on,
+    equip,
+    give,
+    orange,
+    pending_kind,
+    play,
+    refusal,
+    refused,
+    set_cubes,
+)
 from tabletop.v1 import bang_pb2
 
 from tabletop_server.service.games import bang
@@ -56,3 +68,12 @@ def test_a_whip_cannot_discard_itself() -> None:
     scope = equip(st, 0, ["scope"])[0]
     assert {"type": "use", "card": whip, "target": 0, "pick": scope} in bang.legal_actions(st, 0)
     refused(st, 0, {"type": "use", "card": whip, "target": 0, "pick": whip}, "CARD_NOT_IN_PLAY")
+
+
+@pytest.mark.rule("AD-060")
+def test_rust_a_spade_takes_apache_kids_cube_too() -> None:
+    st = ad_table(4, expansions=["dodge_city"], chars=chars(4, s2="apache_kid"))  # he ignores diamonds only
+    set_cubes(st, 2, "character", 2)
+    events = play(st, 0, give(st, 0, ["rust"])[0])
+    assert cubes_on(st, 2) == 1 and cubes_on(st, 0) == 1
+    assert not [e for e in events if e["kind"] == "unaffected"]
