@@ -37,6 +37,10 @@ class Config:
     trusted_proxies: str = ""  # comma-separated CIDRs: when set, only these peers may present the proxy secret
     proxy_secret: str = ""  # shared by the REST facade and the service: x-forwarded-for is believed only with it
     api_keys: str = ""  # comma-separated; when set, CreateGame needs x-api-key
+    # The deterministic-games scope (issue 33): x-api-key values (comma-separated) that may choose the seed
+    # of any game; "*" grants it to every caller (test and development servers only). Without it a chosen
+    # seed is accepted only when the creator holds every seat (see docs/fair-play.md).
+    seed_choice_keys: str = ""
     # Game creation, per creator (the API key when keys are set, else the client address), in Redis:
     create_per_minute_per_address: float = 20.0  # games a minute (bursts of as many); 0 = off
     create_per_minute_per_api_key: float = 600.0
@@ -81,6 +85,9 @@ class Config:
             raise ValueError(f"TABLETOP_API_KEYS={self.api_keys!r} holds an empty key (a stray comma or only "
                              "spaces); that would turn the API-key check off. List the keys, comma-separated, "
                              "or leave the variable unset to run without keys.")
+        if self.seed_choice_keys and not all(key.strip() for key in self.seed_choice_keys.split(",")):
+            raise ValueError(f"TABLETOP_SEED_CHOICE_KEYS={self.seed_choice_keys!r} holds an empty key (a stray "
+                             "comma or only spaces). List the keys, comma-separated, or * for every caller.")
         if self.embedded_fsync not in ("everysec", "always"):
             raise ValueError(f"TABLETOP_EMBEDDED_FSYNC={self.embedded_fsync!r}: use everysec or always.")
         if self.redis_safety not in ("refuse", "warn"):
@@ -96,6 +103,12 @@ class Config:
     def api_key_set(self) -> frozenset[str]:
         """The operator-issued API keys, parsed."""
         return frozenset(k.strip() for k in self.api_keys.split(",") if k.strip())
+
+
+    def may_choose_seed(self, api_key: str) -> bool:
+        """Whether a caller presenting ``api_key`` ("" for none) holds the deterministic-games scope."""
+        keys = {k.strip() for k in self.seed_choice_keys.split(",") if k.strip()}
+        return "*" in keys or (bool(api_key) and api_key in keys)
 
 
 def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:

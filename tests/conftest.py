@@ -26,6 +26,10 @@ for _name in ("CREATE_PER_MINUTE_PER_ADDRESS", "MAX_OPEN_GAMES_PER_ADDRESS"):
 # The shared test Redis (CI's, a developer's) often runs without persistence, which the service
 # refuses by default (service/store/safety.py); tests/ops/test_redis_safety.py sets it itself.
 os.environ.setdefault("TABLETOP_REDIS_SAFETY", "warn")
+# The suite's games are deterministic (a chosen seed, seats joined later): its servers grant every
+# caller the deterministic-games scope, as an operator would a test harness's key (docs/fair-play.md).
+# tests/service/test_seed_choice.py starts servers without it.
+os.environ.setdefault("TABLETOP_SEED_CHOICE_KEYS", "*")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -59,6 +63,7 @@ def start_grpc(redis_url: str, **overrides: object) -> GrpcServer:
     overrides.setdefault("redis_safety", "warn")  # the test Redis may have no persistence (see above)
     overrides.setdefault("bot_delay_seconds", 0.0)  # bot seats play at once (tests of bots wait for them)
     overrides.setdefault("timer_poll_seconds", 0.05)
+    overrides.setdefault("seed_choice_keys", "*")  # the suite's deterministic games (see above)
     config = Config(redis_url=redis_url, **overrides)  # type: ignore[arg-type]
     running = create_server(config, host="127.0.0.1", port=0)
     return GrpcServer(f"127.0.0.1:{running.port}", running.port, running, config)

@@ -7,6 +7,7 @@ from typing import Any
 from google.protobuf import timestamp_pb2
 from tabletop.v1 import game_pb2
 
+from tabletop_server.service.api import seeds
 from tabletop_server.service.engine.ruleset import Ruleset, RulesetInfo
 
 STATUS = {
@@ -55,7 +56,7 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
                          max_actions=doc.get("max_actions", ruleset.INFO.max_actions),
                          end=END[doc.get("end", "COMPLETED")] if doc["status"] == "FINISHED" else game_pb2.GAME_END_UNSPECIFIED,
                          deadlines=deadlines, public=doc.get("public", False), rematch=rematch,
-                         rematch_of=rematch_of, **timed)
+                         rematch_of=rematch_of, seed_source=seeds.source_of(doc), **timed)
 
 
 def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,

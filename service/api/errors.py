@@ -50,6 +50,7 @@ class ServiceReason(StrEnum):
     TOKEN_FOR_OTHER_GAME = "TOKEN_FOR_OTHER_GAME"  # a real token of another game (PERMISSION_DENIED)
     API_KEY_REQUIRED = "API_KEY_REQUIRED"  # CreateGame needs x-api-key on this server
     API_KEY_INVALID = "API_KEY_INVALID"  # an unknown x-api-key (PERMISSION_DENIED)
+    SEED_CHOICE_NOT_ALLOWED = "SEED_CHOICE_NOT_ALLOWED"  # a chosen seed for a game with a seat the creator does not hold, without the deterministic-games scope (PERMISSION_DENIED)
     # NOT_FOUND.
     GAME_NOT_FOUND = "GAME_NOT_FOUND"  # no such game (or it expired)
     RULESET_NOT_FOUND = "RULESET_NOT_FOUND"  # GetRuleset of a ruleset this server does not offer

@@ -27,7 +27,7 @@ import orjson
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from tabletop_server.service.api import auth, convert, lobby, log_pages, table, timers
+from tabletop_server.service.api import auth, convert, lobby, log_pages, seeds, table, timers
 from tabletop_server.service.api.errors import (
     Aborted,
     FailedPrecondition,
@@ -73,8 +73,9 @@ class GameHost:
         self.observer = observer  # metrics/logging hook: loaded(), conflict(), replayed() (observability.py)
         self.deadlines = deadlines if deadlines is not None else Deadlines(store.client)  # timers.py
 
-    async def create(self, req: svc.CreateGameRequest) -> svc.CreateGameResponse:
-        """Deal a new game; seats named at creation are filled at once."""
+    async def create(self, req: svc.CreateGameRequest, api_key: str = "") -> svc.CreateGameResponse:
+        """Deal a new game; seats named at creation are filled at once. ``api_key``: the caller's
+        ``x-api-key``, which may hold the deterministic-games scope (a chosen seed, ``seed_source``)."""
         ruleset = _ruleset(req.ruleset)
         info = ruleset.INFO
         if not info.min_seats <= req.seat_count <= info.max_seats:
@@ -90,6 +91,7 @@ class GameHost:
         seat_bots = timers.seat_bots(req, ruleset, len(names))
         timer = timers.turn_timer(req, ruleset)
         options = ruleset.decode_options(_options(req, ruleset))
+        source = seeds.seed_source(req, len(names), seat_bots, self.config.may_choose_seed(api_key))
         seed = req.seed if req.HasField("seed") else secrets.randbits(63)
         max_actions = _max_actions(req, info.max_actions)
         state, opening = new_game(ruleset, options, req.seat_count, seed)
@@ -109,7 +111,7 @@ class GameHost:
                     seats.append(None)
             status = "ACTIVE" if None not in seats else "WAITING"
             doc = {"id": game_id, "ruleset": info.id, "options": options, "seed": seed, "seats": seats,
-                   "seed_chosen": req.HasField("seed"), "actions": 0, "max_actions": max_actions,
+                   "seed_chosen": req.HasField("seed"), "seed_source": source, "actions": 0, "max_actions": max_actions,
                    "status": status, "created": now, "updated": now, "state": state,
                    **({"bots": seat_bots} if seat_bots else {}), **({"timer": timer} if timer else {}),
                    **({"public": True} if req.public else {})}

@@ -35,7 +35,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     async def CreateGame(self, request: svc.CreateGameRequest,
                          context: Context) -> svc.CreateGameResponse:
-        return await self.host.create(request)
+        return await self.host.create(request, _api_key(context))
 
     async def ListGames(self, request: svc.ListGamesRequest, context: Context) -> svc.ListGamesResponse:
         return await self.host.list_games(request)
@@ -84,3 +84,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
 def _token(context: Context) -> str | None:
     return auth.bearer(context.invocation_metadata())  # type: ignore[arg-type]
+
+
+def _api_key(context: Context) -> str:
+    """The call's ``x-api-key`` ("" without one): it may hold the deterministic-games scope."""
+    return next((str(v) for k, v in context.invocation_metadata() or () if k == "x-api-key"), "")

@@ -79,7 +79,7 @@ def rematch_doc(old: dict[str, Any], ruleset: Ruleset, now: float, seed: int) ->
             seats.append({"name": name, "token": auth.new_token(game_id, i)[1]})
         else:
             seats.append({"name": name, "token": "", "reserved": True})
-    doc = {"id": game_id, "options": options, "seed": seed, "seed_chosen": False, "seats": seats, "actions": 0,
+    doc = {"id": game_id, "options": options, "seed": seed, "seed_chosen": False, "seed_source": "SERVER", "seats": seats, "actions": 0,
            "status": "WAITING", "created": now, "updated": now, "state": state, "rematch_of": old["id"],
            **{k: old[k] for k in CARRIED if k in old}}
     doc["status"] = "ACTIVE" if all_seated(doc) else "WAITING"

@@ -50,6 +50,47 @@ GAME_STATUS_FINISHED: GameStatus.ValueType  # 3
 """The game is over; the full log and the seed are public."""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
+class _SeedSource:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _SeedSourceEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_SeedSource.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    SEED_SOURCE_UNSPECIFIED: _SeedSource.ValueType  # 0
+    """Not set."""
+    SEED_SOURCE_SERVER: _SeedSource.ValueType  # 1
+    """The server drew the seed; nobody knows the deck until the game is over."""
+    SEED_SOURCE_CREATOR: _SeedSource.ValueType  # 2
+    """The creator chose it (CreateGameRequest.seed) and held every seat at creation (display_names
+    and bots, no open seat), so nobody else could be dealt a deck the creator knows. Games created
+    before the check (any creator) are shown so too.
+    """
+    SEED_SOURCE_OPERATOR_SCOPE: _SeedSource.ValueType  # 3
+    """A caller the operator granted the deterministic-games scope chose it (an API key listed in
+    TABLETOP_SEED_CHOICE_KEYS; see deploy/README.md), whatever the seats.
+    """
+
+class SeedSource(_SeedSource, metaclass=_SeedSourceEnumTypeWrapper):
+    """Who chose a game's seed, which fixes every shuffle and deal (docs/fair-play.md). Only a
+    server-chosen seed is unknown to every player: a game of any other source is for tests,
+    tutorials and replayed deals, and is kept out of ratings and matchmaking.
+    """
+
+SEED_SOURCE_UNSPECIFIED: SeedSource.ValueType  # 0
+"""Not set."""
+SEED_SOURCE_SERVER: SeedSource.ValueType  # 1
+"""The server drew the seed; nobody knows the deck until the game is over."""
+SEED_SOURCE_CREATOR: SeedSource.ValueType  # 2
+"""The creator chose it (CreateGameRequest.seed) and held every seat at creation (display_names
+and bots, no open seat), so nobody else could be dealt a deck the creator knows. Games created
+before the check (any creator) are shown so too.
+"""
+SEED_SOURCE_OPERATOR_SCOPE: SeedSource.ValueType  # 3
+"""A caller the operator granted the deterministic-games scope chose it (an API key listed in
+TABLETOP_SEED_CHOICE_KEYS; see deploy/README.md), whatever the seats.
+"""
+Global___SeedSource: _TypeAlias = SeedSource  # noqa: Y015
+
 class _GameEnd:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -445,6 +486,7 @@ class Game(_message.Message):
     PUBLIC_FIELD_NUMBER: _builtins.int
     REMATCH_FIELD_NUMBER: _builtins.int
     REMATCH_OF_FIELD_NUMBER: _builtins.int
+    SEED_SOURCE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     ruleset: _builtins.str
@@ -469,6 +511,8 @@ class Game(_message.Message):
     """Once a seat asked for a rematch of this finished game (RematchGame): the new game's resource name."""
     rematch_of: _builtins.str
     """The game this one is a rematch of, "games/{game}"; empty for a new table."""
+    seed_source: Global___SeedSource.ValueType
+    """Who chose the seed: anything but SEED_SOURCE_SERVER means "deal chosen by the creator" (seed_chosen)."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """Every seat, in turn order."""
@@ -513,10 +557,11 @@ class Game(_message.Message):
         public: _builtins.bool = ...,
         rematch: _builtins.str = ...,
         rematch_of: _builtins.str = ...,
+        seed_source: Global___SeedSource.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "options", b"options", "turn_timer", b"turn_timer", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "deadlines", b"deadlines", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "status", b"status", "turn_timer", b"turn_timer", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "deadlines", b"deadlines", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_source", b"seed_source", "status", b"status", "turn_timer", b"turn_timer", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -157,7 +157,11 @@ class CreateGameRequest(_message.Message):
     options its Ruleset.seat_ranges entry requires.
     """
     seed: _builtins.int
-    """Seed for every shuffle and deal; chosen by the server when absent."""
+    """Seed for every shuffle and deal; chosen by the server when absent (the only fair deal among
+    strangers). A chosen seed is accepted only when every seat is held at creation (display_names
+    and bots, no open seat) or from a caller granted the deterministic-games scope; otherwise the
+    call is refused (PERMISSION_DENIED, SEED_CHOICE_NOT_ALLOWED). Game.seed_source marks the game.
+    """
     max_actions: _builtins.int
     """Actions after which the game ends as abandoned, 1 to the ruleset's max_actions (its default when absent)."""
     public: _builtins.bool

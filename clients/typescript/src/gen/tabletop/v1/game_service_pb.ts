@@ -175,7 +175,10 @@ export type CreateGameRequest = Message<"tabletop.v1.CreateGameRequest"> & {
   displayNames: string[];
 
   /**
-   * Seed for every shuffle and deal; chosen by the server when absent.
+   * Seed for every shuffle and deal; chosen by the server when absent (the only fair deal among
+   * strangers). A chosen seed is accepted only when every seat is held at creation (display_names
+   * and bots, no open seat) or from a caller granted the deterministic-games scope; otherwise the
+   * call is refused (PERMISSION_DENIED, SEED_CHOICE_NOT_ALLOWED). Game.seed_source marks the game.
    *
    * @generated from field: optional uint64 seed = 5;
    */
