@@ -81,6 +81,10 @@ def test_four_players_and_a_spectator_play_armed_and_dangerous_in_the_browser(br
             assert mover.page.locator("[data-testid=action]").count() == len(legal[acting])
             buttons = mover.page.locator("[data-testid=action]").all()
             kinds = [str(b.get_attribute("data-kind")) for b in buttons]
+            if public.pending and public.pending[-1].kind == bang_pb2.BANG_REQUEST_KIND_PLACE_CUBES and "pass" in kinds:
+                # A recharge cube is the player's (AD-009, AD-011): declined in the rulebook's words.
+                assert buttons[kinds.index("pass")].inner_text().strip() == "Don't add"
+                asked.add("PLACE_CUBES (may decline)")
             index = rng.choices(range(len(buttons)), weights=[WEIGHTS.get(k, 6) for k in kinds])[0]
             clicked.add(kinds[index])
             mover.click_action(buttons[index])

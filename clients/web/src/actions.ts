@@ -240,6 +240,9 @@ function passText(view: BangView | undefined): string {
       return "Let the card act";
     case BangRequestKind.DRAW_FOR_CUBES:
       return "Keep the cubes (no card)";
+    case BangRequestKind.PLACE_CUBES:
+      // A recharge cube (AD-009, AD-011): the rulebook says you *may* add 1; declined, it stays in the supply.
+      return "Don't add";
     default:
       return "Pass";
   }

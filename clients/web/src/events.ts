@@ -1,6 +1,7 @@
 // The live feed: each event WatchGame brings, in a line. It shows that the page follows the game as it
 // happens; the board itself is always redrawn from the view, never patched from events. An Armed & Dangerous
-// CUBES event says how many cubes went on or off which holder, and why ("+3 cubes on Whip (loaded)").
+// CUBES event says how many cubes went on or off which holder, and why ("+3 cubes on Whip (loaded)"); a recharge
+// cube declined ("Don't add") says so.
 
 import { BangEventKind, LifecycleEvent_Kind } from "@tabletop/client/browser";
 import type { Event as GameEvent } from "@tabletop/client/browser";
@@ -40,6 +41,9 @@ export function describeEvent(event: GameEvent, ctx: Context): string {
       const n = Math.abs(e.amount);
       return `${who(e.seat)}: ${e.amount < 0 ? "-" : "+"}${n} cube${n === 1 ? "" : "s"} ${e.amount < 0 ? "off" : "on"} ` +
         `${cards || "character"}${e.reason ? ` (${cubeReason(e.reason, ctx)})` : ""}`;
+    }
+    if (e.kind === BangEventKind.PASS && (e.reason === "recharge" || e.reason === "hand_limit")) {
+      return `${who(e.seat)}: did not add the cube (${cubeReason(e.reason, ctx)}); it stays in the supply`;
     }
     return `${who(e.seat)}: ${BangEventKind[e.kind]?.toLowerCase().replace(/_/g, " ")}${cards ? ` ${cards}` : ""}${other}`;
   }

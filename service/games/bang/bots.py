@@ -10,7 +10,10 @@ then a Missed! effect from play, then the cheapest card that cancels it. Phase 3
 cards worth least. Works with and without Dodge City and Armed & Dangerous, at every seat count: it
 puts orange cards in play like blue ones (the Bomb in front of a foe), pays its weapon's cube for
 every BANG! card, buys upgrades that hurt foes or draw, pays from its character first and places
-cubes on it, and ignores (Ms. Abigail) every card but a heal.
+cubes on it, and ignores (Ms. Abigail) every card but a heal. A recharge cube it may decline
+(AD-009, AD-011) it declines when its character is the only holder with room and a foe could take
+the cube from there (Frankie Canton at the table, or the Rust card still to come), or when the
+supply is nearly out (placing would leave fewer cubes than an orange card needs).
 """
 
 from __future__ import annotations
@@ -46,6 +49,9 @@ STEAL_EFFECTS = frozenset({"panic", "cat_balou"})
 SHOT_EFFECTS = frozenset({"bang", "derringer"})
 # What Vera Custer copies, best first (any other character when none of them is in play).
 COPY_FIRST = ("willy_the_kid", "slab_the_killer", "jourdonnais", "paul_regret", "bart_cassidy", "el_gringo")
+# Armed & Dangerous: who takes cubes off a character, and the supply an orange card needs (cubes.DANGEROUS_CUBES).
+CUBE_TAKERS = frozenset({"frankie_canton"})
+LOW_SUPPLY = 3
 
 
 class Seen:
@@ -60,6 +66,8 @@ class Seen:
         self.alive = sum(p.alive for p in view.players)
         # How many of the legal answers could cancel the pending shot.
         self.answers = sum(a["type"] in ("respond", "use", "barrel") for a in legal)
+        # The holders a cube may be placed on or paid from (a PLACE_CUBES or PAY_CUBES request).
+        self.holders = [a["pick"] for a in legal if a["type"] == "choose" and "pick" in a]
 
     def foe(self, seat: int) -> float:
         """Hostility towards ``seat`` (0 for oneself)."""
@@ -188,6 +196,8 @@ def answer(seen: Seen, action: Action) -> float:
     req = request.kind if request is not None else kinds.BANG_REQUEST_KIND_UNSPECIFIED
     card = action.get("card")
     if kind == "pass":
+        if req == kinds.BANG_REQUEST_KIND_PLACE_CUBES:
+            return 2.0 if _decline_cube(seen) else SKIP  # a recharge cube (AD-009, AD-011)
         return 0.0
     if kind == "barrel":
         return 90.0
@@ -235,6 +245,20 @@ def _attack(seen: Seen, target: int, base: float) -> float:
     if foe <= FOE - late:
         return SKIP
     return base + 20.0 * foe - 2.0 * seen.view.players[target].life
+
+
+def _decline_cube(seen: Seen) -> bool:
+    """Whether a recharge cube is better left in the supply: only the character has room and a foe
+    could take it from there (Frankie Canton at the table; the one Rust, unless the bot can see it
+    is spent or holds it), or placing it would leave the supply short of an orange card's cubes."""
+    view = seen.view
+    if view.cube_supply <= LOW_SUPPLY:
+        return True
+    if seen.holders != ["character"]:
+        return False
+    takers = any(p.alive and p.seat != seen.me and p.character in CUBE_TAKERS for p in view.players)
+    rust_to_come = view.discard_top.id == "" or KEY_OF[view.discard_top.id] != "rust"
+    return takers or (rust_to_come and "rust" not in seen.hand)
 
 
 def _hurt_friend(seen: Seen, seat: int) -> bool:

@@ -9,10 +9,13 @@ cube at a time, so legal actions never list every way to split a payment:
   resolves once the last cube is paid.
 - ``place_cubes``: put ``count`` cubes from the supply on the seat's holders: one by one
   (``split``: a recharge, Reloading) or all on one holder (Bass Greeves, AD-034). Cubes that
-  no longer fit stay in the supply (AD-013, 058).
+  no longer fit stay in the supply (AD-013, 058). A recharge (``optional``: AD-009, AD-011,
+  RULINGS: "you *may* add 1") may also be declined cube by cube with ``pass``: the declined
+  cube stays in the supply and is not offered again (``bang-ad-1`` games: always placed).
 
 Both answer ``choose`` ``pick`` = ``character`` or an orange card's id, and answer themselves
-when only one holder qualifies (cubes are public, so waiting reveals nothing).
+when only one holder qualifies and nothing may be declined (cubes are public, so waiting
+reveals nothing).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from tabletop_server.service.games.bang import cubes
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import Request, draw, player, push
+from tabletop_server.service.games.bang.versions import first_ad_readings
 
 
 def ask_payment(state: State, seat: int, need: int, reason: str) -> None:
@@ -34,6 +38,17 @@ def ask_placement(state: State, seat: int, count: int, reason: str, split: bool 
     """Ask ``seat`` where ``count`` cubes from the supply go (nothing when no holder has room)."""
     if cubes.with_room(state, seat):
         push(state, "place_cubes", seat, seat, count=count, split=split, reason=reason)
+
+
+def ask_recharge(state: State, seat: int, reason: str) -> None:
+    """Offer ``seat`` 1 recharge cube (a blue card played, a card forced out in phase 3): his to place
+    or decline (AD-009, AD-011); a ``bang-ad-1`` game places it (its first reading)."""
+    if not cubes.with_room(state, seat):
+        return
+    if first_ad_readings(state):
+        push(state, "place_cubes", seat, seat, count=1, split=True, reason=reason)
+    else:
+        push(state, "place_cubes", seat, seat, count=1, split=True, reason=reason, optional=True)
 
 
 @request("pay_cubes")
@@ -71,16 +86,23 @@ class PayCubes(RequestKind):
 
 @request("place_cubes")
 class PlaceCubes(RequestKind):
-    """Put cubes from the supply on the seat's holders (at most 4 each)."""
+    """Put cubes from the supply on the seat's holders (at most 4 each); ``pass`` declines one that is
+    ``optional`` (a recharge)."""
 
-    answers = frozenset({"choose"})
+    answers = frozenset({"choose", "pass"})
     abilities = False
     choose_field = "pick"
 
     def legal(self, state: State, req: Request) -> list[Action]:
-        return [{"type": "choose", "pick": h} for h in cubes.with_room(state, req["seat"])]
+        picks: list[Action] = [{"type": "choose", "pick": h} for h in cubes.with_room(state, req["seat"])]
+        return picks + [{"type": "pass"}] if req["args"].get("optional") else picks
 
     def check(self, state: State, req: Request, action: Action) -> None:
+        if action["type"] == "pass":
+            if not req["args"].get("optional"):  # as before "pass" was an answer here (bang-ad-1)
+                raise RuleError(Reason.WRONG_ANSWER, f"Answer the pending {req['kind']} request",
+                                request=req["kind"])
+            return
         if action["pick"] not in cubes.with_room(state, req["seat"]):
             raise RuleError(Reason.NO_ROOM_FOR_CUBES, "Place cubes on your character or one of your orange cards "
                             "with room (at most 4 on each)", pick=action["pick"])
@@ -88,7 +110,10 @@ class PlaceCubes(RequestKind):
     def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
         seat, args = req["seat"], req["args"]
         count = 1 if args["split"] else args["count"]
-        cubes.add(state, seat, action["pick"], count, events, args["reason"])
+        if action["type"] == "pass":  # declined: the cube stays in the supply, never offered again
+            events.append({"kind": "pass", "seat": seat, "reason": args["reason"]})
+        else:
+            cubes.add(state, seat, action["pick"], count, events, args["reason"])
         args["count"] -= count
         if args["count"] <= 0 and req in state["pending"]:
             state["pending"].remove(req)
@@ -98,7 +123,7 @@ class PlaceCubes(RequestKind):
 
     def auto(self, state: State, req: Request) -> Action | None:
         room = cubes.with_room(state, req["seat"])
-        return {"type": "choose", "pick": room[0]} if len(room) == 1 else None
+        return {"type": "choose", "pick": room[0]} if len(room) == 1 and not req["args"].get("optional") else None
 
 
 @step("draw_step")

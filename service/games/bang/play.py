@@ -36,6 +36,7 @@ from tabletop_server.service.games.bang.catalog import CardType
 from tabletop_server.service.games.bang.characters import ability_of
 from tabletop_server.service.games.bang.costs import ask_cost, check_payable
 from tabletop_server.service.games.bang.cubes import armed, on, pay_use
+from tabletop_server.service.games.bang.distance import without_bell
 from tabletop_server.service.games.bang.effects import EFFECTS, Effect
 from tabletop_server.service.games.bang.effects.attacks import may_shoot_again
 from tabletop_server.service.games.bang.reasons import Reason
@@ -52,6 +53,7 @@ from tabletop_server.service.games.bang.state import (
 from tabletop_server.service.games.bang.tables import TYPE_OF, TYPES
 from tabletop_server.service.games.bang.targeting import check_affects, check_target
 from tabletop_server.service.games.bang.turn import count_use
+from tabletop_server.service.games.bang.versions import first_ad_readings
 
 STAGES = ("cost", "upgrade", "weapon", "ignore", "effect")
 PLAIN_STAGES = ("cost", "effect")  # a game without Armed & Dangerous (no upgrades, weapons, Ms. Abigail)
@@ -185,6 +187,15 @@ def _effect_stage(state: State, seat: int, action: Action, spec: CardType, event
     return True
 
 
+def _reach_seen(state: State, card: str) -> State:
+    """The state a used card's reach is checked in: a green card's use is no card played, so a paid
+    Bell Tower does not stretch it (AD-067; ``bang-ad-1``: it does). An orange card's use reaches any
+    distance anyway (Lockpick, Whip)."""
+    if "bell" in state and TYPE_OF[card].color == "green" and not first_ad_readings(state):
+        return without_bell(state)
+    return state
+
+
 def _bell_for(state: State, seat: int, card: str) -> None:
     """A Bell Tower paid before this card applies to it (``[seat, card]`` until it resolves), never to a later one."""
     bell = state.get("bell")
@@ -241,7 +252,7 @@ def check_use(state: State, seat: int, action: Action, answering: bool = False) 
     if use.when != "own_turn" and not answering:
         raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{use.name} is used only {_WHEN_TEXT[use.when]}", card=card)
     check_cubes(state, seat, card)
-    check_target(state, seat, use, action)
+    check_target(_reach_seen(state, card), seat, use, action)
     check_affects(state, seat, card, action)
     handler = EFFECTS[use.effect]
     check_effect(state, seat, use.name, handler, card, action)
@@ -254,9 +265,10 @@ def check_use(state: State, seat: int, action: Action, answering: bool = False) 
 def use_from_play(state: State, seat: int, action: Action, events: list[Event]) -> None:
     """Pay for a checked card in play (discard it from play), then resolve its use.
 
-    A green card used from play is a card played, so a Bell Tower paid before applies to it and is
-    spent by it (AD-067); an orange card's use is not (the Bell Tower's own, a second time, included)."""
-    if "bell" in state and TYPE_OF[action["card"]].color == "green":
+    Using a card in play is not playing a card (RULINGS AD-067): a Bell Tower paid before neither
+    stretches it nor is spent by it, and stays for the next card played from the hand. A ``bang-ad-1``
+    game keeps the first reading: a green card's use is stretched by it and spends it."""
+    if "bell" in state and TYPE_OF[action["card"]].color == "green" and first_ad_readings(state):
         _bell_for(state, seat, action["card"])
     pay_use(state, seat, action["card"], events, target=action.get("target"))
     proceed(state, seat, action, events)

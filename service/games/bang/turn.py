@@ -177,8 +177,8 @@ class DiscardExcess(RequestKind):
             state["pending"].pop()
             state["phase"] = "end"
         if "supply" in state:  # Armed & Dangerous: 1 cube per card he is forced to discard (AD-011)
-            from tabletop_server.service.games.bang.cube_requests import ask_placement
-            ask_placement(state, seat, 1, "hand_limit")
+            from tabletop_server.service.games.bang.cube_requests import ask_recharge
+            ask_recharge(state, seat, "hand_limit")
 
     def settled(self, state: State, req: Request) -> bool:
         if len(player(state, req["seat"])["hand"]) > hand_limit(state, req["seat"]):

@@ -34,7 +34,7 @@ from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.ruleset import Action, Event, State
 from tabletop_server.service.games.bang import cubes
 from tabletop_server.service.games.bang.characters import ability_of
-from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_placement
+from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_recharge
 from tabletop_server.service.games.bang.distance import in_reach, seat_distance, weapon_range
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
@@ -298,11 +298,11 @@ class DiscardOne(RequestKind):
 
 
 def after_placed(state: State, seat: int, card: str, events: list[Event]) -> None:
-    """A card just put in play: a blue one earns its player 1 cube (AD-009; orange: none, RULINGS AD-010);
+    """A card just put in play: a blue one offers its player 1 cube (AD-009; orange: none, RULINGS AD-010);
     blue or orange, the other characters may react (Al Preacher, AD-031..033)."""
     color = TYPE_OF[card].color
     if color == "blue":
-        ask_placement(state, seat, 1, "recharge")
+        ask_recharge(state, seat, "recharge")
     if color in ("blue", "orange"):
         for other in reversed(seats_from(state, seat, include_self=False)):
             ability_of(state, other).on_card_placed(state, other, seat, card, events)

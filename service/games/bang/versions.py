@@ -6,6 +6,8 @@ Kept apart so that a test (or a replica of another release) is one attribute awa
 
 from __future__ import annotations
 
+from tabletop_server.service.engine.ruleset import State
+
 RULES_VERSION = "bang-base-1"
 # The rules versions this code plays: games store the version they were created with
 # (``state["v"]``), and a game of any other version is refused (``RULES_VERSION_UNSUPPORTED``),
@@ -15,5 +17,15 @@ RULES_VERSION = "bang-base-1"
 # Armed & Dangerous games are stored with a version of their own: a replica of a release before the
 # expansion (which plays only ``bang-base-1``) refuses them (RULES_VERSION_UNSUPPORTED: the client
 # retries on another replica) instead of failing on cards and state it does not know.
-ARMED_RULES_VERSION = "bang-ad-1"
-SUPPORTED_RULES_VERSIONS: frozenset[str] = frozenset({RULES_VERSION, ARMED_RULES_VERSION})
+# ``bang-ad-2`` (issue 32, RULINGS AD-009/011, AD-067): a recharge cube may be declined, and a green
+# card used from play neither benefits from a paid Bell Tower nor spends it. ``bang-ad-1`` games
+# keep the first readings (``first_ad_readings``).
+ARMED_RULES_VERSION_1 = "bang-ad-1"
+ARMED_RULES_VERSION = "bang-ad-2"
+SUPPORTED_RULES_VERSIONS: frozenset[str] = frozenset({RULES_VERSION, ARMED_RULES_VERSION_1, ARMED_RULES_VERSION})
+
+
+def first_ad_readings(state: State) -> bool:
+    """An Armed & Dangerous game created before issue 32 (``bang-ad-1``): every recharge cube is
+    placed, and a green card used from play is stretched by a paid Bell Tower and spends it."""
+    return state.get("v") == ARMED_RULES_VERSION_1

@@ -73,6 +73,21 @@ def ad_table(n: int = 4, **kw: Any) -> State:
     return table(n, expansions=expansions, **kw)
 
 
+def first_readings(state: State) -> State:
+    """Make ``state`` a game stored before issue 32 (rules version ``bang-ad-1``): every recharge
+    cube is placed, and a green card used from play is stretched by a paid Bell Tower and spends it."""
+    state["v"] = "bang-ad-1"
+    return state
+
+
+def recharge(state: State, seat: int, pick: str | None = "character") -> list[Event]:
+    """Answer the recharge cube ``seat`` is offered (AD-009, AD-011): place it on ``pick``, or
+    decline it (``pick=None``)."""
+    req = state["pending"][-1]
+    assert (req["kind"], req["seat"], req["args"].get("optional")) == ("place_cubes", seat, True), req
+    return act(state, seat, {"type": "pass"} if pick is None else {"type": "choose", "pick": pick})
+
+
 # Orange cards the A&D tests never use: where drain() parks cubes to empty the supply.
 PARKING = ["ace_up_the_sleeve", "bandolier", "bell_tower", "beer_keg", "lockpick", "tumbleweed", "big_fifty"]
 

@@ -15,6 +15,7 @@ from bang_helpers import (
     pass_all,
     pending_kind,
     play,
+    recharge,
     stack_deck,
 )
 from tabletop.v1 import bang_pb2
@@ -230,6 +231,7 @@ def test_ms_abigail_cannot_ignore_a_blue_face_card() -> None:
     st = abigail()
     jail = give(st, 0, ["jail:Js"])[0]
     play(st, 0, jail, target=1)
+    recharge(st, 0)
     assert st["pending"] == [] and jail in st["p"][1]["table"]
 
 

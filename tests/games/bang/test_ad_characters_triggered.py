@@ -19,6 +19,7 @@ from bang_helpers import (
     pass_all,
     pending_kind,
     play,
+    recharge,
     refused,
     set_cubes,
     stack_deck,
@@ -61,9 +62,11 @@ def test_al_preacher_pays_two_cubes_for_a_card_when_another_player_plays_a_blue_
     assert bang.legal_actions(st, 1) == [ABILITY, PASS] and bang.legal_actions(st, 0) == []
     events = act(st, 1, ABILITY)  # one holder: both cubes paid without asking
     assert [(e["seat"], e["amount"], e["reason"]) for e in events if e["kind"] == "cubes"] == [
-        (1, -1, "al_preacher"), (1, -1, "al_preacher"), (0, 1, "recharge")]
+        (1, -1, "al_preacher"), (1, -1, "al_preacher")]
     assert drawn(events, 1) == 1 and hand_keys(st, 1) == ["beer"]
     assert [e.get("reason") for e in events if e["kind"] == "draw"] == ["al_preacher"]  # his card, named so
+    events = recharge(st, 0)  # then the player's own recharge cube, his to place (AD-009)
+    assert [(e["seat"], e["amount"], e["reason"]) for e in events if e["kind"] == "cubes"] == [(0, 1, "recharge")]
     assert (cubes_on(st, 1), cubes_on(st, 0), st["supply"], st["pending"]) == (0, 1, 31, [])
     assert (st["turn"], st["phase"]) == (0, "play")
 
@@ -84,6 +87,7 @@ def test_al_preacher_pays_from_his_orange_cards_too() -> None:
 def test_al_preacher_asked_only_with_two_cubes() -> None:
     st = preacher(1)
     play(st, 0, give(st, 0, ["mustang"])[0])
+    recharge(st, 0)
     assert st["pending"] == [] and cubes_on(st, 1) == 1 and st["p"][1]["hand"] == []
     refused(st, 1, ABILITY, "NOT_YOUR_TURN")
 
@@ -96,6 +100,7 @@ def test_al_preacher_not_for_brown_cards_nor_his_own() -> None:
     st = preacher()
     st["turn"] = 1
     play(st, 1, give(st, 1, ["mustang"])[0])
+    recharge(st, 1)
     assert st["pending"] == [] and cubes_on(st, 1) == 3  # his own blue card: only its recharge cube
 
 
@@ -112,6 +117,7 @@ def test_al_preacher_passes_and_keeps_his_cubes() -> None:
     st = preacher()
     play(st, 0, give(st, 0, ["barrel"])[0])
     events = act(st, 1, PASS)
+    recharge(st, 0, None)
     assert drawn(events, 1) == 0 and cubes_on(st, 1) == 2 and st["pending"] == []
     play(st, 0, give(st, 0, ["jail"])[0], target=2)  # a blue card in front of someone else: asked again
     assert (pending_kind(st), st["pending"][-1]["seat"]) == ("preacher", 1)
@@ -127,6 +133,7 @@ def test_al_preacher_draws_one_card_per_card_played_whatever_he_holds() -> None:
     act(st, 1, {"type": "choose", "pick": "character"})
     events = act(st, 1, {"type": "choose", "pick": whip})
     assert drawn(events, 1) == 1 and len(st["p"][1]["hand"]) == 1
+    recharge(st, 0)
     assert (cubes_on(st, 1), cubes_on(st, 1, whip), st["pending"]) == (3, 2, [])
     refused(st, 1, ABILITY, "NOT_YOUR_TURN")  # no second card for the same Barrel
     assert len(st["p"][1]["hand"]) == 1
@@ -140,6 +147,7 @@ def test_al_preacher_window_closes_before_the_next_card() -> None:
     assert bang.legal_actions(st, 0) == []  # nothing else is played while he may answer
     refused(st, 0, {"type": "play", "card": stage}, "NOT_YOUR_DECISION")
     act(st, 1, PASS)
+    recharge(st, 0)
     play(st, 0, stage)
     refused(st, 1, ABILITY, "NOT_YOUR_TURN")
     assert cubes_on(st, 1) == 2 and st["p"][1]["hand"] == []

@@ -14,6 +14,7 @@ from bang_helpers import (
     cubes_on,
     drain,
     equip,
+    first_readings,
     give,
     kinds,
     orange,
@@ -97,7 +98,7 @@ def test_a_game_without_the_expansion_has_no_supply() -> None:
 
 @pytest.mark.rule("AD-003", "AD-009")
 def test_a_recharge_cube_goes_on_the_character_or_one_of_his_orange_cards_only() -> None:
-    st = ad_table(4)
+    st = first_readings(ad_table(4))  # bang-ad-1: the recharge cube is always placed
     whip = orange(st, 0, "whip", 3)
     crate = orange(st, 0, "crate", 2)
     equip(st, 0, ["scope"])  # a blue card in play holds no cubes
@@ -151,7 +152,7 @@ def test_an_upgrade_is_paid_cube_by_cube_from_holders_that_have_one() -> None:
 
 @pytest.mark.rule("AD-009")
 def test_playing_a_blue_card_earns_one_cube_on_the_only_holder() -> None:
-    st = ad_table(4)
+    st = first_readings(ad_table(4))  # bang-ad-1: the recharge cube is always placed
     mustang = give(st, 0, ["mustang"])[0]
     events = play(st, 0, mustang)
     assert kinds(events) == ["equip", "cubes"]
@@ -161,7 +162,7 @@ def test_playing_a_blue_card_earns_one_cube_on_the_only_holder() -> None:
 
 @pytest.mark.rule("AD-009")
 def test_jail_played_on_another_player_earns_its_player_a_cube() -> None:
-    st = ad_table(4)
+    st = first_readings(ad_table(4))  # bang-ad-1: the recharge cube is always placed
     jail = give(st, 0, ["jail"])[0]
     play(st, 0, jail, target=2)
     assert st["p"][2]["table"] == [jail]
@@ -203,7 +204,7 @@ def test_playing_an_orange_card_earns_no_recharge_cube() -> None:
 
 @pytest.mark.rule("AD-011")
 def test_each_forced_phase_3_discard_earns_a_cube() -> None:
-    st = ad_table(4)
+    st = first_readings(ad_table(4))  # bang-ad-1: the recharge cube is always placed
     st["p"][0]["life"] = 2
     hand = give(st, 0, ["beer", "panic", "bang", "missed"])
     whip = orange(st, 0, "whip", 3)
@@ -245,7 +246,7 @@ def test_no_voluntary_phase_3_discard_for_cubes() -> None:
 
 @pytest.mark.rule("AD-012", "AD-011")
 def test_phase_3_stops_at_the_limit_with_one_cube_per_card_over_it() -> None:
-    st = ad_table(4)
+    st = first_readings(ad_table(4))  # bang-ad-1: the recharge cube is always placed
     st["p"][0]["life"] = 3
     hand = give(st, 0, ["beer", "panic", "bang", "missed"])
     act(st, 0, {"type": "end_turn"})
@@ -284,7 +285,7 @@ def test_phase_3_discards_with_an_empty_supply_earn_nothing() -> None:
 
 @pytest.mark.rule("AD-013")
 def test_a_full_character_is_not_offered_and_the_cube_goes_to_the_card_with_room() -> None:
-    st = ad_table(4)
+    st = first_readings(ad_table(4))  # bang-ad-1: the recharge cube is always placed
     set_cubes(st, 0, "character", 4)
     whip = orange(st, 0, "whip", 3)
     crate = orange(st, 0, "crate", 3)
@@ -295,7 +296,7 @@ def test_a_full_character_is_not_offered_and_the_cube_goes_to_the_card_with_room
 
 @pytest.mark.rule("AD-013")
 def test_with_every_holder_full_a_recharge_does_nothing() -> None:
-    st = ad_table(4)
+    st = first_readings(ad_table(4))  # bang-ad-1: the recharge cube is always placed
     set_cubes(st, 0, "character", 4)
     whip = orange(st, 0, "whip", 3)
     play(st, 0, give(st, 0, ["mustang"])[0])  # the only holder with room: no question

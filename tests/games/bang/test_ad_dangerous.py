@@ -10,11 +10,13 @@ from bang_helpers import (
     chars,
     cubes_on,
     equip,
+    first_readings,
     give,
     kinds,
     orange,
     pending_kind,
     play,
+    recharge,
     refusal,
     refused,
     set_cubes,
@@ -117,6 +119,7 @@ def test_an_orange_weapon_replaced_by_a_new_weapon_returns_its_cubes() -> None:
     assert st["supply"] == 30
     winchester = give(st, 0, ["winchester"])[0]
     play(st, 0, winchester)
+    recharge(st, 0)
     assert st["p"][0]["table"] == [winchester] and st["discard"] == [thunderer]
     assert cubes_on(st, 0, thunderer) == 0 and thunderer not in st.get("marks", {})
     assert st["supply"] == 31  # the Thunderer's 2 back (32), then 1 recharge cube for the blue Winchester
@@ -1048,9 +1051,10 @@ def test_bell_tower_with_one_cube_is_discarded_when_used() -> None:
 
 
 @pytest.mark.rule("AD-067")
-def test_bell_tower_spent_by_a_green_card_used_from_play() -> None:
-    """Decision: using a green card from play is playing it (Dodge City), so it is the Bell's next card."""
-    st = ad_table(4, expansions=["dodge_city"])
+def test_bell_tower_spent_by_a_green_card_used_from_play_in_a_bang_ad_1_game() -> None:
+    """The first reading, kept for games stored as ``bang-ad-1``: using a green card from play is playing
+    it (Dodge City), so it is the Bell's next card (RULINGS now says otherwise: test_ad_readings.py)."""
+    st = first_readings(ad_table(4, expansions=["dodge_city"]))
     tower = orange(st, 0, "bell_tower", 3)
     derringer = equip(st, 0, ["derringer"])[0]  # Derringer: distance 1
     give(st, 2, ["beer", "beer"])

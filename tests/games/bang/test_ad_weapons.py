@@ -17,6 +17,7 @@ from bang_helpers import (
     orange,
     pending_kind,
     play,
+    recharge,
     refused,
     set_cubes,
     stack_deck,
@@ -57,6 +58,7 @@ def test_an_orange_weapon_replaces_a_weapon_and_is_replaced_with_its_cubes_going
     assert targets(st, 0, bang_card) == [1, 2, 3, 5, 6, 7]  # Thunderer: 3 (seat 4 is at 4)
     winchester = give(st, 0, ["winchester"])[0]
     play(st, 0, winchester)
+    recharge(st, 0)
     assert table_keys(st, 0) == ["winchester"] and thunderer in st["discard"]
     # The Thunderer's 3 cubes are back; the Winchester (blue) earned 1 on the character (AD-009).
     assert st["supply"] == 31 and cubes_on(st, 0, thunderer) == 0 and cubes_on(st, 0) == 1

@@ -44,7 +44,8 @@ def test_an_armed_and_dangerous_game_is_refused_by_a_replica_from_before_the_exp
     refuses the game cleanly instead of failing on its cards; base and Dodge City games are unchanged."""
     armed = bang.setup({"expansions": ["armed_and_dangerous"]}, 4, 3)
     both = bang.setup({"expansions": ["dodge_city", "armed_and_dangerous"]}, 4, 3)
-    assert armed["v"] == both["v"] == versions.ARMED_RULES_VERSION == "bang-ad-1"
+    assert armed["v"] == both["v"] == versions.ARMED_RULES_VERSION == "bang-ad-2"
+    assert versions.ARMED_RULES_VERSION_1 in versions.SUPPORTED_RULES_VERSIONS  # stored games still play
     assert bang.setup({"expansions": ["dodge_city"]}, 4, 3)["v"] == bang.setup({}, 4, 3)["v"] == "bang-base-1"
     monkeypatch.setattr(versions, "SUPPORTED_RULES_VERSIONS", frozenset({"bang-base-1"}))
     with pytest.raises(RuleError) as err:
