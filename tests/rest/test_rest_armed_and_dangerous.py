@@ -26,7 +26,7 @@ def cubes_in(view: dict[str, Any]) -> int:
 @pytest.mark.rule("AD-001", "AD-002")
 @pytest.mark.parametrize(("expansions", "seats", "seed", "cards"),
                          [(ARMED, 4, 51, 108), (ARMED, 7, 52, 108), (BOTH, 3, 53, 148), (BOTH, 8, 54, 148),
-                          (BOTH, 4, 55, 148), (BOTH, 7, 56, 148)],
+                          (BOTH, 4, 57, 148), (BOTH, 7, 56, 148)],
                          ids=["ad-4", "ad-7", "dc+ad-3", "dc+ad-8", "dc+ad-4", "dc+ad-7"])
 def test_armed_and_dangerous_games_over_rest_play_to_the_end(api: Api, expansions: list[str], seats: int,
                                                              seed: int, cards: int) -> None:

@@ -91,6 +91,7 @@ def test_four_players_and_a_spectator_play_armed_and_dangerous_in_the_browser(br
             mover.wait_past(game.version)
             assert mover.page.get_by_test_id("message").inner_text() == ""  # every click was accepted
         print(f"requests asked: {sorted(asked)}; actions clicked: {sorted(clicked)}")
+        assert "PLACE_CUBES (may decline)" in asked  # a recharge cube was offered with "Don't add" (AD-009)
         screenshot(players[0], "web_bang_armed.png")
         for page in pages:
             assert not page.errors, page.errors
