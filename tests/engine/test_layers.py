@@ -1,49 +1,113 @@
-"""Layering: game code is pure (DESIGN 1), and the server is imported only under its namespace.
+"""Layering: the server's layers, pure game code (DESIGN 1), no import cycles, one namespace.
 
-Walks the imports of service/games and service/engine for I/O, clock and global randomness; and every
-Python file of the project for a bare ``service``/``rest`` import, which would load a second copy of
-each module beside ``tabletop_server.service``/``tabletop_server.rest`` (src/tabletop_server).
+The layers, the purity of games and the engine (no I/O, clock or global randomness) and the absence of
+import cycles are import-linter contracts (``[tool.importlinter]`` in pyproject.toml, run by CI as
+``lint-imports``): the first test runs them on the project, the next ones plant each kind of violation
+in a copy of the layout and see its contract break. What import-linter cannot see stays hand-written
+here: a bare ``service``/``rest`` import or module name (in an import, a ``-m`` argument or a string),
+which would load a second copy of each module beside ``tabletop_server.service``/``tabletop_server.rest``
+(src/tabletop_server), and the namespace links.
 """
 
 from __future__ import annotations
 
 import ast
 import itertools
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
+from typing import Any
 
-FORBIDDEN = {"grpc", "redis", "flask", "time", "random", "os", "socket", "threading", "datetime", "secrets",
-             "tabletop_server.service.api", "tabletop_server.service.store", "tabletop_server.rest"}
+import pytest
+
 PROJECT = Path(__file__).resolve().parents[2]
-ROOT = PROJECT / "service"
 BARE = ("service", "rest")
+ROOT = "tabletop_server"
+FAKE = "fakeroot"  # the copy's root package: the project's own is installed, so it would shadow a fake one
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(), str(path))
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-    return names
+def _lint(config: Path, cwd: Path, *contracts: str) -> subprocess.CompletedProcess[str]:
+    args = ", ".join(repr(c) for c in contracts)
+    code = ("import sys; from importlinter.cli import lint_imports; "
+            f"sys.exit(lint_imports(config_filename={str(config)!r}, limit_to_contracts=({args}{',' if args else ''}),"
+            " no_cache=True, no_logo=True))")
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=300,
+                          env={"PYTHONPATH": str(cwd), "PATH": "/usr/bin:/bin"}, check=False)
 
 
-def test_games_and_engine_import_no_io_clock_or_global_random() -> None:
-    files = [*ROOT.joinpath("games").rglob("*.py"), *ROOT.joinpath("engine").rglob("*.py")]
-    assert files
-    bad = []
-    for path in files:
-        for name in _imports(path):
-            if any(name == f or name.startswith(f + ".") for f in FORBIDDEN):
-                bad.append(f"{path.relative_to(ROOT.parent)} imports {name}")
-    assert not bad, "\n".join(bad)
+def _contracts() -> dict[str, Any]:
+    return dict(tomllib.loads((PROJECT / "pyproject.toml").read_text())["tool"]["importlinter"])
 
 
-def test_the_checker_catches_a_forbidden_import(tmp_path: Path) -> None:
-    sample = tmp_path / "x.py"
-    sample.write_text("import random\nfrom redis import Redis\n")
-    assert {"random", "redis"} <= _imports(sample)
+def test_the_import_contracts_hold() -> None:
+    ran = _lint(PROJECT / "pyproject.toml", PROJECT)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "4 kept, 0 broken" in ran.stdout, ran.stdout
+
+
+def _module(root: Path, name: str, body: str = "") -> None:
+    """Write module ``name`` (dotted, under the fake root) with its packages' __init__ files."""
+    parts = name.split(".")
+    for i in range(1, len(parts)):
+        init = root.joinpath(*parts[:i], "__init__.py")
+        init.parent.mkdir(parents=True, exist_ok=True)
+        if not init.exists():
+            init.write_text("")
+    path = root.joinpath(*parts, "__init__.py") if name in _PACKAGES else root.joinpath(*parts).with_suffix(".py")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(path.read_text() + body if path.exists() else body)
+
+
+_PACKAGES = {f"{FAKE}.service.games.bang.effects", f"{FAKE}.service.games.bang.characters"}
+
+
+@pytest.fixture
+def layout(tmp_path: Path) -> Path:
+    """A copy of the layout the contracts name (root ``fakeroot``), with the known exceptions' imports, and
+    the contracts themselves, renamed, in ``tmp_path/pyproject.toml``; nothing broken yet."""
+    text = (PROJECT / "pyproject.toml").read_text()
+    config = text[text.index("[tool.importlinter]"):]
+    (tmp_path / "pyproject.toml").write_text(config.replace(ROOT, FAKE))
+    contracts = _contracts()["contracts"]
+    named = {m for c in contracts for key in ("layers", "modules", "source_modules", "ancestors")
+             for m in c.get(key, []) for m in m.split(" | ")}
+    for name in sorted(named):
+        _module(tmp_path, name.replace(ROOT, FAKE))
+    _module(tmp_path, f"{FAKE}.service.games.bang.play")
+    for rule in next(c for c in contracts if c["id"] == "acyclic")["ignore_imports"]:
+        importer, imported = (m.strip().replace(ROOT, FAKE) for m in rule.split("->"))
+        _module(tmp_path, imported)
+        _module(tmp_path, importer, f"import {imported}\n")
+    assert _lint(tmp_path / "pyproject.toml", tmp_path).returncode == 0
+    return tmp_path
+
+
+@pytest.mark.parametrize(("module", "body", "contract"), [
+    ("service.games.bang.rules", "import random\n", "pure-rules"),
+    ("service.engine.rng", "from os import urandom\n", "pure-rules"),
+    ("service.games.ttr_europe.scoring", "import time\n", "pure-rules"),
+    ("service.engine.ruleset", f"import {FAKE}.service.games.bang.play\n", "layers"),
+    ("service.games.bang.turn", f"from {FAKE}.service.store import redis_store\n", "layers"),
+    ("service.store.redis_store", f"import {FAKE}.service.api.server\n", "layers"),
+    ("service.games.ttr_europe.rules", f"import {FAKE}.service.games.bang.play\n", "games-independent"),
+    ("service.games.bang.tables", f"import {FAKE}.service.games.bang.turn\n", "acyclic"),
+])
+def test_each_contract_catches_its_violation(layout: Path, module: str, body: str, contract: str) -> None:
+    if contract == "acyclic":  # a new cycle: turn -> tables -> turn
+        _module(layout, f"{FAKE}.service.games.bang.turn", f"import {FAKE}.service.games.bang.tables\n")
+    _module(layout, f"{FAKE}.{module}", body)
+    ran = _lint(layout / "pyproject.toml", layout)
+    report = " ".join(ran.stdout.split())  # long contract names wrap
+    broken = [c["id"] for c in _contracts()["contracts"] if f"{c['name']} BROKEN" in report]
+    assert ran.returncode != 0 and broken == [contract], ran.stdout
+
+
+def test_a_known_exception_no_longer_needed_fails(layout: Path) -> None:
+    """Removing a cycle without removing its exception fails: the list of exceptions only shrinks."""
+    costs = layout / FAKE / "service" / "games" / "bang" / "costs.py"
+    costs.write_text("")
+    assert _lint(layout / "pyproject.toml", layout, "acyclic").returncode != 0
 
 
 def _bare_names(path: Path) -> list[str]:
