@@ -10,11 +10,14 @@ import os
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 import pytest
+import redis
 from tabletop.v1 import game_service_pb2_grpc
 
+from tabletop_server.service.api.creation import Creator
 from tabletop_server.service.api.server import Running, create_server
 from tabletop_server.service.config import Config
 
@@ -32,15 +35,51 @@ os.environ.setdefault("TABLETOP_REDIS_SAFETY", "warn")
 os.environ.setdefault("TABLETOP_SEED_CHOICE_KEYS", "*")
 
 
+# Tiers, chosen by the folder a test lives in (nobody has to remember a marker); ``pytest -m fast`` runs one,
+# ``-m "service or system"`` several (README, "Development"). ``fast``: the engine and
+# every game's rules, pure functions, no server; ``service``: gRPC, REST, the store, a real Redis; ``system``:
+# other processes and languages (ops, deploy, the clients' toolchains, browsers); ``slow``: whatever is
+# marked ``slow`` (many-game runs, the scale tests), wherever it lives. A test in a fast folder that uses a
+# Redis (the ``redis_url`` fixture, so every server fixture) is a service test. A folder missing here is
+# a service test too, and tests/docs/test_tiers.py fails until it is added.
+TIERS = ("fast", "service", "system", "slow")
+TIER_OF_FOLDER = {
+    "engine": "fast", "games": "fast", "conformance": "fast", "docs": "fast",
+    "service": "service", "rest": "service",
+    "ops": "system", "deploy": "system", "clients": "system", "web": "system",
+}
+TESTS = Path(__file__).parent
+
+
+def tier_of(item: pytest.Item) -> str:
+    """The tier of one collected test (see ``TIER_OF_FOLDER``)."""
+    if item.get_closest_marker("slow"):
+        return "slow"
+    parts = item.path.relative_to(TESTS).parts
+    tier = TIER_OF_FOLDER.get(parts[0], "service") if len(parts) > 1 else "service"
+    if tier == "fast" and "redis_url" in getattr(item, "fixturenames", ()):
+        return "service"
+    return tier
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): checklist ids covered by a scenario test")
+    for tier in TIERS[:3]:
+        config.addinivalue_line("markers", f"{tier}: the {tier} tier (set from the test's folder by tests/conftest.py)")
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects on the tier markers
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        tier = tier_of(item)
+        if tier != "slow":  # the slow ones carry their own mark
+            item.add_marker(tier)
 
 
 @pytest.fixture(scope="session")
 def redis_url() -> str:
     url = os.environ.get("TABLETOP_TEST_REDIS_URL")
     if url:
-        _forget_creators(url)
         return url
     from tabletop_server.service.store import embedded
     return embedded.start(tempfile.mkdtemp(prefix="tabletop-redis-"))
@@ -87,18 +126,27 @@ def stub(channel: grpc.Channel) -> game_service_pb2_grpc.GameServiceStub:
     return game_service_pb2_grpc.GameServiceStub(channel)
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Once per run, in the process that starts the workers (pytest-xdist's controller, or the only one)."""
+    url = os.environ.get("TABLETOP_TEST_REDIS_URL")
+    if url and not hasattr(session.config, "workerinput"):
+        _forget_creators(url)
+
+
+# The creators every test shares: this machine's own address, as a gRPC peer and as forwarded by a facade.
+LOOPBACK_CREATORS = [Creator("address", a, 0, 0) for a in ("ipv4:127.0.0.1", "ipv6:[::1]", "forwarded:127.0.0.1")]
+
+
 def _forget_creators(url: str) -> None:
-    """Drop the creation-limit counts earlier runs left in the test Redis.
+    """Drop the creation-limit counts earlier runs left in the test Redis for this machine's own address.
 
     Servers started with the chart's own environment (tests/deploy) count every game from 127.0.0.1
     for as long as the game lives (7 days); without this, reruns on one machine would add up to
-    TOO_MANY_OPEN_GAMES. Only the creators' keys (hash tag ``{c:...}``) are touched."""
-    import redis
-
+    TOO_MANY_OPEN_GAMES. Only the loopback creators' keys are touched: the creation-limit tests' own
+    creators (random addresses and keys) may be counting in another worker or another run right now."""
     client = redis.Redis.from_url(url)
     try:
-        stale = list(client.scan_iter(match="{c:*", count=1000))
-        if stale:
-            client.delete(*stale)
+        keys = [creator.keys() for creator in LOOPBACK_CREATORS]  # Creator.keys(): its two keys, not a dict's
+        client.delete(*(key for pair in keys for key in pair))
     finally:
         client.close()

@@ -33,7 +33,7 @@ def test_readme_gives_the_two_commands_and_ci_runs_the_test_one() -> None:
     commands = _blocks(_section("Two commands"), "sh")
     assert len(commands) == 2
     assert "tabletop serve" in commands[0]
-    assert commands[1].strip().endswith("pytest")
+    assert commands[1].strip().endswith("pytest -n auto --cov")  # every tier, in parallel, with coverage
     ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
     assert commands[1].strip().split("&& ")[-1] in ci
 
