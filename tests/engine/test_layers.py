@@ -67,7 +67,7 @@ def layout(tmp_path: Path) -> Path:
     """A copy of the layout the contracts name (root ``fakeroot``), with the known exceptions' imports, and
     the contracts themselves, renamed, in ``tmp_path/pyproject.toml``; nothing broken yet."""
     text = (PROJECT / "pyproject.toml").read_text()
-    config = text[text.index("[tool.importlinter]"):]
+    config = text[text.index("\n[tool.importlinter]\n"):]
     (tmp_path / "pyproject.toml").write_text(config.replace(ROOT, FAKE))
     contracts = _contracts()["contracts"]
     named = {m for c in contracts for key in ("layers", "modules", "source_modules", "ancestors")
