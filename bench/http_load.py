@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random
 import resource
 import socket
 import struct
@@ -33,33 +34,65 @@ def raise_fd_limit() -> int:
     return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
+def _below_ephemeral() -> range:
+    """Ports below the kernel's ephemeral range: the kernel never hands them to a ``bind(port 0)`` or to the
+    client end of a connection, so on a busy machine (10,000 test connections) none of those takes them."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    return range(max(1024, low - 12_000), low) if low > 2048 else range(20_000, 32_000)
+
+
+_PICK = random.SystemRandom()  # never the tests' seeded ``random``: every worker would pick the same ports
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A TCP port free right now on 127.0.0.1, for a server process that must be told a number (it cannot be
+    handed a bound socket). Drawn at random below the ephemeral range, so only another such pick can collide;
+    servers started on one retry with new ports when they exit at once (``ServeProcess``)."""
+    ports = _below_ephemeral()
+    for _ in range(200):
+        port = _PICK.choice(ports)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {ports}")
 
 
 class ServeProcess:
     """``python -m tabletop_server.service serve`` on free loopback ports, with ``TABLETOP_*`` overrides."""
 
     def __init__(self, redis_url: str, **settings: Any) -> None:
-        self.grpc_port, self.http_port, self.metrics_port = free_port(), free_port(), free_port()
         env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_LOG_LEVEL": "WARNING",
                "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0",
                # The benches' private Redis keeps nothing on disk on purpose: serve (and be ready) anyway.
                "TABLETOP_REDIS_SAFETY": "warn",
                **{f"TABLETOP_{k.upper()}": str(v) for k, v in settings.items()}}
+        for _ in range(3):  # a port taken between the pick and the server's bind: the server exits, pick again
+            if self._start(env):
+                return
+        raise RuntimeError("tabletop serve exited at once three times (ports taken?)")
+
+    def _start(self, env: dict[str, str]) -> bool:
+        """Start on new ports; whether it is ready (False: it exited at once). Raises if it hangs unready."""
+        self.grpc_port, self.http_port, self.metrics_port = free_port(), free_port(), free_port()
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tabletop_server.service", "serve", "--host", "127.0.0.1", "--grpc-port", str(self.grpc_port),
              "--http-port", str(self.http_port), "--metrics-port", str(self.metrics_port)], env=env, cwd=ROOT)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + 120  # sized for a loaded 2-core machine
+        while time.monotonic() < deadline and self.process.poll() is None:
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/readyz", timeout=1) as r:
                     if r.status == 200:
-                        return
+                        return True
             except OSError:
                 time.sleep(0.1)
+        if self.process.poll() is not None:
+            return False
         self.close()
         raise RuntimeError("tabletop serve did not become ready")
 

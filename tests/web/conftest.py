@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from tabletop_server.rest.app import create_app, serve
-from tests.web.seats import CHROMIUM, NO_CHROMIUM
+from tests.tools import needs_chromium
 
 
 @pytest.fixture(scope="module")
@@ -27,11 +27,10 @@ def web_url(grpc_server: Any) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if CHROMIUM is None:
-        pytest.skip(NO_CHROMIUM)
+    path = needs_chromium()  # looked up now: installed during the run counts
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM)
+        launched = playwright.chromium.launch(executable_path=path)
         yield launched
         launched.close()

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from tabletop_server.service.games.ttr_europe.board import CITIES, ROUTES
-from tests.web.seats import Seat
+from tests.web.seats import VERSION_WAIT_MS, Seat
 
 GAP = 7  # clients/web/src/ttr/board.ts DOUBLE_ROUTE_GAP: a double route's two lines are shifted apart
 
@@ -18,7 +18,7 @@ def test_every_route_is_drawn_between_its_cities(browser: Any, web_url: str) -> 
     try:
         page = seat.page
         page.goto(f"{web_url}/#/board/ttr-europe")
-        page.locator("#app[data-ready='board']").wait_for(timeout=15000)
+        page.locator("#app[data-ready='board']").wait_for(timeout=VERSION_WAIT_MS)
         drawn: dict[int, dict[str, Any]] = {}
         for group in page.locator("g[data-route]").all():
             line = group.locator("line.track").first

@@ -1,0 +1,35 @@
+"""The tools a system test needs, looked up when the test runs, never at collection: a tool installed while
+the suite runs (``.ci/run`` installs Chromium, the JDK, Go) counts for every test that starts after it."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+NO_CHROMIUM = ("no Chromium: `apt-get install -y chromium` (Debian; .ci/run installs it) to run the browser "
+               "tests, or set TABLETOP_CHROMIUM to a Chromium binary")
+
+
+def chromium() -> str | None:
+    """Debian's Chromium (or ``TABLETOP_CHROMIUM``), as installed now."""
+    return next((path for path in (os.environ.get("TABLETOP_CHROMIUM"), shutil.which("chromium"),
+                                   "/usr/bin/chromium") if path and Path(path).is_file()), None)
+
+
+def needs(*tools: str, hint: str, in_ci: bool = False) -> None:
+    """Skip the test unless every tool is on PATH now; with ``in_ci``, CI (which installs them) fails instead."""
+    missing = [tool for tool in tools if shutil.which(tool) is None]
+    if missing:
+        assert not (in_ci and os.environ.get("CI")), f"CI installs {missing} (.ci/run): {hint}"
+        pytest.skip(f"not installed: {missing}: {hint}")
+
+
+def needs_chromium() -> str:
+    """The Chromium path, or the test is skipped with the command that installs it."""
+    path = chromium()
+    if path is None:
+        pytest.skip(NO_CHROMIUM)
+    return path
