@@ -78,6 +78,16 @@ class Config:
     grpc_health_port: int = 0  # > 0: plaintext grpc.health.v1 only, for probes that speak no TLS (kubelet)
     grpc_target_tls_ca_file: str = ""  # `tabletop rest`: PEM CA that verifies a TLS grpc_target (else plaintext)
     grpc_target_tls_server_name: str = ""  # the name that certificate carries, when not grpc_target's host
+    # Players (issue 27; deploy/README.md, "Players"), all off by default.
+    jwt_issuers: str = ""  # JSON array of {"issuer", "audience", "jwks_file" | "jwks_url", "algorithms"?}
+    jwt_clock_skew_seconds: float = 60.0  # exp and nbf are accepted this far off the service's clock
+    jwks_refresh_seconds: float = 300.0  # a JWKS URL is fetched again after this long
+    jwks_min_refresh_seconds: float = 30.0  # an unknown kid refetches it, at most this often
+    session_key_file: str = ""  # PEM Ed25519 private key: Tabletop issues player sessions (CreatePlayerSession)
+    session_issuer: str = "tabletop"  # iss and aud of those sessions' access tokens
+    session_ttl_seconds: int = 900  # an access token's life
+    session_refresh_ttl_seconds: int = 30 * 24 * 3600  # a refresh token's life (each is used once)
+    guest_sessions: bool = False  # CreateGuestSession: anyone may become a new guest player (needs the key file)
 
     def __post_init__(self) -> None:
         """Refuse settings that would silently turn a protection off."""
@@ -98,6 +108,7 @@ class Config:
                              "Give the REST facade and the service the same TABLETOP_PROXY_SECRET.")
 
         _check_tls(self)
+        _check_players(self)
 
     @property
     def api_key_set(self) -> frozenset[str]:
@@ -121,7 +132,7 @@ def from_env(env: Mapping[str, str] | None = None, **overrides: Any) -> Config:
             continue
         kind = type(getattr(Config, field.name))
         try:
-            values[field.name] = kind(raw)
+            values[field.name] = _flag(raw) if kind is bool else kind(raw)
         except ValueError as exc:
             raise SystemExit(f"TABLETOP_{field.name.upper()}={raw!r} is not a valid {kind.__name__}") from exc
     values.update({k: v for k, v in overrides.items() if v is not None})
@@ -142,3 +153,22 @@ def _check_tls(config: Config) -> None:
     if config.grpc_target_tls_server_name and not config.grpc_target_tls_ca_file:
         raise ValueError("TABLETOP_GRPC_TARGET_TLS_SERVER_NAME needs TABLETOP_GRPC_TARGET_TLS_CA_FILE: "
                          "without it the facade calls the gRPC service in plaintext.")
+
+
+def _flag(raw: str) -> bool:
+    """A boolean setting: true/1/on/yes or false/0/off/no (bool("false") would be True)."""
+    value = raw.strip().lower()
+    if value in ("true", "1", "on", "yes"):
+        return True
+    if value in ("false", "0", "off", "no"):
+        return False
+    raise ValueError(raw)
+
+
+def _check_players(config: Config) -> None:
+    """Player settings that cannot work are refused at start, not at the first sign-in."""
+    if config.guest_sessions and not config.session_key_file:
+        raise ValueError("TABLETOP_GUEST_SESSIONS needs TABLETOP_SESSION_KEY_FILE: guests get sessions signed "
+                         "with that key.")
+    if config.session_ttl_seconds <= 0 or config.session_refresh_ttl_seconds <= 0:
+        raise ValueError("TABLETOP_SESSION_TTL_SECONDS and TABLETOP_SESSION_REFRESH_TTL_SECONDS are positive.")

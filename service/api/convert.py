@@ -38,7 +38,8 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
     out = doc.get("conceded", ())
     seats = [game_pb2.Seat(index=i, display_name=(s or {}).get("name", ""),
                            occupied=s is not None and not s.get("reserved"), reserved=bool((s or {}).get("reserved")),
-                           bot=bots.get(str(i), ""), conceded=i in out) for i, s in enumerate(doc["seats"])]
+                           bot=bots.get(str(i), ""), conceded=i in out, invited=bool((s or {}).get("invited")),
+                           player_bound=bool((s or {}).get("player"))) for i, s in enumerate(doc["seats"])]
     timer = doc.get("timer")
     timed = {"turn_timer": game_pb2.TurnTimer(decision_seconds=timer["seconds"], bot=timer["bot"],
                                               takeover_after=timer["takeover_after"],

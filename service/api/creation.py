@@ -54,7 +54,7 @@ class CreationRefused(RateLimited):
 class Creator:
     """Who a creation counts against, and that creator's limits."""
 
-    kind: str  # "address" or "api_key"
+    kind: str  # "address", "api_key" or "player"
     id: str
     per_minute: float
     max_open: int
@@ -74,10 +74,13 @@ class CreationLimits:
         self.on_refused = on_refused
         self.clock = clock
 
-    def creator(self, api_key: str | None, address: str) -> Creator | None:
-        """The creator of a call, or None when its limits are all off."""
+    def creator(self, api_key: str | None, address: str, player: str = "") -> Creator | None:
+        """The creator of a call (its API key, else its signed-in player, else its address), or None when
+        its limits are all off. A player counts as an address does: one person."""
         c = self.config
-        if api_key:
+        if player and not api_key:
+            found = Creator("player", player, c.create_per_minute_per_address, c.max_open_games_per_address)
+        elif api_key:
             found = Creator("api_key", api_key, c.create_per_minute_per_api_key, c.max_open_games_per_api_key)
         else:
             found = Creator("address", address, c.create_per_minute_per_address, c.max_open_games_per_address)
@@ -139,4 +142,4 @@ class CreationLimits:
 
 
 def _label(creator: Creator) -> str:
-    return "API key" if creator.kind == "api_key" else "address"
+    return {"api_key": "API key", "player": "player"}.get(creator.kind, "address")

@@ -44,6 +44,9 @@ class ServiceReason(StrEnum):
     INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # page_token not from this game's GetGameLog (or over 111 characters)
     INVALID_PAGE_SIZE = "INVALID_PAGE_SIZE"  # negative page_size
     INVALID_MAX_ACTIONS = "INVALID_MAX_ACTIONS"  # CreateGame.max_actions outside 1 to the ruleset's limit
+    INVALID_PLAYER_ID = "INVALID_PLAYER_ID"  # a player id that is no id (1 to 128 of A-Z a-z 0-9 . _ : @ | + -)
+    TOO_MANY_INVITATIONS = "TOO_MANY_INVITATIONS"  # more CreateGame.invited_player_ids than open seats
+    PLAYER_INVITED_TWICE = "PLAYER_INVITED_TWICE"  # an invited player id twice, or the creator's own
     # UNAUTHENTICATED / PERMISSION_DENIED: credentials.
     MISSING_TOKEN = "MISSING_TOKEN"  # the call needs a player token
     INVALID_TOKEN = "INVALID_TOKEN"  # malformed or forged token, or not "Bearer"
@@ -51,6 +54,18 @@ class ServiceReason(StrEnum):
     API_KEY_REQUIRED = "API_KEY_REQUIRED"  # CreateGame needs x-api-key on this server
     API_KEY_INVALID = "API_KEY_INVALID"  # an unknown x-api-key (PERMISSION_DENIED)
     SEED_CHOICE_NOT_ALLOWED = "SEED_CHOICE_NOT_ALLOWED"  # a chosen seed for a game with a seat the creator does not hold, without the deterministic-games scope (PERMISSION_DENIED)
+    JWT_MALFORMED = "JWT_MALFORMED"  # a bearer JWT that is no compact JWS with JSON header and claims
+    JWT_ALGORITHM_REFUSED = "JWT_ALGORITHM_REFUSED"  # alg outside the issuer's RS256/ES256/EdDSA list (none, HS256)
+    JWT_ISSUER_UNKNOWN = "JWT_ISSUER_UNKNOWN"  # iss is not a configured issuer (TABLETOP_JWT_ISSUERS)
+    JWT_KEY_UNKNOWN = "JWT_KEY_UNKNOWN"  # kid is not in the issuer's JWKS, even after a refetch
+    JWT_SIGNATURE_INVALID = "JWT_SIGNATURE_INVALID"  # the signature does not verify (forged or altered)
+    JWT_EXPIRED = "JWT_EXPIRED"  # past exp, beyond the clock skew
+    JWT_NOT_YET_VALID = "JWT_NOT_YET_VALID"  # before nbf (or iat in the future), beyond the clock skew
+    JWT_AUDIENCE_MISMATCH = "JWT_AUDIENCE_MISMATCH"  # aud does not name the issuer's configured audience
+    JWT_CLAIMS_INVALID = "JWT_CLAIMS_INVALID"  # sub or exp missing, or sub not a player id
+    REFRESH_TOKEN_INVALID = "REFRESH_TOKEN_INVALID"  # unknown, already used or expired refresh token
+    NOT_SEATED_IN_GAME = "NOT_SEATED_IN_GAME"  # a signed-in player holds no seat of this game (PERMISSION_DENIED)
+    SEAT_RESERVED_FOR_INVITEE = "SEAT_RESERVED_FOR_INVITEE"  # JoinGame of a seat kept for another invited player (PERMISSION_DENIED)
     # NOT_FOUND.
     GAME_NOT_FOUND = "GAME_NOT_FOUND"  # no such game (or it expired)
     RULESET_NOT_FOUND = "RULESET_NOT_FOUND"  # GetRuleset of a ruleset this server does not offer
@@ -62,6 +77,9 @@ class ServiceReason(StrEnum):
     NOT_A_BOT_SEAT = "NOT_A_BOT_SEAT"  # SetSeatBot takes back a seat no bot plays
     CONCEDE_NOT_SUPPORTED = "CONCEDE_NOT_SUPPORTED"  # ConcedeGame (or TurnTimer.concede_after) for a ruleset without conceding
     GAME_NOT_FINISHED = "GAME_NOT_FINISHED"  # RematchGame before the game is over
+    PLAYER_ALREADY_SEATED = "PLAYER_ALREADY_SEATED"  # a signed-in player joins a game it holds a seat of
+    SESSIONS_DISABLED = "SESSIONS_DISABLED"  # CreatePlayerSession/RefreshPlayerSession without TABLETOP_SESSION_KEY_FILE (or API keys)
+    GUEST_SESSIONS_DISABLED = "GUEST_SESSIONS_DISABLED"  # CreateGuestSession without TABLETOP_GUEST_SESSIONS
     # ABORTED: lost races; retry.
     CONFLICT = "CONFLICT"  # too many concurrent writers to one game
     ID_COLLISION = "ID_COLLISION"  # no free game id found (practically never)
@@ -79,6 +97,7 @@ class ServiceReason(StrEnum):
     STORE_MASTER_DOWN = "STORE_MASTER_DOWN"  # a replica that lost its primary (MASTERDOWN)
     REPLICATION_TIMEOUT = "REPLICATION_TIMEOUT"  # written on the primary, too few replicas acknowledged: retry with the same request_id
     SHUTTING_DOWN = "SHUTTING_DOWN"  # this replica is draining
+    JWKS_UNAVAILABLE = "JWKS_UNAVAILABLE"  # an issuer's JWKS URL cannot be fetched and no copy is cached
     # INTERNAL.
     INTERNAL = "INTERNAL"  # a bug; logged with its traceback
 log = logging.getLogger("tabletop.errors")

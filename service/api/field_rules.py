@@ -37,6 +37,7 @@ from tabletop.v1 import field_rules_pb2
 from tabletop_server.service.api import auth
 from tabletop_server.service.api.errors import InvalidArgument
 from tabletop_server.service.api.interceptors import Behaviour, Context, MethodInterceptor
+from tabletop_server.service.api.players import CURRENT
 
 REQUIRED = field_behavior_pb2.REQUIRED
 
@@ -125,7 +126,7 @@ class RulesInterceptor(MethodInterceptor):
 def _admit(request: Message, context: Context, token_first: bool) -> None:
     if token_first:
         token = auth.bearer(context.invocation_metadata())  # type: ignore[arg-type]
-        if token:
+        if token and CURRENT.get() is None:  # a player's JWT was verified already (players.py)
             auth.parse(token)
     check(request)
 

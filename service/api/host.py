@@ -27,7 +27,7 @@ import orjson
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from tabletop_server.service.api import auth, convert, lobby, log_pages, seeds, table, timers
+from tabletop_server.service.api import convert, lobby, log_pages, players, seeds, table, timers
 from tabletop_server.service.api.errors import (
     Aborted,
     FailedPrecondition,
@@ -37,6 +37,7 @@ from tabletop_server.service.api.errors import (
     StaleVersion,
     Unauthenticated,
 )
+from tabletop_server.service.api.identity import Player
 from tabletop_server.service.config import Config
 from tabletop_server.service.engine import registry
 from tabletop_server.service.engine.errors import EngineReason, RuleError
@@ -73,9 +74,11 @@ class GameHost:
         self.observer = observer  # metrics/logging hook: loaded(), conflict(), replayed() (observability.py)
         self.deadlines = deadlines if deadlines is not None else Deadlines(store.client)  # timers.py
 
-    async def create(self, req: svc.CreateGameRequest, api_key: str = "") -> svc.CreateGameResponse:
-        """Deal a new game; seats named at creation are filled at once. ``api_key``: the caller's
-        ``x-api-key``, which may hold the deterministic-games scope (a chosen seed, ``seed_source``)."""
+    async def create(self, req: svc.CreateGameRequest, api_key: str = "",
+                     caller: players.Caller = None) -> svc.CreateGameResponse:
+        """Deal a new game; seats named at creation are filled at once, the first by a signed-in creator.
+        ``api_key``: the caller's ``x-api-key``, which may hold the deterministic-games scope (a chosen
+        seed, ``seed_source``)."""
         ruleset = _ruleset(req.ruleset)
         info = ruleset.INFO
         if not info.min_seats <= req.seat_count <= info.max_seats:
@@ -88,6 +91,8 @@ class GameHost:
         if len({n.casefold() for n in names}) < len(names):
             raise InvalidArgument(ServiceReason.DISPLAY_NAME_TAKEN, "Display names are unique within a game.",
                                   field="display_names")
+        creator = caller if isinstance(caller, Player) else None
+        names = names or ([creator.name] if creator is not None else [])  # the creator's seat is the first
         seat_bots = timers.seat_bots(req, ruleset, len(names))
         timer = timers.turn_timer(req, ruleset)
         options = ruleset.decode_options(_options(req, ruleset))
@@ -98,18 +103,9 @@ class GameHost:
         now = self.clock()
         for _ in range(5):
             game_id = secrets.token_hex(8)
-            seats: list[dict[str, str] | None] = []
-            creds: list[game_pb2.SeatCredential] = []
-            for i in range(req.seat_count):
-                if i < len(names):
-                    token, digest = auth.new_token(game_id, i)
-                    seats.append({"name": names[i], "token": digest})
-                    creds.append(game_pb2.SeatCredential(seat=i, player_token=token))
-                elif str(i) in seat_bots:  # a bot's seat: its token is never given to anyone
-                    seats.append({"name": f"{seat_bots[str(i)]} bot", "token": auth.new_token(game_id, i)[1]})
-                else:
-                    seats.append(None)
-            status = "ACTIVE" if None not in seats else "WAITING"
+            seats, creds = players.build_seats(game_id, req.seat_count, names, seat_bots, creator,
+                                               req.invited_player_ids)
+            status = "ACTIVE" if table.all_seated({"seats": seats}) else "WAITING"
             doc = {"id": game_id, "ruleset": info.id, "options": options, "seed": seed, "seats": seats,
                    "seed_chosen": req.HasField("seed"), "seed_source": source, "actions": 0, "max_actions": max_actions,
                    "status": status, "created": now, "updated": now, "state": state,
@@ -130,31 +126,26 @@ class GameHost:
         """One page of public games, newest first (``lobby.py``)."""
         return await lobby.page(self.store.client, req)
 
-    async def join(self, req: svc.JoinGameRequest) -> svc.JoinGameResponse:
-        """Take an open seat; the game starts when the last seat is taken."""
+    async def join(self, req: svc.JoinGameRequest, caller: players.Caller = None) -> svc.JoinGameResponse:
+        """Take an open seat (bound to a signed-in caller); the game starts when the last seat is taken."""
         game_id = _game_id(req.name)
         name = req.display_name.strip()
+        player = caller if isinstance(caller, Player) else None
         credential: list[game_pb2.SeatCredential] = []
 
         def decide(game: Game, _seat: int | None) -> Decision:
             seats = game.doc["seats"]
             if game.doc["status"] != "WAITING":
                 raise FailedPrecondition(ServiceReason.GAME_ALREADY_STARTED, "Every seat of this game is taken.")
-            if not req.HasField("seat") and None not in seats:
-                raise FailedPrecondition(ServiceReason.SEAT_TAKEN, "Every open seat is reserved for the players of "
-                                         "the game this one is a rematch of (they take them with RematchGame).")
-            seat = req.seat if req.HasField("seat") else seats.index(None)
-            if not 0 <= seat < len(seats):
-                raise InvalidArgument(ServiceReason.SEAT_OUT_OF_RANGE, f"Seats are 0 to {len(seats) - 1}.", field="seat")
-            if seats[seat] is not None:
+            seat = players.join_seat(seats, req.seat if req.HasField("seat") else None, player)
+            if seats[seat] is not None and not seats[seat].get("invited"):  # an invitation join_seat let through
                 held = "reserved for the rematch's player" if seats[seat].get("reserved") else "taken"
                 raise FailedPrecondition(ServiceReason.SEAT_TAKEN, f"Seat {seat} is {held}; omit `seat` to take any open one.")
             if name.casefold() in {s["name"].casefold() for s in seats if s is not None}:
                 raise FailedPrecondition(ServiceReason.DISPLAY_NAME_TAKEN,
                                          f"Another seat is called {name!r}; choose another display name.")
-            token, digest = auth.new_token(game_id, seat)
-            seats[seat] = {"name": name, "token": digest}
-            credential[:] = [game_pb2.SeatCredential(seat=seat, player_token=token)]
+            seats[seat], cred = players.occupy(game_id, seat, name, player)
+            credential[:] = [cred]
             events: list[Any] = [["l", {"kind": "SEAT_JOINED", "seat": seat, "name": name}]]
             if req.bot:
                 game.doc.setdefault("bots", {})[str(seat)] = timers.offered_bot(game.ruleset, req.bot, "bot")
@@ -166,14 +157,14 @@ class GameHost:
         return svc.JoinGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
                                     credential=credential[0])
 
-    async def get(self, name: str, token: str | None) -> svc.GetGameResponse:
+    async def get(self, name: str, token: players.Caller) -> svc.GetGameResponse:
         """The caller's view (a spectator's without a token)."""
         game, seat, _ = await self._read(_game_id(name), token)
         return svc.GetGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
                                    view=convert.view(game.doc["state"], game.ruleset, seat),
                                    **({"viewer_seat": seat} if seat is not None else {}))
 
-    async def legal_actions(self, name: str, token: str | None) -> svc.ListLegalActionsResponse:
+    async def legal_actions(self, name: str, token: players.Caller) -> svc.ListLegalActionsResponse:
         """Every action the caller's seat may take now."""
         game, seat, _ = await self._read(_game_id(name), _required(token))
         actions = []
@@ -183,7 +174,7 @@ class GameHost:
                        for a in ruleset.legal_actions(game.doc["state"], seat)]
         return svc.ListLegalActionsResponse(version=game.version, actions=actions)
 
-    async def submit(self, req: svc.SubmitActionRequest, token: str | None) -> bytes:
+    async def submit(self, req: svc.SubmitActionRequest, token: players.Caller) -> bytes:
         """Apply one action for the caller's seat, exactly once per request id.
 
         Returns the serialized ``SubmitActionResponse``: the very bytes remembered for the
@@ -191,7 +182,7 @@ class GameHost:
         parsed and serialized again on the hot path.
         """
         game_id = _game_id(req.name)
-        parsed = auth.parse(_required(token))
+        parsed = players.parse(_required(token))
         expected = req.expected_version if req.HasField("expected_version") else None
         fingerprint = _fingerprint("SubmitAction", req) if req.request_id else b""
 
@@ -221,9 +212,9 @@ class GameHost:
                                                fingerprint=fingerprint)
         return response
 
-    async def leave(self, req: svc.LeaveGameRequest, token: str | None) -> svc.LeaveGameResponse:
+    async def leave(self, req: svc.LeaveGameRequest, token: players.Caller) -> svc.LeaveGameResponse:
         """Give up the caller's seat before the game starts (its token is void from then on)."""
-        parsed = auth.parse(_required(token))
+        parsed = players.parse(_required(token))
 
         def decide(game: Game, seat: int | None) -> Decision:
             assert seat is not None
@@ -238,10 +229,10 @@ class GameHost:
         game = await self._transact(_game_id(req.name), parsed, "", decide)
         return svc.LeaveGameResponse(game=convert.game(game.doc, game.version, game.ruleset))
 
-    async def concede(self, req: svc.ConcedeGameRequest, token: str | None) -> bytes:
+    async def concede(self, req: svc.ConcedeGameRequest, token: players.Caller) -> bytes:
         """Concede the caller's seat (``table.concede``), exactly once per request id; the serialized
         ``ConcedeGameResponse``, remembered for the request id as SubmitAction's is."""
-        parsed = auth.parse(_required(token))
+        parsed = players.parse(_required(token))
         fingerprint = _fingerprint("ConcedeGame", req) if req.request_id else b""
 
         def decide(game: Game, seat: int | None) -> Decision:
@@ -261,10 +252,10 @@ class GameHost:
                                                want_response=True, fingerprint=fingerprint)
         return response
 
-    async def rematch(self, req: svc.RematchGameRequest, token: str | None) -> svc.RematchGameResponse:
+    async def rematch(self, req: svc.RematchGameRequest, token: players.Caller) -> svc.RematchGameResponse:
         """The rematch of a finished game: created by the first seat to ask, then each seat's own seat in it."""
         old_id = _game_id(req.name)
-        parsed = auth.parse(_required(token))
+        parsed = players.parse(_required(token))
         old, seat, _ = await self._read(old_id, token)
         assert seat is not None
         table.check_finished(old.doc)
@@ -289,16 +280,16 @@ class GameHost:
         credential: list[game_pb2.SeatCredential] = []
 
         def take(game: Game, _seat: int | None) -> Decision:
-            cred, events = table.claim(game.doc, seat)
+            cred, events = table.claim(game.doc, seat, token if isinstance(token, Player) else None)
             credential[:] = [cred]
             return seat, None, events, lambda g: b""
 
         new = await self._transact(new_id, None, "", take)
         return svc.RematchGameResponse(game=convert.game(new.doc, new.version, new.ruleset), credential=credential[0])
 
-    async def set_seat_bot(self, req: svc.SetSeatBotRequest, token: str | None) -> svc.SetSeatBotResponse:
+    async def set_seat_bot(self, req: svc.SetSeatBotRequest, token: players.Caller) -> svc.SetSeatBotResponse:
         """Hand the caller's seat to a bot, or take it back; its decision's clock starts again."""
-        parsed = auth.parse(_required(token))
+        parsed = players.parse(_required(token))
 
         def decide(game: Game, seat: int | None) -> Decision:
             assert seat is not None
@@ -336,7 +327,7 @@ class GameHost:
                 return None  # expired meanwhile
         return self.clock()  # more than MAX_BOT_MOVES due at once: look again at the next sweep
 
-    async def watch(self, name: str, token: str | None, from_version: int,
+    async def watch(self, name: str, token: players.Caller, from_version: int,
                     active: Callable[[], bool]) -> AsyncIterator[svc.WatchGameResponse]:
         """Check the game and the token now, then follow it: every version after ``from_version``,
         projected for the caller, with a snapshot first when the caller is far behind."""
@@ -344,7 +335,7 @@ class GameHost:
         game, seat, _ = await self._read(game_id, token)
         return self._follow(game, seat, from_version, active)
 
-    async def log(self, name: str, token: str | None, page_size: int = 0,
+    async def log(self, name: str, token: players.Caller, page_size: int = 0,
                   page_token: str = "") -> svc.GetGameLogResponse:
         """One page of the log as the caller may see it; complete, with the seed, once the game is over.
 
@@ -386,22 +377,25 @@ class GameHost:
                 version = game.version = max(game.version, v)
                 yield svc.WatchGameResponse(version=v, events=convert.events(entry["events"], v, game.ruleset, seat))
 
-    async def _read(self, game_id: str, token: str | None) -> tuple[Game, int | None, Loaded]:
-        parsed = auth.parse(token) if token else None
+    async def _read(self, game_id: str, token: players.Caller) -> tuple[Game, int | None, Loaded]:
+        parsed = players.parse(token) if token else None
         loaded = await self.store.load(game_id)
         game = _loaded_game(game_id, loaded)
-        seat = auth.verify(parsed, game_id, game.doc["seats"]) if parsed else None
+        seat = players.verify(parsed, game_id, game.doc["seats"]) if parsed else None
         if self.observer is not None:
             self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
         return game, seat, loaded
 
-    async def _transact(self, game_id: str, token: auth.Token | None, request_id: str,
+    async def _transact(self, game_id: str, token: players.Credential | None, request_id: str,
                   decide: Callable[[Game, int | None], Decision], want_response: bool = False,
                   fingerprint: bytes = b"") -> Any:
         for _ in range(self.config.cas_retries):
-            loaded = await self.store.load(game_id, token.seat if token else None, request_id)
+            hint = players.seat_hint(token, game_id)
+            loaded = await self.store.load(game_id, hint, request_id)
             game = _loaded_game(game_id, loaded)
-            seat = auth.verify(token, game_id, game.doc["seats"]) if token else None
+            seat = players.verify(token, game_id, game.doc["seats"]) if token else None
+            if request_id and hint is None and seat is not None:
+                continue  # a player's seat is known now: read again, with the request id's remembered response
             if self.observer is not None:
                 self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
             if loaded.cached_response is not None:
@@ -473,7 +467,7 @@ def _loaded_game(game_id: str, loaded: Loaded) -> Game:
     return Game(game_id, loaded.version, doc, ruleset)
 
 
-def _required(token: str | None) -> str:
+def _required(token: players.Caller) -> str | Player:
     if not token:
         raise Unauthenticated(ServiceReason.MISSING_TOKEN, "Send your player token as 'authorization: Bearer <token>'.")
     return token

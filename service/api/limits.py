@@ -27,7 +27,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from tabletop_server.service.api import auth
+from tabletop_server.service.api import auth, players
 from tabletop_server.service.api.creation import CreationLimits
 from tabletop_server.service.api.errors import (
     PermissionDenied,
@@ -116,8 +116,8 @@ class LimitsInterceptor(MethodInterceptor):
         if self.stopping.is_set():
             raise Unavailable(ServiceReason.SHUTTING_DOWN, "This replica is shutting down; retry (another replica will answer).")
         metadata = context.invocation_metadata() or ()
-        if method == "CreateGame" and self.api_keys:
-            _check_api_key(self.api_keys, metadata)
+        if method == "CreateGame" and self.api_keys and players.CURRENT.get() is None:
+            check_api_key(self.api_keys, metadata)  # a signed-in player creates without the studio's key
         if self.per_address is not None:
             self._take(self.per_address, self.address(context.peer(), metadata),
                        "address")
@@ -150,7 +150,9 @@ class LimitsInterceptor(MethodInterceptor):
             assert self.creation is not None
             metadata = context.invocation_metadata() or ()
             key = next((str(v) for k, v in metadata if k == "x-api-key"), "") if self.api_keys else ""
-            creator = self.creation.creator(key, self.address(context.peer(), metadata))
+            player = players.CURRENT.get()
+            creator = self.creation.creator(key, self.address(context.peer(), metadata),
+                                            player.id if player is not None else "")
             if creator is None:
                 return await fn(request, context)
             reservation = await self.creation.admit(creator)
@@ -163,11 +165,12 @@ class LimitsInterceptor(MethodInterceptor):
             return response
         async def submit(request: Any, context: Context) -> Any:
             response = await wrapper(request, context)
-            token = _token(context.invocation_metadata() or ())
-            if request.request_id and token:
+            given = players.caller(context)
+            game_id = request.name.removeprefix("games/")
+            seat = players.seat_hint(players.parse(given), game_id) if given else None
+            if request.request_id and seat is not None:
                 assert self.remembered is not None
-                await self.remembered.remembered(request.name.removeprefix("games/"), auth.parse(token).seat,
-                                                 request.request_id)
+                await self.remembered.remembered(game_id, seat, request.request_id)
             return response
         if method in ("SubmitAction", "ConcedeGame") and self.remembered is not None:
             return submit
@@ -213,10 +216,12 @@ class _Draining:
         return getattr(self._context, name)
 
 
-def _check_api_key(keys: frozenset[str], metadata: Any) -> None:
+def check_api_key(keys: frozenset[str], metadata: Any) -> None:
+    """Refuse a call without one of the operator-issued keys in ``x-api-key`` (compared in constant time)."""
     given = next((str(v) for k, v in metadata if k == "x-api-key"), "")
     if not given:
-        raise Unauthenticated(ServiceReason.API_KEY_REQUIRED, "Creating games needs an operator-issued key in 'x-api-key'.")
+        raise Unauthenticated(ServiceReason.API_KEY_REQUIRED, "This call (CreateGame, CreatePlayerSession) needs an "
+                              "operator-issued key in 'x-api-key'.")
     if not any(hmac.compare_digest(given.encode(), key.encode()) for key in keys):
         raise PermissionDenied(ServiceReason.API_KEY_INVALID, "The 'x-api-key' is not one this service accepts.")
 

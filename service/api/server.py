@@ -21,13 +21,15 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
-from tabletop_server.service.api import timers, tls, tracing
+from tabletop_server.service.api import identity, timers, tls, tracing
 from tabletop_server.service.api.field_rules import RulesInterceptor
 from tabletop_server.service.api.host import GameHost
 from tabletop_server.service.api.interceptors import ErrorInterceptor, MethodInterceptor
 from tabletop_server.service.api.limits import LimitsInterceptor
 from tabletop_server.service.api.observability import HostObserver, Metrics, TelemetryInterceptor
+from tabletop_server.service.api.players import IdentityInterceptor
 from tabletop_server.service.api.servicer import AUTHENTICATED, GameServicer
+from tabletop_server.service.api.sessions import Sessions
 from tabletop_server.service.config import Config
 from tabletop_server.service.engine import registry
 from tabletop_server.service.store import safety
@@ -126,12 +128,15 @@ async def _start(config: Config, bind: tuple[str, int | None, bool], client: Any
         store = GameStore(client, probe=observer.redis,
                           replicas=(config.redis_wait_replicas, config.redis_wait_timeout_ms))
         server = grpc.aio.server(options=_server_options(config))
+        verifier = identity.Verifier(identity.parse_issuers(config.jwt_issuers), config.jwt_clock_skew_seconds,
+                                     config.jwks_refresh_seconds, config.jwks_min_refresh_seconds)
+        sessions = Sessions(client, config, verifier)  # adds Tabletop's own issuer when sessions are on
         layers = [ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
-                  LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc(),
+                  IdentityInterceptor(verifier), LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc(),
                                     redis=client), RulesInterceptor(AUTHENTICATED)]
         generic: Any = _GenericOnly(server, {SERVICE_NAME: layers})  # stands in for the server (see the class)
         game_host = GameHost(store, config, observer=observer)
-        game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(game_host), generic)
+        game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(game_host, sessions), generic)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, generic)
         reflection_pb2_grpc.add_ServerReflectionServicer_to_server(reflection.aio.ReflectionServicer(  # type: ignore[no-untyped-call]

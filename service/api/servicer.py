@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from tabletop.v1 import game_service_pb2 as svc
-from tabletop.v1 import game_service_pb2_grpc
+from tabletop.v1 import game_service_pb2_grpc, player_pb2
 
-from tabletop_server.service.api import auth, convert, rulesets
+from tabletop_server.service.api import convert, players, rulesets
 from tabletop_server.service.api.host import GameHost
 from tabletop_server.service.api.interceptors import Context
+from tabletop_server.service.api.sessions import Sessions
 from tabletop_server.service.engine import registry
 
 # The methods that read the caller's player token (a malformed one is refused before their fields).
@@ -24,8 +25,9 @@ AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "Watch
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     """tabletop.v1.GameService over a :class:`GameHost`."""
 
-    def __init__(self, host: GameHost) -> None:
+    def __init__(self, host: GameHost, sessions: Sessions) -> None:
         self.host = host
+        self.sessions = sessions
 
     async def ListRulesets(self, request: svc.ListRulesetsRequest, context: Context) -> svc.ListRulesetsResponse:
         return svc.ListRulesetsResponse(rulesets=[convert.ruleset(r.INFO) for r in registry.all_rulesets()])
@@ -35,13 +37,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
 
     async def CreateGame(self, request: svc.CreateGameRequest,
                          context: Context) -> svc.CreateGameResponse:
-        return await self.host.create(request, _api_key(context))
+        return await self.host.create(request, _api_key(context), players.caller(context))
 
     async def ListGames(self, request: svc.ListGamesRequest, context: Context) -> svc.ListGamesResponse:
         return await self.host.list_games(request)
 
     async def JoinGame(self, request: svc.JoinGameRequest, context: Context) -> svc.JoinGameResponse:
-        return await self.host.join(request)
+        return await self.host.join(request, players.caller(context))
 
     async def LeaveGame(self, request: svc.LeaveGameRequest, context: Context) -> svc.LeaveGameResponse:
         return await self.host.leave(request, _token(context))
@@ -79,11 +81,23 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                          context: Context) -> svc.GetGameLogResponse:
         return await self.host.log(request.name, _token(context), request.page_size, request.page_token)
 
+    async def CreatePlayerSession(self, request: player_pb2.CreatePlayerSessionRequest,
+                                  context: Context) -> player_pb2.CreatePlayerSessionResponse:
+        return await self.sessions.create(request, context.invocation_metadata() or ())  # type: ignore[arg-type]
+
+    async def RefreshPlayerSession(self, request: player_pb2.RefreshPlayerSessionRequest,
+                                   context: Context) -> player_pb2.RefreshPlayerSessionResponse:
+        return await self.sessions.refresh(request)
+
+    async def CreateGuestSession(self, request: player_pb2.CreateGuestSessionRequest,
+                                 context: Context) -> player_pb2.CreateGuestSessionResponse:
+        return await self.sessions.guest(request)
+
 
 # Helpers
 
-def _token(context: Context) -> str | None:
-    return auth.bearer(context.invocation_metadata())  # type: ignore[arg-type]
+def _token(context: Context) -> players.Caller:
+    return players.caller(context)
 
 
 def _api_key(context: Context) -> str:

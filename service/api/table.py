@@ -20,8 +20,9 @@ from typing import Any
 
 from tabletop.v1 import game_pb2
 
-from tabletop_server.service.api import auth
+from tabletop_server.service.api import auth, players
 from tabletop_server.service.api.errors import FailedPrecondition, ServiceReason
+from tabletop_server.service.api.identity import Player
 from tabletop_server.service.engine.errors import EngineReason
 from tabletop_server.service.engine.replay import new_game
 from tabletop_server.service.engine.ruleset import Ruleset
@@ -88,16 +89,16 @@ def rematch_doc(old: dict[str, Any], ruleset: Ruleset, now: float, seed: int) ->
     return doc, events
 
 
-def claim(doc: dict[str, Any], seat: int) -> tuple[game_pb2.SeatCredential, list[Any]]:
-    """The player of ``seat`` in the old game takes his reserved seat: his new credential and the events."""
+def claim(doc: dict[str, Any], seat: int, player: Player | None = None) -> tuple[game_pb2.SeatCredential, list[Any]]:
+    """The player of ``seat`` in the old game takes his reserved seat: his new credential and the events
+    (a signed-in player's seat is bound to him again, as in the old game)."""
     held = doc["seats"][seat]
     if held is None or not held.get("reserved"):
         raise FailedPrecondition(ServiceReason.SEAT_TAKEN, f"Seat {seat} of the rematch is taken already (you "
                                  "claimed it before, or you left it and somebody joined).")
-    token, digest = auth.new_token(doc["id"], seat)
-    doc["seats"][seat] = {"name": held["name"], "token": digest}
+    doc["seats"][seat], credential = players.occupy(doc["id"], seat, held["name"], player)
     events: list[Any] = [["l", {"kind": "SEAT_JOINED", "seat": seat, "name": held["name"]}]]
-    return game_pb2.SeatCredential(seat=seat, player_token=token), events + start_if_seated(doc)
+    return credential, events + start_if_seated(doc)
 
 
 def all_seated(doc: dict[str, Any]) -> bool:

@@ -12,7 +12,7 @@ from google.api import annotations_pb2
 from google.protobuf import descriptor_pb2
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
-from tabletop.v1 import bang_pb2, field_rules_pb2, game_pb2, game_service_pb2, ttr_europe_pb2
+from tabletop.v1 import bang_pb2, field_rules_pb2, game_pb2, game_service_pb2, player_pb2, ttr_europe_pb2
 from werkzeug.datastructures import MultiDict
 
 from tabletop_server.rest import openapi
@@ -33,7 +33,7 @@ EXPECTED_ROUTES = {
 }
 PROTO_DIR = Path(__file__).resolve().parents[2] / "protos" / "tabletop" / "v1"
 PB2_FILES = (bang_pb2.DESCRIPTOR, field_rules_pb2.DESCRIPTOR, game_pb2.DESCRIPTOR, game_service_pb2.DESCRIPTOR,
-             ttr_europe_pb2.DESCRIPTOR)
+             player_pb2.DESCRIPTOR, ttr_europe_pb2.DESCRIPTOR)
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
-from tabletop.v1 import bang_pb2, game_pb2
+from tabletop.v1 import bang_pb2, game_pb2, player_pb2
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import ttr_europe_pb2 as ttr
 
@@ -85,6 +85,16 @@ def _join(field: str) -> Place:
             return "JoinGame", request, None
         request.ClearField(field)
         return "JoinGame", _set(request, field, value), None
+    return place
+
+
+def _session(method: str, request: Message, field: str) -> Place:
+    """A player-session call (off on the test server: a value its limits accept fails as SESSIONS_DISABLED)."""
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        fresh = type(request)()
+        fresh.CopyFrom(request)
+        fresh.ClearField(field)  # type: ignore[arg-type]
+        return method, _set(fresh, field, value), None
     return place
 
 
@@ -286,6 +296,8 @@ def _seat_bots(k: int) -> list[game_pb2.SeatBot]:
     return [game_pb2.SeatBot(seat=i % 8, bot="random") for i in range(k)]
 
 
+PLAYER_IDS_OK = ["a", "guest:x", "A.b_c:d@e|f+g-h", "p" * 128]
+PLAYER_IDS_BAD = ["", "a b", "a/b", "é", "a\n", "p" * 129]
 BOTS_OK = ["random", "basic", "b", "b" * 32, "a1_2"]
 BOTS_BAD = ["", "Random", "1bot", "_bot", "bot-x", "b" * 33, "bot\n", "bot "]
 PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
@@ -295,6 +307,20 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
                                                     [[n] for n in DISPLAY_OK], [[n] for n in DISPLAY_BAD]),
     "tabletop.v1.CreateGameRequest.max_actions": (_create("max_actions"), str, [], []),
     "tabletop.v1.CreateGameRequest.bots": (_create("bots"), str, [], []),
+    "tabletop.v1.CreateGameRequest.invited_player_ids": (_create("invited_player_ids"), lambda n: "p" * n,
+                                                         [[p] for p in PLAYER_IDS_OK], [[p] for p in PLAYER_IDS_BAD]),
+    "tabletop.v1.CreatePlayerSessionRequest.player_id": (
+        _session("CreatePlayerSession", player_pb2.CreatePlayerSessionRequest(player_id="ann"), "player_id"),
+        lambda n: "p" * n, PLAYER_IDS_OK, PLAYER_IDS_BAD),
+    "tabletop.v1.CreatePlayerSessionRequest.display_name": (
+        _session("CreatePlayerSession", player_pb2.CreatePlayerSessionRequest(player_id="ann"), "display_name"),
+        lambda n: "é" * n, ["", *DISPLAY_OK], DISPLAY_BAD),
+    "tabletop.v1.RefreshPlayerSessionRequest.refresh_token": (
+        _session("RefreshPlayerSession", player_pb2.RefreshPlayerSessionRequest(), "refresh_token"),
+        lambda n: "r" * n, ["r" * 16, "r" * 128, "A-_9" * 4], ["", "r" * 15, "r" * 129, "a b" * 6, "r=" * 8]),
+    "tabletop.v1.CreateGuestSessionRequest.display_name": (
+        _session("CreateGuestSession", player_pb2.CreateGuestSessionRequest(), "display_name"),
+        lambda n: "é" * n, ["", *DISPLAY_OK], DISPLAY_BAD),
     "tabletop.v1.SeatBot.seat": (_seat_bot("seat"), str, [], []),
     "tabletop.v1.SeatBot.bot": (_seat_bot("bot"), str, BOTS_OK, BOTS_BAD),
     "tabletop.v1.TurnTimer.decision_seconds": (_turn_timer("decision_seconds"), str, [], []),
@@ -363,6 +389,7 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
 # Repeated fields whose items must differ to be accepted at ``max_items`` (default: the filler's value, repeated).
 ITEMS: dict[str, Callable[[int], list[Any]]] = {
     "tabletop.v1.CreateGameRequest.bots": _seat_bots,
+    "tabletop.v1.CreateGameRequest.invited_player_ids": lambda k: [f"p{i}" for i in range(k)],
     "tabletop.v1.BangOptions.kept_characters": _kept_items,
     "tabletop.v1.BangOptions.retired_characters": _characters,
 }

@@ -125,6 +125,9 @@ test("the generated service names every RPC of the contract", () => {
       "WatchGame",
       "SetSeatBot",
       "GetGameLog",
+      "CreatePlayerSession",
+      "RefreshPlayerSession",
+      "CreateGuestSession",
     ],
   );
 });

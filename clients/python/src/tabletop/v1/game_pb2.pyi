@@ -312,6 +312,8 @@ class Seat(_message.Message):
     BOT_FIELD_NUMBER: _builtins.int
     CONCEDED_FIELD_NUMBER: _builtins.int
     RESERVED_FIELD_NUMBER: _builtins.int
+    INVITED_FIELD_NUMBER: _builtins.int
+    PLAYER_BOUND_FIELD_NUMBER: _builtins.int
     index: _builtins.int
     """Seat index, 0-based, in turn order."""
     display_name: _builtins.str
@@ -326,7 +328,16 @@ class Seat(_message.Message):
     """True once the seat conceded (ConcedeGame, or TurnTimer.concede_after): it takes no more decisions."""
     reserved: _builtins.bool
     """True while the seat is kept for the player of the same seat in the game this one is a rematch of,
-    until that player calls RematchGame there; JoinGame cannot take it.
+    until that player calls RematchGame there, or for an invited player (`invited`); JoinGame cannot
+    take it but by that player.
+    """
+    invited: _builtins.bool
+    """True while the seat is kept for a player invited by id (CreateGameRequest.invited_player_ids):
+    only that player, signed in, takes it with JoinGame. Who is invited is not shown.
+    """
+    player_bound: _builtins.bool
+    """True when a signed-in player holds the seat: that player acts in it with the same credential
+    in every game (no seat token). Which player it is is not shown.
     """
     def __init__(
         self,
@@ -337,10 +348,12 @@ class Seat(_message.Message):
         bot: _builtins.str = ...,
         conceded: _builtins.bool = ...,
         reserved: _builtins.bool = ...,
+        invited: _builtins.bool = ...,
+        player_bound: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "conceded", b"conceded", "display_name", b"display_name", "index", b"index", "occupied", b"occupied", "reserved", b"reserved"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "conceded", b"conceded", "display_name", b"display_name", "index", b"index", "invited", b"invited", "occupied", b"occupied", "player_bound", b"player_bound", "reserved", b"reserved"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -445,19 +458,23 @@ class SeatCredential(_message.Message):
 
     SEAT_FIELD_NUMBER: _builtins.int
     PLAYER_TOKEN_FIELD_NUMBER: _builtins.int
+    PLAYER_ID_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Seat index."""
     player_token: _builtins.str
-    """Secret player token."""
+    """Secret player token; empty for a seat bound to a signed-in player, who acts with its own credential."""
+    player_id: _builtins.str
+    """The player the seat is bound to (the caller's own id), when a signed-in player took it."""
     def __init__(
         self,
         *,
         seat: _builtins.int = ...,
         player_token: _builtins.str = ...,
+        player_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["player_token", b"player_token", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["player_id", b"player_id", "player_token", b"player_token", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

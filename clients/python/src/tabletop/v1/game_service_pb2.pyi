@@ -150,6 +150,7 @@ class CreateGameRequest(_message.Message):
     BOTS_FIELD_NUMBER: _builtins.int
     TURN_TIMER_FIELD_NUMBER: _builtins.int
     PUBLIC_FIELD_NUMBER: _builtins.int
+    INVITED_PLAYER_IDS_FIELD_NUMBER: _builtins.int
     ruleset: _builtins.str
     """Ruleset id, for example "ttr-europe" or "bang"."""
     seat_count: _builtins.int
@@ -186,6 +187,12 @@ class CreateGameRequest(_message.Message):
     def turn_timer(self) -> _game_pb2.TurnTimer:
         """A time limit on every decision (off when absent): when it runs out, a bot decides."""
 
+    @_builtins.property
+    def invited_player_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Player ids (signed-in players, the tokens' `sub`) for whom seats are kept, one each, after the named
+        seats and before the bots' (the lowest open ones): only that player takes the seat, with JoinGame.
+        """
+
     def __init__(
         self,
         *,
@@ -198,10 +205,11 @@ class CreateGameRequest(_message.Message):
         bots: _abc.Iterable[_game_pb2.SeatBot] | None = ...,
         turn_timer: _game_pb2.TurnTimer | None = ...,
         public: _builtins.bool = ...,
+        invited_player_ids: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "max_actions", b"max_actions", "options", b"options", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "bots", b"bots", "display_names", b"display_names", "max_actions", b"max_actions", "options", b"options", "public", b"public", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "bots", b"bots", "display_names", b"display_names", "invited_player_ids", b"invited_player_ids", "max_actions", b"max_actions", "options", b"options", "public", b"public", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_actions: _TypeAlias = _typing.Literal["max_actions"]  # noqa: Y015
     _WhichOneofArgType__max_actions: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions"]  # noqa: Y015

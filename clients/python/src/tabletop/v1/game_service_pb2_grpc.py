@@ -4,6 +4,7 @@ import grpc
 import warnings
 
 from tabletop.v1 import game_service_pb2 as tabletop_dot_v1_dot_game__service__pb2
+from tabletop.v1 import player_pb2 as tabletop_dot_v1_dot_player__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -104,6 +105,21 @@ class GameServiceStub:
                 '/tabletop.v1.GameService/GetGameLog',
                 request_serializer=tabletop_dot_v1_dot_game__service__pb2.GetGameLogRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_game__service__pb2.GetGameLogResponse.FromString,
+                _registered_method=True)
+        self.CreatePlayerSession = channel.unary_unary(
+                '/tabletop.v1.GameService/CreatePlayerSession',
+                request_serializer=tabletop_dot_v1_dot_player__pb2.CreatePlayerSessionRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_player__pb2.CreatePlayerSessionResponse.FromString,
+                _registered_method=True)
+        self.RefreshPlayerSession = channel.unary_unary(
+                '/tabletop.v1.GameService/RefreshPlayerSession',
+                request_serializer=tabletop_dot_v1_dot_player__pb2.RefreshPlayerSessionRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_player__pb2.RefreshPlayerSessionResponse.FromString,
+                _registered_method=True)
+        self.CreateGuestSession = channel.unary_unary(
+                '/tabletop.v1.GameService/CreateGuestSession',
+                request_serializer=tabletop_dot_v1_dot_player__pb2.CreateGuestSessionRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_player__pb2.CreateGuestSessionResponse.FromString,
                 _registered_method=True)
 
 
@@ -215,6 +231,29 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreatePlayerSession(self, request, context):
+        """Signs a player in, for studios without an identity provider: the studio's backend calls it with its
+        operator-issued `x-api-key` for one of its player ids and hands the session to the player's app.
+        Off unless the operator set TABLETOP_SESSION_KEY_FILE (FAILED_PRECONDITION SESSIONS_DISABLED).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RefreshPlayerSession(self, request, context):
+        """Renews a session: its refresh token (used once) for a new access token and a new refresh token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CreateGuestSession(self, request, context):
+        """A session for a new guest player, for trying the service; off unless TABLETOP_GUEST_SESSIONS is on.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -287,6 +326,21 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.GetGameLog,
                     request_deserializer=tabletop_dot_v1_dot_game__service__pb2.GetGameLogRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_game__service__pb2.GetGameLogResponse.SerializeToString,
+            ),
+            'CreatePlayerSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreatePlayerSession,
+                    request_deserializer=tabletop_dot_v1_dot_player__pb2.CreatePlayerSessionRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_player__pb2.CreatePlayerSessionResponse.SerializeToString,
+            ),
+            'RefreshPlayerSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.RefreshPlayerSession,
+                    request_deserializer=tabletop_dot_v1_dot_player__pb2.RefreshPlayerSessionRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_player__pb2.RefreshPlayerSessionResponse.SerializeToString,
+            ),
+            'CreateGuestSession': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateGuestSession,
+                    request_deserializer=tabletop_dot_v1_dot_player__pb2.CreateGuestSessionRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_player__pb2.CreateGuestSessionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -668,6 +722,87 @@ class GameService:
             '/tabletop.v1.GameService/GetGameLog',
             tabletop_dot_v1_dot_game__service__pb2.GetGameLogRequest.SerializeToString,
             tabletop_dot_v1_dot_game__service__pb2.GetGameLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreatePlayerSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/CreatePlayerSession',
+            tabletop_dot_v1_dot_player__pb2.CreatePlayerSessionRequest.SerializeToString,
+            tabletop_dot_v1_dot_player__pb2.CreatePlayerSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RefreshPlayerSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/RefreshPlayerSession',
+            tabletop_dot_v1_dot_player__pb2.RefreshPlayerSessionRequest.SerializeToString,
+            tabletop_dot_v1_dot_player__pb2.RefreshPlayerSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateGuestSession(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/CreateGuestSession',
+            tabletop_dot_v1_dot_player__pb2.CreateGuestSessionRequest.SerializeToString,
+            tabletop_dot_v1_dot_player__pb2.CreateGuestSessionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -12,6 +12,7 @@ the caller is a spectator.
 from collections import abc as _abc
 from grpc import aio as _aio
 from tabletop.v1 import game_service_pb2 as _game_service_pb2
+from tabletop.v1 import player_pb2 as _player_pb2
 import abc as _abc_1
 import grpc as _grpc
 import sys
@@ -77,6 +78,15 @@ class GameServiceStub:
     """Hands the caller's seat to a bot (`bot`), or takes it back (`bot` empty): the seat's token stays valid."""
     GetGameLog: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameLogRequest, _game_service_pb2.GetGameLogResponse]
     """The action log as the caller may see it; complete, with the seed, once the game is over."""
+    CreatePlayerSession: _grpc.UnaryUnaryMultiCallable[_player_pb2.CreatePlayerSessionRequest, _player_pb2.CreatePlayerSessionResponse]
+    """Signs a player in, for studios without an identity provider: the studio's backend calls it with its
+    operator-issued `x-api-key` for one of its player ids and hands the session to the player's app.
+    Off unless the operator set TABLETOP_SESSION_KEY_FILE (FAILED_PRECONDITION SESSIONS_DISABLED).
+    """
+    RefreshPlayerSession: _grpc.UnaryUnaryMultiCallable[_player_pb2.RefreshPlayerSessionRequest, _player_pb2.RefreshPlayerSessionResponse]
+    """Renews a session: its refresh token (used once) for a new access token and a new refresh token."""
+    CreateGuestSession: _grpc.UnaryUnaryMultiCallable[_player_pb2.CreateGuestSessionRequest, _player_pb2.CreateGuestSessionResponse]
+    """A session for a new guest player, for trying the service; off unless TABLETOP_GUEST_SESSIONS is on."""
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -121,6 +131,15 @@ class GameServiceAsyncStub(GameServiceStub):
     """Hands the caller's seat to a bot (`bot`), or takes it back (`bot` empty): the seat's token stays valid."""
     GetGameLog: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameLogRequest, _game_service_pb2.GetGameLogResponse]  # type: ignore[assignment]
     """The action log as the caller may see it; complete, with the seed, once the game is over."""
+    CreatePlayerSession: _aio.UnaryUnaryMultiCallable[_player_pb2.CreatePlayerSessionRequest, _player_pb2.CreatePlayerSessionResponse]  # type: ignore[assignment]
+    """Signs a player in, for studios without an identity provider: the studio's backend calls it with its
+    operator-issued `x-api-key` for one of its player ids and hands the session to the player's app.
+    Off unless the operator set TABLETOP_SESSION_KEY_FILE (FAILED_PRECONDITION SESSIONS_DISABLED).
+    """
+    RefreshPlayerSession: _aio.UnaryUnaryMultiCallable[_player_pb2.RefreshPlayerSessionRequest, _player_pb2.RefreshPlayerSessionResponse]  # type: ignore[assignment]
+    """Renews a session: its refresh token (used once) for a new access token and a new refresh token."""
+    CreateGuestSession: _aio.UnaryUnaryMultiCallable[_player_pb2.CreateGuestSessionRequest, _player_pb2.CreateGuestSessionResponse]  # type: ignore[assignment]
+    """A session for a new guest player, for trying the service; off unless TABLETOP_GUEST_SESSIONS is on."""
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """GameService hosts turn-based games whose rules are evaluated on the server."""
@@ -246,5 +265,32 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.GetGameLogResponse, _abc.Awaitable[_game_service_pb2.GetGameLogResponse]]:
         """The action log as the caller may see it; complete, with the seed, once the game is over."""
+
+    @_abc_1.abstractmethod
+    def CreatePlayerSession(
+        self,
+        request: _player_pb2.CreatePlayerSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_player_pb2.CreatePlayerSessionResponse, _abc.Awaitable[_player_pb2.CreatePlayerSessionResponse]]:
+        """Signs a player in, for studios without an identity provider: the studio's backend calls it with its
+        operator-issued `x-api-key` for one of its player ids and hands the session to the player's app.
+        Off unless the operator set TABLETOP_SESSION_KEY_FILE (FAILED_PRECONDITION SESSIONS_DISABLED).
+        """
+
+    @_abc_1.abstractmethod
+    def RefreshPlayerSession(
+        self,
+        request: _player_pb2.RefreshPlayerSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_player_pb2.RefreshPlayerSessionResponse, _abc.Awaitable[_player_pb2.RefreshPlayerSessionResponse]]:
+        """Renews a session: its refresh token (used once) for a new access token and a new refresh token."""
+
+    @_abc_1.abstractmethod
+    def CreateGuestSession(
+        self,
+        request: _player_pb2.CreateGuestSessionRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_player_pb2.CreateGuestSessionResponse, _abc.Awaitable[_player_pb2.CreateGuestSessionResponse]]:
+        """A session for a new guest player, for trying the service; off unless TABLETOP_GUEST_SESSIONS is on."""
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
