@@ -63,7 +63,8 @@ class ServiceReason(StrEnum):
     JWT_NOT_YET_VALID = "JWT_NOT_YET_VALID"  # before nbf (or iat in the future), beyond the clock skew
     JWT_AUDIENCE_MISMATCH = "JWT_AUDIENCE_MISMATCH"  # aud does not name the issuer's configured audience
     JWT_CLAIMS_INVALID = "JWT_CLAIMS_INVALID"  # sub or exp missing, or sub not a player id
-    REFRESH_TOKEN_INVALID = "REFRESH_TOKEN_INVALID"  # unknown, already used or expired refresh token
+    REFRESH_TOKEN_INVALID = "REFRESH_TOKEN_INVALID"  # unknown or expired refresh token
+    REFRESH_TOKEN_REUSED = "REFRESH_TOKEN_REUSED"  # a spent refresh token again: its sign-in's sessions are revoked
     NOT_SEATED_IN_GAME = "NOT_SEATED_IN_GAME"  # a signed-in player holds no seat of this game (PERMISSION_DENIED)
     SEAT_RESERVED_FOR_INVITEE = "SEAT_RESERVED_FOR_INVITEE"  # JoinGame of a seat kept for another invited player (PERMISSION_DENIED)
     # NOT_FOUND.

@@ -71,11 +71,16 @@ class Sessions:
     async def refresh(self, req: player_pb2.RefreshPlayerSessionRequest) -> player_pb2.RefreshPlayerSessionResponse:
         """A new session for a refresh token, which is spent."""
         self._enabled()
-        record = await store.take(self.client, req.refresh_token)
-        if record is None:
-            raise Unauthenticated(ServiceReason.REFRESH_TOKEN_INVALID, "This refresh token is unknown, used or "
-                                  "expired; sign the player in again.")
-        return player_pb2.RefreshPlayerSessionResponse(session=await self._issue(record["player"], record["name"]))
+        try:
+            taken = await store.take(self.client, req.refresh_token, self.config.session_refresh_ttl_seconds)
+        except store.Reused as exc:
+            raise _reused() from exc
+        if taken is None:
+            raise Unauthenticated(ServiceReason.REFRESH_TOKEN_INVALID, "This refresh token is unknown or expired; "
+                                  "sign the player in again.")
+        family, record = taken
+        session = await self._issue(record["player"], record["name"], family)
+        return player_pb2.RefreshPlayerSessionResponse(session=session)
 
     async def guest(self, req: player_pb2.CreateGuestSessionRequest) -> player_pb2.CreateGuestSessionResponse:
         """A session for a new guest player."""
@@ -93,7 +98,7 @@ class Sessions:
             raise FailedPrecondition(ServiceReason.SESSIONS_DISABLED, "Player sessions are off on this server "
                                      "(TABLETOP_SESSION_KEY_FILE).")
 
-    async def _issue(self, player_id: str, name: str) -> player_pb2.PlayerSession:
+    async def _issue(self, player_id: str, name: str, family: str = "") -> player_pb2.PlayerSession:
         assert self.key is not None
         now = int(self.clock())
         expires, refresh_expires = now + self.config.session_ttl_seconds, now + self.config.session_refresh_ttl_seconds
@@ -102,8 +107,14 @@ class Sessions:
         access = jwt.encode({"alg": "EdDSA", "typ": "JWT", "kid": self.key.thumbprint()}, claims, self.key,
                             algorithms=["EdDSA"])
         refresh = secrets.token_urlsafe(32)
-        await store.save(self.client, refresh, {"player": player_id, "name": name},
-                         self.config.session_refresh_ttl_seconds)
+        if not await store.save(self.client, refresh, family or secrets.token_hex(16),
+                                {"player": player_id, "name": name}, self.config.session_refresh_ttl_seconds):
+            raise _reused()  # another caller presented a spent token of this family meanwhile
         return player_pb2.PlayerSession(player_id=player_id, display_name=name, access_token=access,
                                         expire_time=timestamp_pb2.Timestamp(seconds=expires), refresh_token=refresh,
                                         refresh_expire_time=timestamp_pb2.Timestamp(seconds=refresh_expires))
+
+
+def _reused() -> Unauthenticated:
+    return Unauthenticated(ServiceReason.REFRESH_TOKEN_REUSED, "This refresh token was used before, so it was "
+                           "copied: every session of this sign-in is revoked; sign the player in again.")

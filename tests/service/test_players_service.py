@@ -82,10 +82,25 @@ def test_a_refresh_token_renews_the_session_once(stub: Any) -> None:
     renewed = stub.RefreshPlayerSession(player_pb2.RefreshPlayerSessionRequest(refresh_token=first.refresh_token),
                                         timeout=10).session
     assert renewed.player_id == "refresher" and renewed.refresh_token != first.refresh_token
-    again = player_pb2.RefreshPlayerSessionRequest(refresh_token=first.refresh_token)
-    assert _refusal(stub.RefreshPlayerSession, again) == (grpc.StatusCode.UNAUTHENTICATED, "REFRESH_TOKEN_INVALID")
     game = _create(stub, renewed.access_token).game  # the renewed access token works
     assert game.seats[0].player_bound
+
+
+def test_a_spent_refresh_token_revokes_its_sign_in(stub: Any) -> None:
+    first = _session(stub, "copied")
+    other = _session(stub, "copied")  # another sign-in of the same player: not affected
+    renewed = stub.RefreshPlayerSession(player_pb2.RefreshPlayerSessionRequest(refresh_token=first.refresh_token),
+                                        timeout=10).session
+    again = player_pb2.RefreshPlayerSessionRequest(refresh_token=first.refresh_token)  # a copy, used after
+    assert _refusal(stub.RefreshPlayerSession, again) == (grpc.StatusCode.UNAUTHENTICATED, "REFRESH_TOKEN_REUSED")
+    assert _refusal(stub.RefreshPlayerSession, again) == (grpc.StatusCode.UNAUTHENTICATED, "REFRESH_TOKEN_REUSED")
+    revoked = player_pb2.RefreshPlayerSessionRequest(refresh_token=renewed.refresh_token)
+    assert _refusal(stub.RefreshPlayerSession, revoked) == (grpc.StatusCode.UNAUTHENTICATED, "REFRESH_TOKEN_INVALID")
+    unknown = player_pb2.RefreshPlayerSessionRequest(refresh_token="r" * 43)
+    assert _refusal(stub.RefreshPlayerSession, unknown) == (grpc.StatusCode.UNAUTHENTICATED, "REFRESH_TOKEN_INVALID")
+    kept = stub.RefreshPlayerSession(player_pb2.RefreshPlayerSessionRequest(refresh_token=other.refresh_token),
+                                     timeout=10).session
+    assert kept.player_id == "copied"
 
 
 def test_a_player_creates_and_joins_and_plays_with_one_credential(stub: Any) -> None:
