@@ -53,6 +53,9 @@ class Reason(StrEnum):
     TOO_MANY_WATCHES_PER_ADDRESS = "TOO_MANY_WATCHES_PER_ADDRESS"  # this client address holds its cap of SSE watches
     TOO_MANY_CONNECTIONS = "TOO_MANY_CONNECTIONS"  # the HTTP server holds its cap of open connections
     REQUEST_TIMEOUT = "REQUEST_TIMEOUT"  # the request's headers did not arrive within the header timeout
+    MALFORMED_HTTP = "MALFORMED_HTTP"  # not valid HTTP/1.1: the request line, a header or the framing (400)
+    URI_TOO_LONG = "URI_TOO_LONG"  # the request line is over the head bound, 32 KiB (414)
+    HEADERS_TOO_LARGE = "HEADERS_TOO_LARGE"  # the headers are over 32 KiB or 100 lines (431)
     NOT_SERVING = "NOT_SERVING"
     INTERNAL = "INTERNAL"
 

@@ -16,13 +16,22 @@ sends nothing, or a header byte every few seconds. ``_Protocol`` adds:
 - a bound on open connections: past ``max_connections`` a new connection gets one
   ``503 TOO_MANY_CONNECTIONS`` with ``Retry-After`` and is closed, never left hanging;
 - ``TCP_USER_TIMEOUT`` (``vanished_seconds``) on every connection, so a peer that vanished
-  without a FIN or RST is dropped once a heartbeat goes unacknowledged that long.
+  without a FIN or RST is dropped once a heartbeat goes unacknowledged that long;
+- bounds on a request's head: past ``max_header_bytes`` (request line and headers) or
+  ``max_headers`` header lines the request gets ``414 URI_TOO_LONG`` or ``431
+  HEADERS_TOO_LARGE`` and the connection closes. httptools holds an unfinished header in
+  memory, so without the bound a header that never ends grows without end (issue 26: 200
+  such connections held 200 MB); with it a connection's head costs at most the bound plus
+  one read;
+- every refusal of the HTTP layer itself (a request httptools cannot parse included) in the
+  API's one JSON error shape, never uvicorn's plain-text "Invalid HTTP request received.".
 """
 
 from __future__ import annotations
 
 import asyncio
 import errno
+import functools
 import socket
 import threading
 from collections.abc import Callable
@@ -47,6 +56,8 @@ class HttpLimits:
     body_timeout: float = 10.0
     keep_alive: float = 5.0
     vanished_seconds: float = 15.0
+    max_header_bytes: int = 32768  # the request line and headers of one request
+    max_headers: int = 100  # header lines of one request
 
 
 class PortBusy(OSError):
@@ -157,6 +168,10 @@ class _Protocol(HttpToolsProtocol):
     limits: HttpLimits
     on_refused: Callable[[str], None]
     _deadline: asyncio.TimerHandle | None = None
+    _in_head = False  # between a request's first byte and the end of its headers
+    _head_bytes = 0  # bytes read while that request's head was unfinished
+    _lingering = False  # refused and answered: reading only to discard (see _refuse)
+    _refusal = ""  # the reason when a parser callback refused the request (a key of _head_refusals)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -178,11 +193,36 @@ class _Protocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
+        if self._lingering:
+            return  # refused: what the client still sends is dropped until the connection closes
         if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
             self._arm(self.limits.header_timeout, _HEADER_TIMEOUT)  # the first byte of the next request
         super().data_received(data)
+        if self._in_head and not self.transport.is_closing():  # an unfinished head: count what it has cost
+            self._head_bytes += len(data)
+            if self.limits.max_header_bytes and self._head_bytes > self.limits.max_header_bytes:
+                self._refuse(self._head_too_large())
+
+    def send_400_response(self, msg: str) -> None:
+        """uvicorn's answer to a request httptools refused: ours, in the JSON error shape."""
+        self._refuse(self._refusal or Reason.MALFORMED_HTTP)
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head, self._head_bytes = True, 0
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        super().on_header(name, value)
+        if self.limits.max_headers and len(self.headers) > self.limits.max_headers:
+            self._refusal = "headers"
+            raise ValueError("too many headers")  # httptools stops; uvicorn calls send_400_response
 
     def on_headers_complete(self) -> None:
+        self._in_head = False
+        limit = self.limits.max_header_bytes
+        if limit and len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers) > limit:
+            self._refusal = self._head_too_large()
+            raise ValueError("request head too large")
         self._disarm()
         super().on_headers_complete()
         if self.cycle is not None and self.cycle.more_body:
@@ -191,6 +231,27 @@ class _Protocol(HttpToolsProtocol):
     def on_message_complete(self) -> None:
         self._disarm()
         super().on_message_complete()
+
+    def _head_too_large(self) -> str:
+        """414 when the request line is most of the head, else 431."""
+        too_long = len(self.url) * 2 > self.limits.max_header_bytes
+        return Reason.URI_TOO_LONG if too_long else Reason.HEADERS_TOO_LARGE
+
+    def _refuse(self, reason: str) -> None:
+        self._in_head = False
+        reply = _head_refusals(self.limits).get(reason, _MALFORMED)
+        self.on_refused(Reason.HEADERS_TOO_LARGE if reason == "headers" else reason)
+        if self.transport.is_closing() or self._lingering:
+            return
+        # Closing a socket with unread input sends an RST, which can destroy the reply before the
+        # client reads it (a client still sending its megabyte header). So: the reply, a FIN, and
+        # a short lingering close that discards input (as nginx's lingering_close), then close.
+        self._lingering = True
+        self.transport.write(reply)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self._arm(_LINGER_SECONDS, b"")
+        self.url, self.headers = b"", []  # what the refused head held is free at once
 
     def _arm(self, seconds: float, reply: bytes) -> None:
         self._disarm()
@@ -204,7 +265,8 @@ class _Protocol(HttpToolsProtocol):
 
     def _expired(self, reply: bytes) -> None:
         self._deadline = None
-        if self.transport.is_closing():
+        if self.transport.is_closing() or self._lingering:
+            self.transport.close()
             return
         self.on_refused("HEADER_TIMEOUT" if reply else "BODY_TIMEOUT")  # metrics only: no reason reaches a client
         if reply and (self.cycle is None or self.cycle.response_complete):
@@ -212,17 +274,38 @@ class _Protocol(HttpToolsProtocol):
         self.transport.close()
 
 
+_LINGER_SECONDS = 1.0  # how long a refused connection's input is discarded before it closes
+
+
 def _canned(status: int, code: grpc.StatusCode, reason: str, message: str, retry_after: int | None) -> bytes:
     body = local_error(status, code, reason, message).body()
     retry = f"Retry-After: {retry_after}\r\n" if retry_after else ""
     return (f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n{retry}Connection: close\r\n\r\n").encode() + body
+            f"Content-Length: {len(body)}\r\n{retry}X-Content-Type-Options: nosniff\r\n"
+            f"Connection: close\r\n\r\n").encode() + body
 
 
 _TOO_MANY_CONNECTIONS = _canned(503, grpc.StatusCode.UNAVAILABLE, Reason.TOO_MANY_CONNECTIONS,
                                 "This server holds as many connections as it may; retry.", 1)
 _HEADER_TIMEOUT = _canned(408, grpc.StatusCode.DEADLINE_EXCEEDED, Reason.REQUEST_TIMEOUT,
                           "The request's headers did not arrive in time.", None)
+_MALFORMED = _canned(400, grpc.StatusCode.INVALID_ARGUMENT, Reason.MALFORMED_HTTP,
+                     "The request is not valid HTTP/1.1 (its request line, a header or its framing).", None)
+
+
+@functools.cache
+def _head_refusals(limits: HttpLimits) -> dict[str, bytes]:
+    """The canned refusals of an over-long request head, by reason ("headers" for too many lines)."""
+    size, count = limits.max_header_bytes, limits.max_headers
+    return {
+        Reason.URI_TOO_LONG: _canned(414, grpc.StatusCode.INVALID_ARGUMENT, Reason.URI_TOO_LONG,
+                                     f"The request line is over {size} bytes: shorten the path and query "
+                                     "(a filter or page token that long is never valid).", None),
+        Reason.HEADERS_TOO_LARGE: _canned(431, grpc.StatusCode.INVALID_ARGUMENT, Reason.HEADERS_TOO_LARGE,
+                                          f"The request's headers are over {size} bytes.", None),
+        "headers": _canned(431, grpc.StatusCode.INVALID_ARGUMENT, Reason.HEADERS_TOO_LARGE,
+                           f"The request has over {count} header lines.", None),
+    }
 
 
 def _loop_thread() -> asyncio.AbstractEventLoop:
