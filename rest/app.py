@@ -40,7 +40,7 @@ from tabletop_server.rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
 from tabletop_server.rest.server import HttpLimits, HttpServer, bind
 from tabletop_server.rest.sse import EventStream, WatchSlots
 from tabletop_server.rest.static import add_web_routes
-from tabletop_server.rest.transcode import decode_request, parse_etag
+from tabletop_server.rest.transcode import decode_request, parse_last_event_id
 from tabletop_server.rest.watch import WatchCaps
 
 JSON = "application/json"
@@ -92,9 +92,8 @@ def create_app(
     _add_error_handlers(app)
     if fast_path:
         app.wsgi_app = FastPath(app.wsgi_app, handlers)  # type: ignore[method-assign]
-    cors = Cors(app.wsgi_app, cors_origins) if cors_origins else None
-    if cors is not None:
-        app.wsgi_app = cors  # type: ignore[method-assign]
+    cors = Cors(app.wsgi_app, cors_origins)  # with no origins it only refuses preflights, clearly
+    app.wsgi_app = cors  # type: ignore[method-assign]
     watch = next((route for route in ROUTES if route.streaming), None)
     app.extensions["tabletop.rest"] = RestParts(grpc_target, handlers, watch, heartbeat_seconds, watch_open_seconds,
                                                 proxy_secret, fast_path, cors, max_watch_streams, max_body_bytes,
@@ -197,7 +196,7 @@ def _watch_view(
         message = decode_request(route, path_params, request.args, request.get_data(), request.content_type)
         last_event_id = request.headers.get("Last-Event-ID")
         if last_event_id:
-            message.from_version = parse_etag(last_event_id)  # type: ignore[attr-defined]
+            message.from_version = parse_last_event_id(last_event_id)  # type: ignore[attr-defined]
         call_metadata = metadata(request.environ, proxy_secret)
         stream = EventStream(lambda: rpc(message, metadata=call_metadata), "version", heartbeat, slots)
         first = stream.first(open_wait)

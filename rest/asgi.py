@@ -48,7 +48,7 @@ from tabletop_server.rest.handlers import (
     too_large,
 )
 from tabletop_server.rest.routes import Route
-from tabletop_server.rest.transcode import decode_request, parse_etag
+from tabletop_server.rest.transcode import decode_request, parse_last_event_id
 from tabletop_server.rest.watch import Key, WatchCaps, Watches
 
 Scope = dict[str, Any]
@@ -105,6 +105,7 @@ class AsgiApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        send = _with_common_headers(send, self.parts.cors is not None and self.parts.cors.configured)
         method, path = scope["method"], scope["path"]
         if method == "POST" and path.startswith(CONNECT_PREFIX):
             await self.connect(scope, receive, send)
@@ -172,7 +173,7 @@ class AsgiApp:
             message = decode_request(route, params, args, b"", environ.get("CONTENT_TYPE"))
             last_event_id = environ.get("HTTP_LAST_EVENT_ID")
             if last_event_id:
-                message.from_version = parse_etag(last_event_id)  # type: ignore[attr-defined]
+                message.from_version = parse_last_event_id(last_event_id)  # type: ignore[attr-defined]
             call_metadata = metadata(environ, parts.proxy_secret)
             self.watches.admit(token, address)
         except ApiError as error:
@@ -255,6 +256,33 @@ class AsgiApp:
         self.refusals[reason] = self.refusals.get(reason, 0) + 1
         if self.metrics is not None:
             self.metrics.http_refusals.labels(reason).inc()
+
+
+def _with_common_headers(send: Send, vary_origin: bool) -> Send:
+    """``send`` adding what every answer carries: ``X-Content-Type-Options: nosniff`` (no browser reads a
+    JSON error or an event stream as HTML), and ``Vary: Origin`` when CORS is configured (the CORS headers
+    differ by origin, so no cache may hand one origin's answer to another, the refusals included)."""
+    async def sending(event: dict[str, Any]) -> None:
+        if event["type"] == "http.response.start":
+            headers = list(event.get("headers", []))
+            if not any(name.lower() == b"x-content-type-options" for name, _ in headers):
+                headers.append((b"x-content-type-options", b"nosniff"))
+            if vary_origin:
+                _add_vary_origin(headers)
+            event = {**event, "headers": headers}
+        await send(event)
+    return sending
+
+
+def _add_vary_origin(headers: list[tuple[bytes, bytes]]) -> None:
+    varies = [i for i, (name, _) in enumerate(headers) if name.lower() == b"vary"]
+    if any(b"origin" in headers[i][1].lower() or headers[i][1].strip() == b"*" for i in varies):
+        return
+    if varies:
+        name, value = headers[varies[0]]
+        headers[varies[0]] = (name, value + b", Origin")
+    else:
+        headers.append((b"vary", b"Origin"))
 
 
 def _environ(scope: Scope) -> dict[str, Any]:

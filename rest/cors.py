@@ -10,18 +10,34 @@ Credentials travel in ``Authorization``, never in cookies, so no
 (``rest.connect``) share these settings: their request headers (``Connect-Protocol-Version``,
 ``Connect-Timeout-Ms``, ``Grpc-Timeout``, ``X-Grpc-Web``, ``X-User-Agent``) are allowed and the
 gRPC-Web status headers exposed, as connect-web's CORS guide lists them.
+
+A preflight from an origin that is not allowed (or from any origin when the setting is empty)
+is refused with ``403 CORS_ORIGIN_NOT_ALLOWED`` naming the origin and the setting, and the
+server logs one line saying the same, at most once a minute per origin: the browser itself
+only tells the page ``Failed to fetch``, so the developer's way to the cause is the network
+tab or the server's log (issue 26). When origins are configured every answer carries
+``Vary: Origin`` (``rest.asgi`` adds it), so no cache hands one origin's answer to another.
 """
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
+
+import grpc
+
+from tabletop_server.rest.errors import Reason, local_error
 
 ALLOW_HEADERS = ("authorization, content-type, idempotency-key, if-match, if-none-match, last-event-id, "
                  "x-api-key, x-request-id, traceparent, "
                  "connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent")
 EXPOSE_HEADERS = "etag, retry-after, x-request-id, grpc-status, grpc-message, grpc-status-details-bin"
 StartResponse = Callable[..., Any]
+SETTING = "TABLETOP_CORS_ORIGINS"
+LOG_EVERY_SECONDS = 60.0  # one log line per refused origin at most this often
+log = logging.getLogger("tabletop.rest")
 
 
 class Cors:
@@ -32,13 +48,22 @@ class Cors:
         self.app = app
         self.origins = frozenset(o.strip().rstrip("/") for o in origins if o.strip())
         self.max_age = str(max_age)
+        self._logged: dict[str, float] = {}  # refused origin -> when it was last logged
+
+    @property
+    def configured(self) -> bool:
+        """Whether any origin may call (the setting is not empty)."""
+        return bool(self.origins)
 
     def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         origin = environ.get("HTTP_ORIGIN", "")
+        preflight = environ.get("REQUEST_METHOD") == "OPTIONS" and environ.get("HTTP_ACCESS_CONTROL_REQUEST_METHOD")
+        if origin and preflight and not self._allowed(origin):
+            return self._refuse(origin, start_response)
         if not origin or not self._allowed(origin):
             return self.app(environ, start_response)
         allow = [("Access-Control-Allow-Origin", "*" if "*" in self.origins else origin), ("Vary", "Origin")]
-        if environ.get("REQUEST_METHOD") == "OPTIONS" and environ.get("HTTP_ACCESS_CONTROL_REQUEST_METHOD"):
+        if preflight:
             start_response("204 No Content", [*allow, ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
                                               ("Access-Control-Allow-Headers", ALLOW_HEADERS),
                                               ("Access-Control-Max-Age", self.max_age), ("Content-Length", "0")])
@@ -60,3 +85,22 @@ class Cors:
 
     def _allowed(self, origin: str) -> bool:
         return "*" in self.origins or origin.rstrip("/") in self.origins
+
+    def _refuse(self, origin: str, start_response: StartResponse) -> Iterable[bytes]:
+        """The refused preflight: 403 in the error shape, and one log line per origin a minute."""
+        shown = origin[:200]
+        why = (f"it is not in {SETTING}" if self.origins else f"{SETTING} is empty, so no other origin may")
+        message = (f"The origin {shown} may not call this API from a browser: {why}. The server's operator "
+                   f"adds it to {SETTING} (comma-separated origins, such as https://play.example).")
+        now = time.monotonic()
+        if now - self._logged.get(shown, -LOG_EVERY_SECONDS) >= LOG_EVERY_SECONDS:
+            if len(self._logged) >= 1024:
+                self._logged.clear()
+            self._logged[shown] = now
+            log.warning("refused a CORS preflight from origin %s: %s; add it to %s to let its pages call "
+                        "this server (logged once a minute per origin)", shown, why, SETTING)
+        error = local_error(403, grpc.StatusCode.PERMISSION_DENIED, Reason.CORS_ORIGIN_NOT_ALLOWED, message,
+                            origin=shown, setting=SETTING)
+        body = error.body()
+        start_response("403 Forbidden", [("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+        return [body]

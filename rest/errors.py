@@ -56,6 +56,7 @@ class Reason(StrEnum):
     MALFORMED_HTTP = "MALFORMED_HTTP"  # not valid HTTP/1.1: the request line, a header or the framing (400)
     URI_TOO_LONG = "URI_TOO_LONG"  # the request line is over the head bound, 32 KiB (414)
     HEADERS_TOO_LARGE = "HEADERS_TOO_LARGE"  # the headers are over 32 KiB or 100 lines (431)
+    CORS_ORIGIN_NOT_ALLOWED = "CORS_ORIGIN_NOT_ALLOWED"  # a CORS preflight from an origin not in TABLETOP_CORS_ORIGINS (403)
     NOT_SERVING = "NOT_SERVING"
     INTERNAL = "INTERNAL"
 

@@ -155,6 +155,10 @@ def metadata(environ: dict[str, Any], proxy_secret: str = "") -> list[tuple[str,
                 # gRPC refuses metadata past 8 KiB with its own RESOURCE_EXHAUSTED (a 429 here)
                 message = f"the {metadata_key} header must be printable ASCII of at most {MAX_HEADER} characters"
                 raise local_error(400, grpc.StatusCode.INVALID_ARGUMENT, Reason.INVALID_HEADER, message)
+            if key == "HTTP_AUTHORIZATION" and "," in value:  # two headers, joined (a token has no comma)
+                raise local_error(401, grpc.StatusCode.UNAUTHENTICATED, "DUPLICATE_AUTHORIZATION",
+                                  "The request carries more than one Authorization header; send exactly one "
+                                  "'Authorization: Bearer <token>'.")
             forwarded.append((metadata_key, value))
     client = environ.get("REMOTE_ADDR")
     if client:

@@ -84,6 +84,15 @@ def parse_etag(header: str) -> int:
     return version
 
 
+def parse_last_event_id(header: str) -> int:
+    """The version in a ``Last-Event-ID``: the id of an event the stream sent, so 0 or more."""
+    version = parse_etag(header)
+    if version < 0:
+        raise bad_request(Reason.INVALID_HEADER, f"Last-Event-ID is the id of an event this stream sent (a version, "
+                          f"0 or more), not {header.strip()[:32]!r}")
+    return version
+
+
 def encode_response(message: Message) -> bytes:
     """The proto3 JSON of ``message`` (defaults omitted, lowerCamelCase names), compact."""
     return jsonpb.to_json(message)

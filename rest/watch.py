@@ -93,7 +93,9 @@ class Hub:
         self.task: asyncio.Task[None] | None = None
 
     def covers(self, after: int) -> bool:
-        return (after == self.start and self.whole) or after >= self.floor
+        """Whether the buffer holds everything after ``after`` (a version past the newest one seen gets a
+        call of its own: the service says whether the game has it, or refuses it as VERSION_AHEAD)."""
+        return after <= self.last and ((after == self.start and self.whole) or after >= self.floor)
 
     def join(self, watcher: Watcher) -> None:
         self.watchers.add(watcher)

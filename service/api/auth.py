@@ -44,13 +44,16 @@ def hash_secret(secret: str) -> str:
 
 
 def bearer(metadata: Sequence[tuple[str, Any]] | None) -> str | None:
-    """The bearer token from gRPC metadata, or None when absent."""
-    for key, value in metadata or ():
-        if key == "authorization":
-            scheme, _, token = str(value).partition(" ")
-            if scheme.lower() != "bearer" or not token.strip():
-                raise Unauthenticated(ServiceReason.INVALID_TOKEN, "Send the player token as 'authorization: Bearer <token>'.")
-            return token.strip()
+    """The bearer token from gRPC metadata, or None when absent; two entries are refused, never one picked."""
+    values = [value for key, value in metadata or () if key == "authorization"]
+    if len(values) > 1:
+        raise Unauthenticated(ServiceReason.DUPLICATE_AUTHORIZATION, f"The call carries {len(values)} "
+                              "authorization entries; send exactly one 'authorization: Bearer <token>'.")
+    if values:
+        scheme, _, token = str(values[0]).partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthenticated(ServiceReason.INVALID_TOKEN, "Send the player token as 'authorization: Bearer <token>'.")
+        return token.strip()
     return None
 
 

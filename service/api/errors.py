@@ -47,6 +47,10 @@ class ServiceReason(StrEnum):
     INVALID_PLAYER_ID = "INVALID_PLAYER_ID"  # a player id that is no id (1 to 128 of A-Z a-z 0-9 . _ : @ | + -)
     TOO_MANY_INVITATIONS = "TOO_MANY_INVITATIONS"  # more CreateGame.invited_player_ids than open seats
     PLAYER_INVITED_TWICE = "PLAYER_INVITED_TWICE"  # an invited player id twice, or the creator's own
+    INVALID_FROM_VERSION = "INVALID_FROM_VERSION"  # a negative WatchGame.from_version (or SSE Last-Event-ID)
+    VALUE_OUT_OF_RANGE = "VALUE_OUT_OF_RANGE"  # a 32-bit field sent with a wider value (it would have been cut)
+    # OUT_OF_RANGE: past the end of what exists.
+    VERSION_AHEAD = "VERSION_AHEAD"  # WatchGame.from_version after the game's version
     # UNAUTHENTICATED / PERMISSION_DENIED: credentials.
     MISSING_TOKEN = "MISSING_TOKEN"  # the call needs a player token
     INVALID_TOKEN = "INVALID_TOKEN"  # malformed or forged token, or not "Bearer"
@@ -67,6 +71,7 @@ class ServiceReason(StrEnum):
     REFRESH_TOKEN_REUSED = "REFRESH_TOKEN_REUSED"  # a spent refresh token again: its sign-in's sessions are revoked
     NOT_SEATED_IN_GAME = "NOT_SEATED_IN_GAME"  # a signed-in player holds no seat of this game (PERMISSION_DENIED)
     SEAT_RESERVED_FOR_INVITEE = "SEAT_RESERVED_FOR_INVITEE"  # JoinGame of a seat kept for another invited player (PERMISSION_DENIED)
+    DUPLICATE_AUTHORIZATION = "DUPLICATE_AUTHORIZATION"  # more than one authorization entry: none is picked
     # NOT_FOUND.
     GAME_NOT_FOUND = "GAME_NOT_FOUND"  # no such game (or it expired)
     RULESET_NOT_FOUND = "RULESET_NOT_FOUND"  # GetRuleset of a ruleset this server does not offer
@@ -140,6 +145,10 @@ class InvalidArgument(ServiceError):
     def __init__(self, reason: str, message: str, field: str = "", **details: object) -> None:
         super().__init__(reason, message, **details)
         self.field = field
+
+
+class OutOfRange(ServiceError):
+    code = grpc.StatusCode.OUT_OF_RANGE
 
 
 class NotFound(ServiceError):

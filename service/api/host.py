@@ -33,6 +33,7 @@ from tabletop_server.service.api.errors import (
     FailedPrecondition,
     InvalidArgument,
     NotFound,
+    OutOfRange,
     ServiceReason,
     StaleVersion,
     Unauthenticated,
@@ -93,7 +94,7 @@ class GameHost:
                                   field="display_names")
         creator = caller if isinstance(caller, Player) else None
         names = names or ([creator.name] if creator is not None else [])  # the creator's seat is the first
-        seat_bots = timers.seat_bots(req, ruleset, len(names))
+        seat_bots = timers.seat_bots(req, ruleset)
         timer = timers.turn_timer(req, ruleset)
         options = ruleset.decode_options(_options(req, ruleset))
         source = seeds.seed_source(req, len(names), seat_bots, self.config.may_choose_seed(api_key))
@@ -332,7 +333,13 @@ class GameHost:
         """Check the game and the token now, then follow it: every version after ``from_version``,
         projected for the caller, with a snapshot first when the caller is far behind."""
         game_id = _game_id(name)
+        if from_version < 0:
+            raise InvalidArgument(ServiceReason.INVALID_FROM_VERSION, f"from_version is {from_version}: a version "
+                                  "is 0 or more (0 = from the start).", field="from_version")
         game, seat, _ = await self._read(game_id, token)
+        if from_version > game.version:
+            raise OutOfRange(ServiceReason.VERSION_AHEAD, f"from_version {from_version} is after the game's version "
+                             f"{game.version}: watch from {game.version} or less.", version=game.version)
         return self._follow(game, seat, from_version, active)
 
     async def log(self, name: str, token: players.Caller, page_size: int = 0,

@@ -20,6 +20,7 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.unknown_fields import UnknownFieldSet
 from grpc_status import rpc_status
 
+from tabletop_server.service.api import wide
 from tabletop_server.service.api.errors import InvalidArgument, ResourceExhausted, ServiceReason, to_status
 
 Context = grpc.aio.ServicerContext[Any, Any]
@@ -81,6 +82,7 @@ def _decoder(parse: Callable[[bytes], Message], limit: int) -> Callable[[bytes],
         if path is not None:
             raise InvalidArgument(ServiceReason.UNKNOWN_FIELD, f"The request has a field this server does not know at "
                                   f"'{path or '(top level)'}'; update the server or drop the field.", field=path)
+        wide.check(message, raw)  # a 32-bit field sent wider: refused, never cut to its low bits
         return message
     return decode
 

@@ -108,6 +108,9 @@ def build_seats(game_id: str, seat_count: int, names: list[str], seat_bots: dict
     (the lowest others); the rest open."""
     open_seats = [i for i in range(len(names), seat_count) if str(i) not in seat_bots]
     _check_invitations(invited, creator, len(open_seats))
+    if creator is not None and "0" in seat_bots:
+        raise InvalidArgument(ServiceReason.SEAT_TAKEN, "Seat 0 is the creating player's own; put bots on other "
+                              "seats.", field="bots")
     kept = dict(zip(open_seats, invited, strict=False))
     seats: list[Any] = []
     creds: list[game_pb2.SeatCredential] = []
@@ -115,12 +118,13 @@ def build_seats(game_id: str, seat_count: int, names: list[str], seat_bots: dict
         if i == 0 and creator is not None:
             seats.append({"name": names[0], "token": "", "player": creator.id})
             creds.append(game_pb2.SeatCredential(seat=0, player_id=creator.id))
+        elif str(i) in seat_bots:  # a bot's seat (named or not): its token is never given to anyone
+            name = names[i] if i < len(names) else f"{seat_bots[str(i)]} bot"
+            seats.append({"name": name, "token": auth.new_token(game_id, i)[1]})
         elif i < len(names):
             token, digest = auth.new_token(game_id, i)
             seats.append({"name": names[i], "token": digest})
             creds.append(game_pb2.SeatCredential(seat=i, player_token=token))
-        elif str(i) in seat_bots:  # a bot's seat: its token is never given to anyone
-            seats.append({"name": f"{seat_bots[str(i)]} bot", "token": auth.new_token(game_id, i)[1]})
         elif i in kept:
             seats.append({"name": "", "token": "", "reserved": True, "invited": kept[i]})
         else:

@@ -131,13 +131,14 @@ class NothingDue(Exception):
         self.due = due
 
 
-def seat_bots(req: svc.CreateGameRequest, ruleset: Ruleset, named: int) -> dict[str, str]:
-    """``{seat: bot}`` of CreateGameRequest.bots: seats past the named ones, each once, bots the ruleset has."""
+def seat_bots(req: svc.CreateGameRequest, ruleset: Ruleset) -> dict[str, str]:
+    """``{seat: bot}`` of CreateGameRequest.bots: seats of the table, each once, bots the ruleset has. A seat
+    may also have a display name: the bot plays it under that name (issue 26: what users try)."""
     out: dict[str, str] = {}
     for entry in req.bots:
-        if not named <= entry.seat < req.seat_count:
-            raise InvalidArgument(ServiceReason.SEAT_OUT_OF_RANGE, f"A bot's seat is {named} to {req.seat_count - 1} "
-                                  "(the seats without a display name).", field="bots")
+        if not 0 <= entry.seat < req.seat_count:
+            raise InvalidArgument(ServiceReason.SEAT_OUT_OF_RANGE, f"bots[].seat {entry.seat} is not a seat of this "
+                                  f"table: seats are 0 to {req.seat_count - 1}.", field="bots")
         if str(entry.seat) in out:
             raise InvalidArgument(ServiceReason.SEAT_TAKEN, f"Seat {entry.seat} is given two bots.", field="bots")
         out[str(entry.seat)] = offered_bot(ruleset, entry.bot, "bots")

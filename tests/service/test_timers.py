@@ -187,7 +187,6 @@ def test_three_replicas_racing_make_each_decision_once(private_redis: tuple[str,
 
 
 @pytest.mark.parametrize(("bots_", "reason"), [
-    ([game_pb2.SeatBot(seat=0, bot="random")], "SEAT_OUT_OF_RANGE"),  # seat 0 is named
     ([game_pb2.SeatBot(seat=1, bot="random"), game_pb2.SeatBot(seat=1, bot="random")], "SEAT_TAKEN"),
     ([game_pb2.SeatBot(seat=1, bot="genius")], "UNKNOWN_BOT"),
     ([game_pb2.SeatBot(seat=2, bot="random")], "SEAT_OUT_OF_RANGE"),  # no seat 2 at a 2-seat table

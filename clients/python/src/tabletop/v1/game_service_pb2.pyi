@@ -179,8 +179,9 @@ class CreateGameRequest(_message.Message):
 
     @_builtins.property
     def bots(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatBot]:
-        """Seats played by a bot; a seat is named (display_names) or a bot, not both. The game starts once
-        every seat is a person's or a bot's.
+        """Seats played by a bot. A bot's seat that also has a display name is played by the bot under that
+        name (no credential is returned for it); any other bot's seat is named after its bot. The game
+        starts once every seat is a person's or a bot's.
         """
 
     @_builtins.property
