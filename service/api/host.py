@@ -401,8 +401,10 @@ class GameHost:
             loaded = await self.store.load(game_id, hint, request_id)
             game = _loaded_game(game_id, loaded)
             seat = players.verify(token, game_id, game.doc["seats"]) if token else None
-            if request_id and hint is None and seat is not None:
-                continue  # a player's seat is known now: read again, with the request id's remembered response
+            if request_id and seat is not None and hint != seat:  # a player's seat, known now: read again
+                loaded = await self.store.load(game_id, seat, request_id)  # with the remembered response
+                game = _loaded_game(game_id, loaded)
+                seat = players.verify(token, game_id, game.doc["seats"]) if token else None
             if self.observer is not None:
                 self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
             if loaded.cached_response is not None:

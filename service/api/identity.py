@@ -31,6 +31,7 @@ import time
 import urllib.parse
 import urllib.request
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,8 @@ MAX_JWT_CHARS = 8192
 MAX_JWKS_BYTES = 256 * 1024
 PLAYER_ID = re.compile(r"[A-Za-z0-9._:@|+-]{1,128}")  # what a `sub` may be: printable, no spaces or slashes
 MAX_NAME_CHARS = 64
+CACHE_SECONDS = 60.0  # a verified token is verified again after this long, even if it lives longer
+CACHE_ENTRIES = 50_000  # verified tokens remembered per process (a few hundred bytes each)
 
 
 @dataclass
@@ -137,13 +140,20 @@ class KeySource:
 
 
 class Verifier:
-    """Verifies bearer JWTs of the configured issuers."""
+    """Verifies bearer JWTs of the configured issuers.
+
+    A token verified once is remembered (by its whole text, signature included, so no other token
+    matches it) until it expires, for at most ``CACHE_SECONDS``, in a bounded LRU: an app sends the same
+    token on every call, and its signature check is most of what a player's call costs over a seat
+    token's. A key dropped from a JWKS stops being trusted within ``CACHE_SECONDS`` plus the refresh.
+    """
 
     def __init__(self, issuers: tuple[Issuer, ...], skew_seconds: float, refresh_seconds: float = 300.0,
                  min_refresh_seconds: float = 30.0, clock: Callable[[], float] = time.time) -> None:
         self.sources = {i.issuer: KeySource(i, refresh_seconds, min_refresh_seconds) for i in issuers}
         self.skew = int(skew_seconds)
         self.clock = clock
+        self.verified: OrderedDict[str, tuple[float, str, str, str]] = OrderedDict()  # token: (until, id, name, iss)
 
     def add(self, issuer: Issuer, keys: KeySet) -> None:
         """Trust ``issuer`` with the given keys (Tabletop's own sessions)."""
@@ -153,6 +163,18 @@ class Verifier:
 
     async def verify(self, token: str) -> Player:
         """The player a JWT names, once every check passed; UNAUTHENTICATED with its reason otherwise."""
+        now = self.clock()
+        known = self.verified.get(token)
+        if known is not None and known[0] > now:
+            self.verified.move_to_end(token)
+            return Player(known[1], known[2], known[3])  # a fresh Player: its seats are this call's
+        player, expires = await self._verify(token)
+        self.verified[token] = (min(expires + self.skew, now + CACHE_SECONDS), player.id, player.name, player.issuer)
+        if len(self.verified) > CACHE_ENTRIES:
+            self.verified.popitem(last=False)
+        return player
+
+    async def _verify(self, token: str) -> tuple[Player, float]:
         header, claims = _unverified(token)
         source = self.sources.get(str(claims.get("iss", "")))
         if source is None:
@@ -169,7 +191,7 @@ class Verifier:
             raise Unauthenticated(ServiceReason.JWT_SIGNATURE_INVALID,
                                   "The token's signature does not verify with the issuer's key.") from exc
         self._check_claims(verified.claims, source.issuer)
-        return _player(verified.claims, source.issuer.issuer)
+        return _player(verified.claims, source.issuer.issuer), float(verified.claims["exp"])
 
     def _check_claims(self, claims: dict[str, Any], issuer: Issuer) -> None:
         registry = jwt.JWTClaimsRegistry(now=int(self.clock()), leeway=self.skew, exp={"essential": True},

@@ -15,6 +15,7 @@ the rest of the service (starting, listing open seats) treats it as the rematch'
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from contextvars import ContextVar
 from typing import Any
@@ -32,6 +33,9 @@ from tabletop_server.service.api.identity import Player, Verifier, looks_like_jw
 from tabletop_server.service.api.interceptors import Behaviour, Context, MethodInterceptor
 
 CURRENT: ContextVar[Player | None] = ContextVar("tabletop_player", default=None)
+# (player, game) -> the seat last found there: where a request id's remembered response is looked up first.
+SEATS_SEEN: OrderedDict[tuple[str, str], int] = OrderedDict()
+MAX_SEATS_SEEN = 100_000
 Caller = str | Player | None  # what the servicer hands the host: a raw seat token, a verified player, nobody
 Credential = auth.Token | Player  # a parsed caller
 
@@ -78,9 +82,10 @@ def parse(given: str | Player) -> Credential:
 
 
 def seat_hint(credential: Credential | None, game_id: str) -> int | None:
-    """The caller's seat in the game, when known before the game is read."""
+    """The caller's seat in the game, when known before the game is read: a seat token's own, or the seat
+    this process last found for the player there (only a hint: ``verify`` decides from the game)."""
     if isinstance(credential, Player):
-        return credential.seats.get(game_id)
+        return credential.seats.get(game_id, SEATS_SEEN.get((credential.id, game_id)))
     return credential.seat if credential is not None else None
 
 
@@ -92,7 +97,10 @@ def verify(credential: Credential, game_id: str, seats: list[Any]) -> int:
     if seat is None:
         raise PermissionDenied(ServiceReason.NOT_SEATED_IN_GAME, "You hold no seat of this game; join it "
                                "(JoinGame) or watch it without credentials.", player=credential.id)
-    credential.seats[game_id] = seat
+    credential.seats[game_id] = SEATS_SEEN[(credential.id, game_id)] = seat
+    SEATS_SEEN.move_to_end((credential.id, game_id))
+    if len(SEATS_SEEN) > MAX_SEATS_SEEN:
+        SEATS_SEEN.popitem(last=False)
     return seat
 
 

@@ -145,3 +145,17 @@ def test_bad_issuer_settings_are_refused_with_what_is_wrong(setting: str, messag
 def test_seat_tokens_are_never_taken_for_jwts() -> None:
     assert not looks_like_jwt("0123abcd.1.secretSECRET_-")
     assert looks_like_jwt(Studio().token())
+
+
+def test_a_remembered_token_still_expires_and_each_call_gets_its_own_player(studio: tuple[Studio, str]) -> None:
+    s, url = studio
+    now = [time.time()]
+    verifier = Verifier(parse_issuers(s.issuer_setting(url)), 5, clock=lambda: now[0])
+    token = s.token(exp=int(now[0]) + 20)
+    first = asyncio.run(verifier.verify(token))
+    first.seats["g1"] = 0
+    fetches = s.fetches
+    second = asyncio.run(verifier.verify(token))  # remembered: no key lookup, a fresh Player
+    assert (second.id, second.seats, s.fetches) == (first.id, {}, fetches)
+    now[0] += 26  # past exp + skew: verified again, and refused
+    assert _refused(verifier, token) == "JWT_EXPIRED"

@@ -15,6 +15,7 @@ import pytest
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc, player_pb2
 
+from tabletop_server.service.api import players
 from tests.conftest import start_grpc
 from tests.helpers import bearer, deciding_seat, error_info
 from tests.jwks import Studio, session_key_pem
@@ -120,6 +121,8 @@ def test_a_player_creates_and_joins_and_plays_with_one_credential(stub: Any) -> 
     first = stub.SubmitAction(request, metadata=bearer(tokens[seat]), timeout=10)
     retried = stub.SubmitAction(request, metadata=bearer(tokens[seat]), timeout=10)
     assert first == retried and first.game.version == 3  # created, joined, acted: the retry applied nothing
+    players.SEATS_SEEN.clear()  # the retry reaches a replica that never saw this player's seat
+    assert stub.SubmitAction(request, metadata=bearer(tokens[seat]), timeout=10) == first
 
 
 def test_a_player_holds_at_most_one_seat_of_a_game(stub: Any) -> None:
