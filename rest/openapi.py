@@ -89,7 +89,9 @@ def build_openapi(
                 "bearer": {
                     "type": "http",
                     "scheme": "bearer",
-                    "description": "A seat's player token (from CreateGame or JoinGame); none = spectator.",
+                    "description": "A seat's player token (from CreateGame or JoinGame), or a signed-in "
+                                   "player's JWT (the studio's, or a PlayerSession's access token); "
+                                   "none = spectator.",
                 },
                 "apiKey": {"type": "apiKey", "in": "header", "name": "x-api-key"},
             },

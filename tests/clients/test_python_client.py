@@ -19,6 +19,7 @@ from tabletop.client import TabletopClient, TabletopError, game_name
 from tabletop.v1 import field_rules_pb2, game_pb2, game_service_pb2, ttr_europe_pb2
 
 from tests.conftest import GrpcServer, start_grpc
+from tests.jwks import session_key_pem
 
 
 @pytest.fixture(scope="module")
@@ -374,3 +375,26 @@ def test_the_generated_stubs_carry_the_contract_limits() -> None:
     limits = options.Extensions[field_rules_pb2.rules]
     assert (limits.reason, limits.min_length, limits.max_length) == ("INVALID_DISPLAY_NAME", 1, 64)
     assert list(options.Extensions[field_behavior_pb2.field_behavior]) == [field_behavior_pb2.REQUIRED]
+
+
+def test_a_player_session_plays_with_one_client_per_player(redis_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    key = tmp_path / "session.pem"
+    key.write_bytes(session_key_pem())
+    server = start_grpc(redis_url, session_key_file=str(key), api_keys="client-key")
+    try:
+        with TabletopClient(server.target, api_key="client-key", timeout=10.0) as backend:
+            ann = backend.as_player(backend.create_player_session("client-ann", "Ann"))
+            bob = backend.as_player(backend.create_player_session("client-bob"))
+            created = ann.create_game("ttr-europe", 2)
+            assert [(c.seat, c.player_id) for c in created.credentials] == [(0, "client-ann")]
+            joined = bob.join_game(created.game.name, "Bob")
+            assert (joined.credential.seat, joined.credential.player_id) == (1, "client-bob")
+            assert ann.get_game(created.game.name).viewer_seat == 0
+            with pytest.raises(TabletopError) as err:
+                backend.refresh_player_session("r" * 43)
+            assert err.value.reason == "REFRESH_TOKEN_INVALID"
+            with pytest.raises(TabletopError) as err:
+                backend.create_guest_session()
+            assert err.value.reason == "GUEST_SESSIONS_DISABLED"
+    finally:
+        server.running.stop(0)

@@ -24,7 +24,14 @@ from google.protobuf import any_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
-from tabletop.v1 import bang_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc, ttr_europe_pb2
+from tabletop.v1 import (
+    bang_pb2,
+    game_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+    player_pb2,
+    ttr_europe_pb2,
+)
 
 __all__ = ["ActionLike", "OptionsLike", "TabletopClient", "TabletopError", "game_name"]
 
@@ -141,6 +148,11 @@ class TabletopClient:
         return TabletopClient(self.target, token, api_key=self.api_key, timeout=self.timeout,
                               channel=self._channel)
 
+    def as_player(self, session: player_pb2.PlayerSession) -> TabletopClient:
+        """A client acting as a signed-in player (its access token), sharing this channel: the player acts
+        with it in every game it holds a seat of."""
+        return self.with_token(session.access_token)
+
     def for_seats(self, credentials: Iterable[game_pb2.SeatCredential]) -> dict[int, TabletopClient]:
         """One client per seat from CreateGame's ``credentials``, all sharing this channel."""
         return {credential.seat: self.with_token(credential.player_token) for credential in credentials}
@@ -189,6 +201,21 @@ class TabletopClient:
         if seat is not None:
             request.seat = seat
         return self._unary(self._stub.JoinGame, request)
+
+    def create_player_session(self, player_id: str, display_name: str = "") -> player_pb2.PlayerSession:
+        """A session for one of the studio's players (a studio backend's call: needs ``api_key``)."""
+        request = player_pb2.CreatePlayerSessionRequest(player_id=player_id, display_name=display_name)
+        return self._unary(self._stub.CreatePlayerSession, request).session
+
+    def refresh_player_session(self, refresh_token: str) -> player_pb2.PlayerSession:
+        """A new session for a refresh token, which is spent (each is accepted once)."""
+        request = player_pb2.RefreshPlayerSessionRequest(refresh_token=refresh_token)
+        return self._unary(self._stub.RefreshPlayerSession, request).session
+
+    def create_guest_session(self, display_name: str = "") -> player_pb2.PlayerSession:
+        """A session for a new guest player, where the operator turned guests on."""
+        request = player_pb2.CreateGuestSessionRequest(display_name=display_name)
+        return self._unary(self._stub.CreateGuestSession, request).session
 
     def get_game(self, name: str) -> game_service_pb2.GetGameResponse:
         """The game and this seat's view of it."""
