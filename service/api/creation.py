@@ -54,7 +54,7 @@ class CreationRefused(RateLimited):
 class Creator:
     """Who a creation counts against, and that creator's limits."""
 
-    kind: str  # "address", "api_key" or "player"
+    kind: str  # "address", "api_key", "player", or "guest" (an address's guest sessions: a rate only)
     id: str
     per_minute: float
     max_open: int
@@ -86,6 +86,12 @@ class CreationLimits:
             found = Creator("address", address, c.create_per_minute_per_address, c.max_open_games_per_address)
         return found if found.per_minute > 0 or found.max_open > 0 else None
 
+    def guest_creator(self, address: str) -> Creator | None:
+        """Who a guest session counts against: its address, at the per-address creation rate (a bucket of
+        its own), so guest sign-ups cannot fill Redis with sessions; None when that rate is off."""
+        per_minute = self.config.create_per_minute_per_address
+        return Creator("guest", address, per_minute, 0) if per_minute > 0 else None
+
     async def admit(self, creator: Creator) -> str:
         """A reservation held for this creation; raises ``CreationRefused``."""
         reservation = "r:" + secrets.token_hex(8)
@@ -98,7 +104,8 @@ class CreationLimits:
         self.on_refused(f"{'rate' if verdict == 1 else 'open_games'}_{creator.kind}")
         if verdict == 1:
             raise CreationRefused(ServiceReason.CREATE_RATE_LIMITED,
-                                  f"This {_label(creator)} may create {creator.per_minute:g} games a minute; "
+                                  f"This {_label(creator)} may create {creator.per_minute:g} "
+                                  f"{'guest sessions' if creator.kind == 'guest' else 'games'} a minute; "
                                   f"retry after {value / 1000:.1f}s.", value / 1000,
                                   scope=creator.kind, limit_per_minute=f"{creator.per_minute:g}")
         raise CreationRefused(ServiceReason.TOO_MANY_OPEN_GAMES,
@@ -142,4 +149,4 @@ class CreationLimits:
 
 
 def _label(creator: Creator) -> str:
-    return {"api_key": "API key", "player": "player"}.get(creator.kind, "address")
+    return {"api_key": "API key", "player": "player"}.get(creator.kind, "address")  # a guest's is its address

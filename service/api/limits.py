@@ -172,8 +172,17 @@ class LimitsInterceptor(MethodInterceptor):
                 assert self.remembered is not None
                 await self.remembered.remembered(game_id, seat, request.request_id)
             return response
+        async def guest(request: Any, context: Context) -> Any:
+            self.admit(method, context)
+            assert self.creation is not None
+            creator = self.creation.guest_creator(self.address(context.peer(), context.invocation_metadata() or ()))
+            if creator is not None:
+                await self.creation.admit(creator)  # a rate only: a guest session is no open game
+            return await fn(request, context)
         if method in ("SubmitAction", "ConcedeGame") and self.remembered is not None:
             return submit
+        if method == "CreateGuestSession" and self.creation is not None:
+            return guest
         return create if method == "CreateGame" and self.creation is not None else wrapper
 
     def stream(self, method: str, fn: Callable[[Any, Any], AsyncIterator[Any]]) -> Callable[[Any, Any], AsyncIterator[Any]]:

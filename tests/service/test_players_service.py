@@ -6,6 +6,7 @@ key, needs an API key for CreateGame and CreatePlayerSession, and offers guest s
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -233,3 +234,23 @@ def test_a_rematch_binds_each_players_seat_again(stub: Any) -> None:
     assert rematch.status == 2 and all(s.player_bound for s in rematch.seats)
     view = stub.GetGame(svc.GetGameRequest(name=rematch.name), metadata=bearer(bob.access_token), timeout=10)
     assert view.viewer_seat == 1
+
+
+def test_guest_sessions_count_against_the_address_creation_rate(redis_url: str, tmp_path: Any) -> None:
+    key = tmp_path / "session.pem"
+    key.write_bytes(session_key_pem())
+    server = start_grpc(redis_url, session_key_file=str(key), guest_sessions=True, proxy_secret="guest-secret",
+                        create_per_minute_per_address=2)
+    address = f"203.0.113.{secrets.randbelow(250)}-{secrets.token_hex(4)}"  # fresh buckets in the shared Redis
+    via = [("x-forwarded-for", address), ("x-tabletop-proxy", "guest-secret")]
+    try:
+        with grpc.insecure_channel(server.target) as channel:
+            guests = game_service_pb2_grpc.GameServiceStub(channel)
+            for _ in range(2):
+                guests.CreateGuestSession(player_pb2.CreateGuestSessionRequest(), metadata=via, timeout=10)
+            code, reason = _refusal(guests.CreateGuestSession, player_pb2.CreateGuestSessionRequest(), metadata=via)
+            assert (code, reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "CREATE_RATE_LIMITED")
+            other = [("x-forwarded-for", address + "-b"), ("x-tabletop-proxy", "guest-secret")]
+            guests.CreateGuestSession(player_pb2.CreateGuestSessionRequest(), metadata=other, timeout=10)
+    finally:
+        server.running.stop(0)
