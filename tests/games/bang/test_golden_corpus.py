@@ -1,0 +1,84 @@
+"""The BANG! golden corpus (issue 30, ``scripts/golden_corpus.py``): every stored game replays byte for byte.
+
+The replay of the whole corpus is slow (a tier of its own); the fast tests show that the check names the game
+and step of a difference in the dealt state, an action, a payload, or a refused action.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from scripts import golden_corpus as corpus
+from tabletop_server.service.games import bang
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("table", sorted(corpus.TABLES))
+def test_every_stored_game_replays_identically(table: str) -> None:
+    count, differences = corpus.check(table)
+    assert count >= 250, f"{table}: only {count} games stored"
+    assert differences == [], "\n".join(differences[:20])
+
+
+def first(table: str) -> dict[str, Any]:
+    return next(corpus.stored(table))
+
+
+@pytest.mark.parametrize("table", sorted(corpus.TABLES))
+def test_the_corpus_holds_each_table_with_its_seat_counts(table: str) -> None:
+    games = corpus.stored(table)
+    seen = {g["seats"] for _, g in zip(range(12), games)}
+    assert seen == set(corpus.TABLES[table].seats)
+    game = first(table)
+    assert game["options"] == corpus.TABLES[table].options() and game["actions"]
+    assert bang.is_over(_replayed(game))  # recorded to the end
+    assert corpus.replay_game(game) is None
+
+
+def _replayed(game: dict[str, Any]) -> Any:
+    state = copy.deepcopy(game["state"])
+    for seat, action in game["actions"]:
+        bang.apply(state, seat, action)
+    return state
+
+
+def test_a_changed_dealt_state_is_named_as_step_0() -> None:
+    game = first("both")
+    game["state"]["deck"].reverse()
+    assert corpus.replay_game(game) == f"game 0 ({game['seats']} seats): step 0 (the dealt state) differs"
+
+
+def test_a_changed_payload_is_named_at_its_step() -> None:
+    """A link that no longer matches stands for any payload of that step rendered differently."""
+    game = first("ad")
+    links = bytearray.fromhex(game["links"])
+    links[7 * corpus.LINK_BYTES] ^= 0xFF
+    game["links"] = links.hex()
+    seat, action = game["actions"][6]
+    assert corpus.replay_game(game) == f"game 0 ({game['seats']} seats): step 7 (seat {seat} {action}) differs"
+
+
+def test_a_different_action_is_named_at_its_step_whether_it_plays_or_is_refused() -> None:
+    game = first("dc")
+    state = copy.deepcopy(game["state"])
+    for step, (seat, action) in enumerate(game["actions"], start=1):
+        others = [a for a in bang.legal_actions(state, seat) if a != action]
+        if others:
+            break
+        bang.apply(state, seat, action)
+    changed = copy.deepcopy(game)
+    changed["actions"][step - 1] = [seat, others[0]]
+    assert corpus.replay_game(changed) == f"game 0 ({game['seats']} seats): step {step} (seat {seat} {others[0]}) differs"
+    refused = copy.deepcopy(game)
+    refused["actions"][step - 1] = [seat, {"type": "no_such_action"}]
+    found = corpus.replay_game(refused)
+    assert found is not None and found.startswith(f"game 0 ({game['seats']} seats): step {step} ") and "raised" in found
+
+
+def test_the_last_digest_is_checked() -> None:
+    game = first("base")
+    game["last"] = "00" * 32
+    assert corpus.replay_game(game) == f"game 0 ({game['seats']} seats): the last digest differs"
