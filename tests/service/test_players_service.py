@@ -254,3 +254,28 @@ def test_guest_sessions_count_against_the_address_creation_rate(redis_url: str, 
             guests.CreateGuestSession(player_pb2.CreateGuestSessionRequest(), metadata=other, timeout=10)
     finally:
         server.running.stop(0)
+
+
+def test_a_player_who_left_may_join_again_and_watches_with_the_same_credential(stub: Any) -> None:
+    ann, bob, cy = (_session(stub, p) for p in ("ann-6", "bob-6", "cy-6"))
+    name = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=3),
+                           metadata=bearer(ann.access_token), timeout=10).game.name
+    assert _join(stub, name, bob.access_token, "Bob").credential.seat == 1
+    stub.GetGame(svc.GetGameRequest(name=name), metadata=bearer(bob.access_token), timeout=10)  # seat 1 seen
+    left = stub.LeaveGame(svc.LeaveGameRequest(name=name), metadata=bearer(bob.access_token), timeout=10)
+    assert not left.game.seats[1].occupied
+    assert _join(stub, name, cy.access_token, "Cy").credential.seat == 1
+    assert _join(stub, name, bob.access_token, "Bob").credential.seat == 2  # a new seat: the hint is stale
+    watch = stub.WatchGame(svc.WatchGameRequest(name=name, from_version=5), metadata=bearer(bob.access_token),
+                           timeout=10)
+    actions = stub.ListLegalActions(svc.ListLegalActionsRequest(name=name), metadata=bearer(bob.access_token),
+                                    timeout=10).actions  # every seat keeps tickets first: bob (seat 2) decides
+    stale = ("bob-6", name.removeprefix("games/"))
+    request = svc.SubmitActionRequest(name=name, action=actions[0], request_id="after-rejoin")
+    players.SEATS_SEEN[stale] = 1  # a replica that saw bob in seat 1, before he left
+    first = stub.SubmitAction(request, metadata=bearer(bob.access_token), timeout=10)
+    players.SEATS_SEEN[stale] = 1
+    assert stub.SubmitAction(request, metadata=bearer(bob.access_token), timeout=10) == first  # answered once
+    update = next(watch)
+    assert update.version == 6
+    watch.cancel()
