@@ -3,8 +3,13 @@ the suite runs (``.ci/run`` installs Chromium, the JDK, Go) counts for every tes
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import os
 import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -25,6 +30,19 @@ def needs(*tools: str, hint: str, in_ci: bool = False) -> None:
     if missing:
         assert not (in_ci and os.environ.get("CI")), f"CI installs {missing} (.ci/run): {hint}"
         pytest.skip(f"not installed: {missing}: {hint}")
+
+
+@contextmanager
+def exclusive(workspace: Path) -> Iterator[None]:
+    """Hold a lock on a folder of the checkout that a test builds in (node_modules, clients/java/build, the
+    wheels' build/): pytest-xdist workers, and a second run in the same checkout, take turns there."""
+    digest = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"tabletop-tests-{digest}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def needs_chromium() -> str:

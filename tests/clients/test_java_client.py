@@ -18,7 +18,7 @@ from tabletop.v1 import game_pb2, game_service_pb2
 
 from tests.conftest import GrpcServer, start_grpc
 from tests.pki import make_pki
-from tests.tools import needs
+from tests.tools import exclusive, needs
 
 JAVA = Path(__file__).resolve().parents[2] / "clients" / "java"
 TOOLS = ("protoc", "grpc_java_plugin", "javac", "java")
@@ -31,7 +31,8 @@ def _tools() -> None:
 
 @pytest.fixture(scope="module")
 def classpath() -> str:
-    result = subprocess.run([str(JAVA / "build.sh")], capture_output=True, text=True, timeout=300, check=False)
+    with exclusive(JAVA):  # build.sh writes clients/java/build: one worker (or run) at a time
+        result = subprocess.run([str(JAVA / "build.sh")], capture_output=True, text=True, timeout=300, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
     return (JAVA / "build" / "classpath.txt").read_text().strip()
 

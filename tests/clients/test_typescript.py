@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from tests.clients.npm_package import MISSING, install_if_needed, npm
-from tests.tools import needs
+from tests.clients.npm_package import MISSING, PACKAGE, install_if_needed, npm
+from tests.tools import exclusive, needs
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -24,9 +24,10 @@ def _tools() -> None:
 
 def test_typescript_client_plays_against_server(grpc_server) -> None:  # type: ignore[no-untyped-def]
     env = {**os.environ, "TABLETOP_GRPC_TARGET": grpc_server.target, "NO_COLOR": "1"}
-    install_if_needed(env)
-    npm(["run", "build"], env, timeout=180)
-    output = npm(["test"], env, timeout=180)
+    with exclusive(PACKAGE):  # npm ci and the build write in the checkout; the browser test reads it
+        install_if_needed(env)
+        npm(["run", "build"], env, timeout=180)
+        output = npm(["test"], env, timeout=180)
     # The node test runner's summary: every test ran, none failed or was skipped.
     assert "# fail 0" in output or "ℹ fail 0" in output, output
     assert "skipped 0" in output, output

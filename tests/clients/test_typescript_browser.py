@@ -24,7 +24,7 @@ from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
 from tabletop_server.rest.app import create_app, serve
 from tests.clients.npm_package import MISSING, PACKAGE, install_if_needed, run
-from tests.tools import needs, needs_chromium
+from tests.tools import exclusive, needs, needs_chromium
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -39,10 +39,11 @@ def page_origin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The bundled scenario and its page, served over HTTP from an origin of their own."""
     root = tmp_path_factory.mktemp("page")
     env = {**os.environ, "NO_COLOR": "1"}
-    install_if_needed(env)
-    run([str(PACKAGE / "node_modules" / ".bin" / "esbuild"), "e2e/browser-scenario.ts", "--bundle",
-         "--format=iife", "--global-name=TabletopScenario", "--platform=browser", "--target=es2022",
-         f"--outfile={root / 'scenario.js'}"], env, timeout=120)
+    with exclusive(PACKAGE):  # npm ci writes node_modules, which the TypeScript test uses too
+        install_if_needed(env)
+        run([str(PACKAGE / "node_modules" / ".bin" / "esbuild"), "e2e/browser-scenario.ts", "--bundle",
+             "--format=iife", "--global-name=TabletopScenario", "--platform=browser", "--target=es2022",
+             f"--outfile={root / 'scenario.js'}"], env, timeout=120)
     (root / "index.html").write_bytes(PAGE)
     handler = functools.partial(_QuietHandler, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -26,7 +25,9 @@ import grpc
 import pytest
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
+from bench.http_load import free_port  # below the ephemeral range
 from tests.deploy.chartkit import ROOT
+from tests.tools import exclusive
 
 LICENSE = (ROOT / "LICENSE").read_text()
 
@@ -34,8 +35,9 @@ LICENSE = (ROOT / "LICENSE").read_text()
 @pytest.fixture(scope="module")
 def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("wheels")
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), "./clients/python", "."],
-         cwd=ROOT, timeout=600)
+    with exclusive(ROOT):  # setuptools builds in the checkout (build/, *.egg-info): one build at a time
+        _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), "./clients/python", "."],
+             cwd=ROOT, timeout=600)
     found = {path.name.split("-")[0]: path for path in out.glob("*.whl")}
     assert sorted(found) == ["tabletop_client", "tabletop_server"], sorted(found)
     return found
@@ -95,7 +97,7 @@ def test_clean_install_reports_its_version(venv: Path) -> None:
 
 
 def test_clean_install_serves_with_embedded_redis(venv: Path, tmp_path: Path) -> None:
-    grpc_port, http_port = _free_port(), _free_port()
+    grpc_port, http_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TABLETOP_", "PYTHON"))}
     env.update(TABLETOP_DATA_DIR=str(tmp_path / "data"), TABLETOP_METRICS_PORT="0", TABLETOP_LOG_FORMAT="text")
     log = tmp_path / "serve.log"
@@ -161,9 +163,4 @@ def _until_answered(call: Any, log: Path, timeout: float = 60.0) -> Any:
                 raise AssertionError(f"tabletop serve did not answer:\n{log.read_text(errors='replace')}") from None
             time.sleep(0.5)
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 

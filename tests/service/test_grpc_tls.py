@@ -27,6 +27,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from tabletop.client import TabletopClient, TabletopError
 
+from bench.http_load import free_port  # below the ephemeral range
 from tabletop_server.service.api import tls
 from tabletop_server.service.api.server import create_server
 from tabletop_server.service.config import Config
@@ -90,7 +91,7 @@ def test_client_ca_makes_a_client_certificate_mandatory(redis_url: str, pki: Pat
 
 
 def test_health_port_is_plaintext_and_health_only(redis_url: str, pki: Path) -> None:
-    port = _free_port()
+    port = free_port()
     server = start_grpc(redis_url, grpc_tls_cert_file=str(pki / "server.pem"),
                         grpc_tls_key_file=str(pki / "server-key.pem"), grpc_health_port=port)
     try:
@@ -160,7 +161,7 @@ def test_unreadable_certificate_refuses_to_start(redis_url: str, pki: Path) -> N
 
 def test_serve_terminates_tls_and_its_facade_still_answers(redis_url: str, pki: Path, tmp_path: Path) -> None:
     """``tabletop serve --grpc-tls-cert/--grpc-tls-key``: TLS for gRPC clients, REST through the loopback."""
-    grpc_port, http_port = _free_port(), _free_port()
+    grpc_port, http_port = free_port(), free_port()
     env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_FORMAT": "text"}
     log = tmp_path / "serve.log"
     with log.open("wb") as sink:
@@ -205,9 +206,3 @@ def _eventually(call: Callable[[], T], log: Path, timeout: float = 30.0) -> T:
 def _get(url: str) -> str:
     with urllib.request.urlopen(url, timeout=5) as response:
         return str(response.read().decode())
-
-def _free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
