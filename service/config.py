@@ -84,6 +84,7 @@ class Config:
     jwks_refresh_seconds: float = 300.0  # a JWKS URL is fetched again after this long
     jwks_min_refresh_seconds: float = 30.0  # an unknown kid refetches it, at most this often
     session_key_file: str = ""  # PEM Ed25519 private key: Tabletop issues player sessions (CreatePlayerSession)
+    session_verify_key_files: str = ""  # comma-separated PEM Ed25519 keys (old ones) that still verify sessions
     session_issuer: str = "tabletop"  # iss and aud of those sessions' access tokens
     session_ttl_seconds: int = 900  # an access token's life
     session_refresh_ttl_seconds: int = 30 * 24 * 3600  # a refresh token's life (each is used once)

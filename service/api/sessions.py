@@ -47,12 +47,15 @@ class Sessions:
         self.clock = clock
         self.key: OKPKey | None = None
         if config.session_key_file:
-            self.key = OKPKey.import_key(Path(config.session_key_file).read_bytes())
-            if self.key.curve_name != "Ed25519" or not self.key.is_private:
+            self.key = _ed25519(config.session_key_file, "TABLETOP_SESSION_KEY_FILE")
+            if not self.key.is_private:
                 raise ValueError("TABLETOP_SESSION_KEY_FILE holds an Ed25519 private key (openssl genpkey -algorithm ed25519).")
-            public = OKPKey.import_key(self.key.as_dict(private=False), {"kid": self.key.thumbprint()})
-            verifier.add(Issuer(config.session_issuer, config.session_issuer, algorithms=("EdDSA",)),
-                         KeySet([public]))
+            # Older keys still verify the tokens they signed (a rotation signs nobody out); they sign nothing.
+            older = [_ed25519(f.strip(), "TABLETOP_SESSION_VERIFY_KEY_FILES")
+                     for f in config.session_verify_key_files.split(",") if f.strip()]
+            publics: list[Any] = [OKPKey.import_key(k.as_dict(private=False), {"kid": k.thumbprint()})
+                                  for k in [self.key, *older]]
+            verifier.add(Issuer(config.session_issuer, config.session_issuer, algorithms=("EdDSA",)), KeySet(publics))
 
     async def create(self, req: player_pb2.CreatePlayerSessionRequest,
                      metadata: Sequence[tuple[str, Any]]) -> player_pb2.CreatePlayerSessionResponse:
@@ -118,3 +121,11 @@ class Sessions:
 def _reused() -> Unauthenticated:
     return Unauthenticated(ServiceReason.REFRESH_TOKEN_REUSED, "This refresh token was used before, so it was "
                            "copied: every session of this sign-in is revoked; sign the player in again.")
+
+
+def _ed25519(path: str, setting: str) -> OKPKey:
+    """An Ed25519 key (private or public) from a PEM file; ValueError names the setting otherwise."""
+    key = OKPKey.import_key(Path(path).read_bytes())
+    if key.curve_name != "Ed25519":
+        raise ValueError(f"{setting}: {path} holds no Ed25519 key (openssl genpkey -algorithm ed25519).")
+    return key

@@ -279,3 +279,25 @@ def test_a_player_who_left_may_join_again_and_watches_with_the_same_credential(s
     update = next(watch)
     assert update.version == 6
     watch.cancel()
+
+
+def test_a_rotated_session_key_still_verifies_the_sessions_it_signed(redis_url: str, tmp_path: Any) -> None:
+    old, new = tmp_path / "old.pem", tmp_path / "new.pem"
+    old.write_bytes(session_key_pem())
+    new.write_bytes(session_key_pem())
+    before = start_grpc(redis_url, session_key_file=str(old), api_keys=API_KEY)
+    rotated = start_grpc(redis_url, session_key_file=str(new), session_verify_key_files=f" {old} ", api_keys=API_KEY)
+    dropped = start_grpc(redis_url, session_key_file=str(new), api_keys=API_KEY)
+    try:
+        with grpc.insecure_channel(before.target) as a, grpc.insecure_channel(rotated.target) as b, \
+                grpc.insecure_channel(dropped.target) as c:
+            signed_old = _session(game_service_pb2_grpc.GameServiceStub(a), "rot-1").access_token
+            signed_new = _session(game_service_pb2_grpc.GameServiceStub(b), "rot-2").access_token
+            for stub, token in ((b, signed_old), (b, signed_new), (c, signed_new)):
+                game = _create(game_service_pb2_grpc.GameServiceStub(stub), token).game
+                assert game.seats[0].player_bound
+            assert _refusal(_create, game_service_pb2_grpc.GameServiceStub(c), signed_old) == (
+                grpc.StatusCode.UNAUTHENTICATED, "JWT_KEY_UNKNOWN")
+    finally:
+        for server in (before, rotated, dropped):
+            server.running.stop(0)
