@@ -28,16 +28,19 @@ from tabletop_server.service.engine.replay import new_game
 
 OUT = ROOT / "tests" / "playthroughs"
 GAMES = {"ttr-europe": [(2, 101), (4, 202)], "bang": [(4, 303), (7, 404)]}
+# Games of the rules versions before issue 33 (SplitMix64), written by that release: stored games of those
+# versions must replay exactly as they were dealt (their files are never regenerated).
+LEGACY = {"ttr-europe": [(2, 101, "ttr-europe/2005-official.1")], "bang": [(4, 303, "bang-base-1"), (7, 404, "bang-base-1")]}
 
 
-def render(ruleset_id: str, seats: int, seed: int) -> str:
-    """The playthrough's text."""
+def render(ruleset_id: str, seats: int, seed: int, rules_version: str | None = None) -> str:
+    """The playthrough's text (``rules_version``: dealt as that version; the newest by default)."""
     ruleset = registry.get(ruleset_id)
     assert ruleset is not None
     options = ruleset.decode_options(None)
-    state, opening = new_game(ruleset, options, seats, seed)
+    state, opening = new_game(ruleset, options, seats, seed, rules_version)
     bot = random.Random(seed)
-    lines = [f"# {ruleset_id} ({ruleset.INFO.rules_version}), {seats} seats, seed {seed}, default options",
+    lines = [f"# {ruleset_id} ({rules_version or ruleset.INFO.rules_version}), {seats} seats, seed {seed}, default options",
              "0 setup", *(f"    {_json(event)}" for event in opening)]
     step = 0
     while not ruleset.is_over(state) and step < 5000:
@@ -58,8 +61,9 @@ def render(ruleset_id: str, seats: int, seed: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def path(ruleset_id: str, seats: int, seed: int) -> Path:
-    return OUT / f"{ruleset_id}-{seats}p-seed{seed}.txt"
+def path(ruleset_id: str, seats: int, seed: int, rules_version: str | None = None) -> Path:
+    legacy = f"-{rules_version.replace('/', '_')}" if rules_version else ""
+    return OUT / f"{ruleset_id}-{seats}p-seed{seed}{legacy}.txt"
 
 
 def main() -> None:

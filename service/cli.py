@@ -1,4 +1,5 @@
-"""The ``tabletop`` command: ``serve`` (gRPC and REST in one process), ``grpc``, ``rest``.
+"""The ``tabletop`` command: ``serve`` (gRPC and REST in one process), ``grpc``, ``rest``; ``verify``
+checks a finished game's deal (``service/api/verify_command.py``, docs/fair-play.md).
 
 With no ``TABLETOP_REDIS_URL``, ``serve`` and ``grpc`` start an embedded real Redis
 (``service/store/embedded.py``: append-only, supervised) with its data in a per-user state
@@ -41,9 +42,13 @@ def main(argv: list[str] | None = None) -> int:
         _tls_arguments(p)
     from tabletop_server.service.store import backup
     backup.add_commands(sub)
+    from tabletop_server.service.api import verify_command
+    verify_command.add_command(sub)
     args = parser.parse_args(argv)
     if args.command in ("backup", "restore"):
         return _backup(args)
+    if args.command == "verify":
+        return verify_command.run(args)
     cfg = config_mod.from_env(host=args.host, grpc_port=args.grpc_port, http_port=args.http_port,
                               metrics_port=args.metrics_port, grpc_target=args.grpc_target,
                               grpc_tls_cert_file=args.grpc_tls_cert, grpc_tls_key_file=args.grpc_tls_key,

@@ -57,7 +57,9 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
                          max_actions=doc.get("max_actions", ruleset.INFO.max_actions),
                          end=END[doc.get("end", "COMPLETED")] if doc["status"] == "FINISHED" else game_pb2.GAME_END_UNSPECIFIED,
                          deadlines=deadlines, public=doc.get("public", False), rematch=rematch,
-                         rematch_of=rematch_of, seed_source=seeds.source_of(doc), **timed)
+                         rematch_of=rematch_of, seed_source=seeds.source_of(doc),
+                         seed_commitment=doc.get("commitment", ""),
+                         rules_version=doc.get("rules_version") or seeds.rules_version(ruleset, doc["state"]), **timed)
 
 
 def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,

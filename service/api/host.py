@@ -98,7 +98,7 @@ class GameHost:
         timer = timers.turn_timer(req, ruleset)
         options = ruleset.decode_options(_options(req, ruleset))
         source = seeds.seed_source(req, len(names), seat_bots, self.config.may_choose_seed(api_key))
-        seed = req.seed if req.HasField("seed") else secrets.randbits(63)
+        seed = req.seed if req.HasField("seed") else seeds.server_seed()
         max_actions = _max_actions(req, info.max_actions)
         state, opening = new_game(ruleset, options, req.seat_count, seed)
         now = self.clock()
@@ -107,7 +107,8 @@ class GameHost:
             seats, creds = players.build_seats(game_id, req.seat_count, names, seat_bots, creator,
                                                req.invited_player_ids)
             status = "ACTIVE" if table.all_seated({"seats": seats}) else "WAITING"
-            doc = {"id": game_id, "ruleset": info.id, "options": options, "seed": seed, "seats": seats,
+            doc = {"id": game_id, "ruleset": info.id, "options": options, "seats": seats,
+                   **seeds.deal_record(ruleset, state, game_id, seed),
                    "seed_chosen": req.HasField("seed"), "seed_source": source, "actions": 0, "max_actions": max_actions,
                    "status": status, "created": now, "updated": now, "state": state,
                    **({"bots": seat_bots} if seat_bots else {}), **({"timer": timer} if timer else {}),
@@ -262,7 +263,7 @@ class GameHost:
         table.check_finished(old.doc)
         new_id = table.rematch_id(old_id)
         if not old.doc.get("rematch"):
-            doc, events = table.rematch_doc(old.doc, old.ruleset, self.clock(), secrets.randbits(63))
+            doc, events = table.rematch_doc(old.doc, old.ruleset, self.clock(), seeds.server_seed())
             await self._schedule(new_id, doc, old.ruleset, None, doc["created"])
             if doc.get("public"):
                 await lobby.add(self.store.client, new_id, doc["ruleset"], doc["created"], self.config.game_ttl_seconds)
@@ -359,7 +360,7 @@ class GameHost:
         entries = await asyncio.to_thread(log_pages.project, page, game.ruleset, seat, done)
         next_token = log_pages.encode_token(game_id, page[-1][0]) if len(raw) > size else ""
         return svc.GetGameLogResponse(entries=entries, complete=done, next_page_token=next_token,
-                                      **({"seed": game.doc["seed"]} if done else {}))
+                                      **(seeds.revealed(game.doc) if done else {}))
 
     # Helpers
 

@@ -11,16 +11,24 @@ A chosen seed (``CreateGameRequest.seed``) is accepted only where nobody can be 
 Anything else is refused (PERMISSION_DENIED ``SEED_CHOICE_NOT_ALLOWED``) before anything is
 written. The source is stored in the game document (``seed_source``) and shown as
 ``Game.seed_source``; documents stored before it carry only ``seed_chosen``.
+
+A server seed has 256 bits (``secrets``). The document keeps the seed as 64 hex digits (``seed``;
+an integer in documents stored before issue 33), a salt, the game's rules version and the
+commitment published at creation (``service/engine/commitment.py``).
 """
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
 from tabletop_server.service.api.errors import PermissionDenied, ServiceReason
+from tabletop_server.service.engine.commitment import commitment
+from tabletop_server.service.engine.rng import SEED_BITS, seed_hex
+from tabletop_server.service.engine.ruleset import Ruleset, State
 
 SERVER, CREATOR, OPERATOR_SCOPE = "SERVER", "CREATOR", "OPERATOR_SCOPE"
 PROTO: dict[str, game_pb2.SeedSource.ValueType] = {SERVER: game_pb2.SEED_SOURCE_SERVER, CREATOR: game_pb2.SEED_SOURCE_CREATOR,
@@ -53,3 +61,35 @@ def source_of(doc: dict[str, Any]) -> game_pb2.SeedSource.ValueType:
     if stored is None:
         stored = CREATOR if doc.get("seed_chosen") else SERVER
     return PROTO[stored]
+
+
+def server_seed() -> int:
+    """A fresh seed nobody knows: 256 bits from the operating system's generator."""
+    return secrets.randbits(SEED_BITS)
+
+
+def deal_record(ruleset: Ruleset, state: State, game_id: str, seed: int) -> dict[str, str]:
+    """The document fields of a new game's deal: the seed, its salt, the rules version and the commitment."""
+    version = rules_version(ruleset, state)
+    hexed, salt = seed_hex(seed), secrets.token_hex(32)
+    return {"seed": hexed, "salt": salt, "rules_version": version,
+            "commitment": commitment(ruleset.INFO.id, version, f"games/{game_id}", hexed, salt)}
+
+
+def rules_version(ruleset: Ruleset, state: State) -> str:
+    """The rules version a game was dealt with (the ruleset's ``rules_version(state)``, else its INFO)."""
+    of_state = getattr(ruleset, "rules_version", None)
+    return str(of_state(state)) if callable(of_state) else ruleset.INFO.rules_version
+
+
+def seed_of(doc: dict[str, Any]) -> int:
+    """A stored game's seed (hex digits, or an integer in documents stored before issue 33)."""
+    stored = doc["seed"]
+    return int(stored, 16) if isinstance(stored, str) else int(stored)
+
+
+def revealed(doc: dict[str, Any]) -> dict[str, Any]:
+    """The ``GetGameLogResponse`` fields that open a finished game's commitment: its seed and salt."""
+    seed = seed_of(doc)
+    return {"seed_hex": seed_hex(seed), "seed_salt": doc.get("salt", ""),
+            **({"seed": seed} if seed < 1 << 64 else {})}

@@ -20,7 +20,7 @@ from typing import Any
 
 from tabletop.v1 import game_pb2
 
-from tabletop_server.service.api import auth, players
+from tabletop_server.service.api import auth, players, seeds
 from tabletop_server.service.api.errors import FailedPrecondition, ServiceReason
 from tabletop_server.service.api.identity import Player
 from tabletop_server.service.engine.errors import EngineReason
@@ -80,7 +80,8 @@ def rematch_doc(old: dict[str, Any], ruleset: Ruleset, now: float, seed: int) ->
             seats.append({"name": name, "token": auth.new_token(game_id, i)[1]})
         else:
             seats.append({"name": name, "token": "", "reserved": True})
-    doc = {"id": game_id, "options": options, "seed": seed, "seed_chosen": False, "seed_source": "SERVER", "seats": seats, "actions": 0,
+    doc = {"id": game_id, "options": options, **seeds.deal_record(ruleset, state, game_id, seed), "seed_chosen": False,
+           "seed_source": seeds.SERVER, "seats": seats, "actions": 0,
            "status": "WAITING", "created": now, "updated": now, "state": state, "rematch_of": old["id"],
            **{k: old[k] for k in CARRIED if k in old}}
     doc["status"] = "ACTIVE" if all_seated(doc) else "WAITING"

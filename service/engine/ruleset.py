@@ -10,9 +10,13 @@ randomness comes from ``service.engine.rng.Rng`` over the state's seed.
 
 - ``INFO``: a :class:`RulesetInfo` (id, seats, options, rules version, proto field, action limit,
   and the seat counts that need some option, :class:`SeatRange`).
-- ``setup(options, seat_count, seed) -> State``: the dealt game (chance resolved). A seat count
+- ``setup(options, seat_count, seed, rules_version=None) -> State``: the dealt game (chance resolved),
+  from a seed of up to 256 bits, as the newest rules version deals it or as ``rules_version`` did (a
+  stored game replayed; every version keeps its generator, ``service.engine.rng``). A seat count
   whose ``SeatRange`` requires options the game lacks raises ``MalformedAction`` (INVALID_ARGUMENT)
   with a reason of the game's own and a message naming the option.
+- ``rules_version(state) -> str``: the rules version the game was dealt with (optional: else
+  ``INFO.rules_version``); the deal's commitment names it (``service.engine.commitment``).
 - ``to_act(state) -> list[int]``: seats whose decision is awaited now (several while
   choices are simultaneous; empty once the game is over).
 - ``legal_actions(state, seat) -> list[Action]``: every action ``seat`` may take;
@@ -119,7 +123,7 @@ class Ruleset(Protocol):
 
     INFO: RulesetInfo
 
-    def setup(self, options: Options, seat_count: int, seed: int) -> State: ...
+    def setup(self, options: Options, seat_count: int, seed: int, rules_version: str | None = None) -> State: ...
 
     def to_act(self, state: State) -> list[int]: ...
 

@@ -26,6 +26,17 @@ def test_playthrough_replays_exactly(ruleset_id: str, seats: int, seed: int) -> 
                     f"scripts/gen_playthroughs.py and review the diff:\n{diff}")
 
 
+@pytest.mark.parametrize("ruleset_id, seats, seed, version", [(r, *g) for r, games in gen.LEGACY.items() for g in games])
+def test_a_game_of_an_earlier_rules_version_replays_as_it_was_dealt(ruleset_id: str, seats: int, seed: int,
+                                                                    version: str) -> None:
+    """The files were written by the release before issue 33 (SplitMix64): a stored game of those versions
+    still deals and plays exactly so, while new games deal from SHAKE-256 (a different game)."""
+    golden = gen.path(ruleset_id, seats, seed, version).read_text()
+    assert golden.startswith(f"# {ruleset_id} ({version}),")
+    assert gen.render(ruleset_id, seats, seed, version) == golden
+    assert gen.render(ruleset_id, seats, seed) != golden
+
+
 def test_playthroughs_end_and_the_check_can_fail() -> None:
     for ruleset_id, seats, seed in CASES:
         text = gen.path(ruleset_id, seats, seed).read_text()

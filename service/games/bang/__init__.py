@@ -120,9 +120,14 @@ INFO = RulesetInfo(
 )
 
 
-def setup(options: Options, seat_count: int, seed: int) -> State:
+def rules_version(state: State) -> str:
+    """The rules version a game was dealt with (its commitment names it, docs/fair-play.md)."""
+    return str(state["v"])
+
+
+def setup(options: Options, seat_count: int, seed: int, rules_version: str | None = None) -> State:
     """Deal the game and run the Sheriff's turn up to his first decision."""
-    state = _deal(options, seat_count, seed)
+    state = _deal(options, seat_count, seed, rules_version)
     opening = start(state)
     if opening:  # handed to the service once by opening_events, so that the first turn is announced
         state["opening"] = opening
@@ -156,6 +161,7 @@ __all__ = [
     "project",
     "rematch",
     "rematch_options",
+    "rules_version",
     "setup",
     "to_act",
     "view",

@@ -23,8 +23,9 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_server.service.engine.errors import EngineReason, MalformedAction
-from tabletop_server.service.engine.rng import Rng, seed_state
+from tabletop_server.service.engine.rng import Rng, seed_state, shake_state
 from tabletop_server.service.engine.ruleset import Event, Options, State
+from tabletop_server.service.games.bang import versions
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.tables import (
     CHARACTERS,
@@ -33,7 +34,6 @@ from tabletop_server.service.games.bang.tables import (
     deck_and_characters,
     mode_of,
 )
-from tabletop_server.service.games.bang.versions import ARMED_RULES_VERSION, RULES_VERSION
 
 DEFAULT_OPTIONS: dict[str, Any] = {"expansions": [], "sheriff_extra_card": False}
 # House rules of Dodge City characters (RULINGS, Dodge City table), boolean, off by default. They
@@ -65,8 +65,9 @@ def normalize_options(options: Options | None) -> dict[str, Any]:
     return out
 
 
-def setup(options: Options, seat_count: int, seed: int) -> State:
-    """Deal roles, characters, life and hands; the Sheriff's turn is started."""
+def setup(options: Options, seat_count: int, seed: int, rules_version: str | None = None) -> State:
+    """Deal roles, characters, life and hands; the Sheriff's turn is started. ``rules_version``: deal as
+    that version did (a stored game replayed from its seed); the newest for the options by default."""
     opts = normalize_options(options)
     if seat_count not in ROLE_POOLS:
         raise MalformedAction(EngineReason.INVALID_SEAT_COUNT, f"BANG! takes {min(ROLE_POOLS)} to "
@@ -74,8 +75,9 @@ def setup(options: Options, seat_count: int, seed: int) -> State:
     _check_expansions_for(opts, seat_count)
     _check_seats(opts, seat_count)
     deck, _ = deck_and_characters(opts["expansions"])
-    version = ARMED_RULES_VERSION if "armed_and_dangerous" in opts["expansions"] else RULES_VERSION
-    state: State = {"v": version, "opts": opts, "rng": seed_state(seed), "deck": list(deck),
+    version = _version(opts, rules_version)
+    rng_state = seed_state(seed) if version in versions.SPLITMIX_RULES_VERSIONS else shake_state(seed)
+    state: State = {"v": version, "opts": opts, "rng": rng_state, "deck": list(deck),
                     "discard": [], "p": [], "turn": 0, "phase": "draw", "turn_no": 0, "bangs": 0,
                     "pending": [], "winners": []}
     rng = Rng(state)
@@ -240,3 +242,15 @@ def _check_seats(opts: dict[str, Any], seat_count: int) -> None:
     if free < drawing:
         raise MalformedAction(EngineReason.INVALID_OPTION, f"{drawing} seats draw a character but only {free} are "
                               "neither kept nor retired", field="options.bang.retired_characters")
+
+
+def _version(opts: dict[str, Any], asked: str | None) -> str:
+    """The rules version to deal: the newest for the options, or ``asked`` when this code plays it."""
+    armed = "armed_and_dangerous" in opts["expansions"]
+    if asked is None:
+        return versions.ARMED_RULES_VERSION if armed else versions.RULES_VERSION
+    if asked not in versions.SUPPORTED_RULES_VERSIONS or asked.startswith("bang-ad-") != armed:
+        raise MalformedAction(EngineReason.INVALID_OPTION, f"Rules version {asked!r} does not deal these options; "
+                              f"this code deals {', '.join(sorted(versions.SUPPORTED_RULES_VERSIONS))}",
+                              field="rules_version")
+    return asked

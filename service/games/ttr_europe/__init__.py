@@ -23,7 +23,7 @@ from tabletop_server.service.games.ttr_europe.codec import (
     encode_options,
 )
 from tabletop_server.service.games.ttr_europe.concede import concede
-from tabletop_server.service.games.ttr_europe.setup import setup
+from tabletop_server.service.games.ttr_europe.setup import RULES_VERSION, rules_version, setup
 from tabletop_server.service.games.ttr_europe.turns import is_over, to_act
 from tabletop_server.service.games.ttr_europe.view import project, view
 
@@ -32,7 +32,7 @@ INFO = RulesetInfo(
     display_name="Ticket to Ride: Europe",
     min_seats=2,
     max_seats=5,
-    rules_version="ttr-europe/2005-official.1",
+    rules_version=RULES_VERSION,
     proto_field="ttr_europe",
     max_actions=1_500,  # random bots end every game within 487 actions (400 seeds); about 3x that
     options=(
@@ -48,5 +48,5 @@ INFO = RulesetInfo(
 
 __all__ = [
     "BOTS", "INFO", "apply", "concede", "decode_action", "decode_options", "encode_action", "encode_catalog", "encode_event", "encode_options",
-    "is_over", "legal_actions", "project", "setup", "to_act", "view",
+    "is_over", "legal_actions", "project", "rules_version", "setup", "to_act", "view",
 ]

@@ -2,7 +2,7 @@
 
 The whole state is plain JSON; its keys are documented here once:
 
-- ``v`` state schema version; ``n`` seats; ``opts`` the decoded options; ``rng`` the generator.
+- ``v`` state schema version (1: SplitMix64 generator, 2: SHAKE-256; see ``RULES_VERSIONS``); ``n`` seats; ``opts`` the decoded options; ``rng`` the generator.
 - ``phase``: ``tickets`` (initial ticket choice, simultaneous), ``play``, ``last`` (final
   round), ``over``.
 - ``turn`` the seat whose turn it is (the first player during ``tickets``); ``first``.
@@ -23,24 +23,32 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_server.service.engine.errors import EngineReason, MalformedAction
-from tabletop_server.service.engine.rng import Rng, seed_state
+from tabletop_server.service.engine.rng import Rng, seed_state, shake_state
 from tabletop_server.service.games.ttr_europe.board import LONG_TICKETS, REGULAR_TICKETS, ROUTE_IDS, RULES
 from tabletop_server.service.games.ttr_europe.cards import EMPTY, new_deck, refill_face_up
 
 State = dict[str, Any]
-STATE_VERSION = 1
+STATE_VERSION = 2
+# The rules version of each state version. Version 2 (issue 33) deals from the SHAKE-256 generator
+# keyed by a 256-bit seed; games stored at version 1 keep SplitMix64 and replay exactly as dealt.
+RULES_VERSIONS = {1: "ttr-europe/2005-official.1", 2: "ttr-europe/2005-official.2"}
+RULES_VERSION = RULES_VERSIONS[STATE_VERSION]
 
 
-def setup(options: dict[str, Any], seat_count: int, seed: int) -> State:
-    """Deal a new game: shuffled deck, hands, face-up row, starting tickets, first player."""
+def setup(options: dict[str, Any], seat_count: int, seed: int, rules_version: str | None = None) -> State:
+    """Deal a new game: shuffled deck, hands, face-up row, starting tickets, first player.
+
+    ``rules_version``: deal as that version did (a stored game replayed from its seed); the newest by default.
+    """
+    version = _state_version(rules_version)
     if not RULES.min_players <= seat_count <= RULES.max_players:
         raise MalformedAction(EngineReason.INVALID_SEAT_COUNT,
                               f"Ticket to Ride: Europe needs {RULES.min_players} to {RULES.max_players} "
                               "players", field="seats", seats=seat_count)
     state: State = {
-        "v": STATE_VERSION, "n": seat_count,
+        "v": version, "n": seat_count,
         "opts": {"tunnel_failure_discards": bool(options.get("tunnel_failure_discards", False))},
-        "rng": seed_state(seed), "phase": "tickets", "turn": 0, "first": 0, "drawn": 0,
+        "rng": seed_state(seed) if version == 1 else shake_state(seed), "phase": "tickets", "turn": 0, "first": 0, "drawn": 0,
         "deck": new_deck(), "discard": [], "face_up": [EMPTY] * RULES.face_up,
         "hands": [[0] * 9 for _ in range(seat_count)],
         "tickets": [[] for _ in range(seat_count)], "offered": [[] for _ in range(seat_count)],
@@ -76,3 +84,20 @@ def deal(state: State) -> None:
         for hand in state["hands"]:
             hand[deck.pop()] += 1
     refill_face_up(state, [])
+
+
+def rules_version(state: State) -> str:
+    """The rules version a game was dealt with (its commitment names it, docs/fair-play.md)."""
+    return RULES_VERSIONS[int(state["v"])]
+
+
+# Helpers
+
+def _state_version(rules_version: str | None) -> int:
+    if rules_version is None:
+        return STATE_VERSION
+    found = [v for v, name in RULES_VERSIONS.items() if name == rules_version]
+    if not found:
+        raise MalformedAction(EngineReason.INVALID_OPTION, f"Unknown rules version {rules_version!r}; this code "
+                              f"deals {', '.join(RULES_VERSIONS.values())}", field="rules_version")
+    return found[0]

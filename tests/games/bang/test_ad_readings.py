@@ -53,7 +53,7 @@ def offered(st: State) -> dict[str, Any]:
 @pytest.mark.rule("AD-009")
 def test_new_armed_games_are_created_with_the_second_readings() -> None:
     st = bang.setup({"expansions": ["armed_and_dangerous"]}, 4, 7)
-    assert st["v"] == versions.ARMED_RULES_VERSION == "bang-ad-2" and not versions.first_ad_readings(st)
+    assert st["v"] == versions.ARMED_RULES_VERSION == "bang-ad-3" and not versions.first_ad_readings(st)
     assert versions.first_ad_readings(first_readings(st))
 
 

@@ -212,7 +212,10 @@ def test_random_games_with_every_dodge_city_character_seated() -> None:
     for game, key in enumerate(dc * 4):
         rng = random.Random(game)
         state = bang.setup({"expansions": DC}, 4 + game % 4, game)
-        state["p"][game % len(state["p"])]["char"] = key  # seated from his next turn on
+        seat = game % len(state["p"])
+        if seat in bang.to_act(state):  # not in the middle of his old character's decision (a draw choice)
+            seat = (seat + 1) % len(state["p"])
+        state["p"][seat]["char"] = key  # seated from his next turn on
         state["opts"].update({h: bool(game % 2) for h in ("jose_delgado_in_play", "pixie_pete_draws_four",
                                                           "sean_mallory_unlimited")})
         for _ in range(3000):

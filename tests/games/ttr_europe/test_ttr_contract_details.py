@@ -29,7 +29,7 @@ STATE_KEYS = {"box", "deck", "discard", "drawn", "face_up", "first", "hands", "l
 @pytest.mark.parametrize("seats", [2, 3, 4, 5])
 def test_a_new_game_has_the_stored_shape(seats: int) -> None:
     state = ttr.setup({}, seats, 7)
-    assert set(state) == STATE_KEYS and state["v"] == STATE_VERSION == 1 and state["n"] == seats
+    assert set(state) == STATE_KEYS and state["v"] == STATE_VERSION == 2 and state["n"] == seats
     assert state["opts"] == {"tunnel_failure_discards": False}  # options left out take their defaults
     assert [len(hand) for hand in state["hands"]] == [9] * seats  # 8 colours and the locomotive
     assert state["turn"] == state["first"] and 0 <= state["first"] < seats

@@ -504,6 +504,8 @@ class Game(_message.Message):
     REMATCH_FIELD_NUMBER: _builtins.int
     REMATCH_OF_FIELD_NUMBER: _builtins.int
     SEED_SOURCE_FIELD_NUMBER: _builtins.int
+    SEED_COMMITMENT_FIELD_NUMBER: _builtins.int
+    RULES_VERSION_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     ruleset: _builtins.str
@@ -530,6 +532,14 @@ class Game(_message.Message):
     """The game this one is a rematch of, "games/{game}"; empty for a new table."""
     seed_source: Global___SeedSource.ValueType
     """Who chose the seed: anything but SEED_SOURCE_SERVER means "deal chosen by the creator" (seed_chosen)."""
+    seed_commitment: _builtins.str
+    """The commitment to the seed, published at creation: SHA-256 (64 hex digits) of the scheme line, the
+    ruleset, rules_version, the game's name, the seed and a salt (docs/fair-play.md). Once the game is
+    finished GetGameLog reveals the seed and the salt, and anyone can check them (`tabletop verify`).
+    Empty for games created before commitments.
+    """
+    rules_version: _builtins.str
+    """The rules version the game was dealt and is played with (Ruleset.rules_version when it was created)."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """Every seat, in turn order."""
@@ -575,10 +585,12 @@ class Game(_message.Message):
         rematch: _builtins.str = ...,
         rematch_of: _builtins.str = ...,
         seed_source: Global___SeedSource.ValueType = ...,
+        seed_commitment: _builtins.str = ...,
+        rules_version: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "options", b"options", "turn_timer", b"turn_timer", "update_time", b"update_time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "deadlines", b"deadlines", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_source", b"seed_source", "status", b"status", "turn_timer", b"turn_timer", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action_count", b"action_count", "create_time", b"create_time", "deadlines", b"deadlines", "end", b"end", "max_actions", b"max_actions", "name", b"name", "options", b"options", "public", b"public", "rematch", b"rematch", "rematch_of", b"rematch_of", "rules_version", b"rules_version", "ruleset", b"ruleset", "seats", b"seats", "seed_chosen", b"seed_chosen", "seed_commitment", b"seed_commitment", "seed_source", b"seed_source", "status", b"status", "turn_timer", b"turn_timer", "update_time", b"update_time", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

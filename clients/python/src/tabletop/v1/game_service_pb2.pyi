@@ -665,12 +665,24 @@ class GetGameLogResponse(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     COMPLETE_FIELD_NUMBER: _builtins.int
     NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    SEED_HEX_FIELD_NUMBER: _builtins.int
+    SEED_SALT_FIELD_NUMBER: _builtins.int
     seed: _builtins.int
-    """The seed; set only once the game is finished."""
+    """The seed when it fits in 64 bits (a chosen seed, or a game created before 256-bit seeds); set only
+    once the game is finished. seed_hex always carries it.
+    """
     complete: _builtins.bool
     """True once the game is finished and the log is shown unredacted."""
     next_page_token: _builtins.str
     """Pass it as `page_token` for the next page; empty when this page holds the last entry."""
+    seed_hex: _builtins.str
+    """The seed, 64 hex digits (256 bits, big-endian); set only once the game is finished. With
+    seed_salt it opens Game.seed_commitment (docs/fair-play.md).
+    """
+    seed_salt: _builtins.str
+    """The salt of Game.seed_commitment, 64 hex digits; set only once the game is finished (empty for
+    games created before commitments).
+    """
     @_builtins.property
     def entries(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.LogEntry]:
         """One page of entries, oldest first, at most `page_size` of them."""
@@ -682,10 +694,12 @@ class GetGameLogResponse(_message.Message):
         seed: _builtins.int | None = ...,
         complete: _builtins.bool = ...,
         next_page_token: _builtins.str = ...,
+        seed_hex: _builtins.str = ...,
+        seed_salt: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "complete", b"complete", "entries", b"entries", "next_page_token", b"next_page_token", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "complete", b"complete", "entries", b"entries", "next_page_token", b"next_page_token", "seed", b"seed", "seed_hex", b"seed_hex", "seed_salt", b"seed_salt"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
