@@ -12,6 +12,7 @@ import type { Credential } from "./api.js";
 import { drawBang } from "./bang/table.js";
 import { h } from "./dom.js";
 import { describeEvent } from "./events.js";
+import { dealMark, verifyDeal } from "./fairplay.js";
 import { drawTtr } from "./ttr/panel.js";
 
 /** A page that can be left: the router stops it before drawing another. */
@@ -194,6 +195,7 @@ class GamePage implements Page {
     return h("header", { class: "game-header" },
       h("h1", {}, this.catalog?.ruleset?.displayName ?? game?.ruleset ?? ""),
       h("span", { class: "status" }, `${(GameStatus[game?.status ?? 0] ?? "").toLowerCase()} · version ${game?.version ?? 0}`),
+      ...(game ? [...dealMark(game), ...verifyDeal(game)] : []),
       h("label", {}, "Join link ", h("input", { readonly: true, value: link, "data-testid": "share-link", size: 40 })),
       h("span", { class: "seats" }, ...(game?.seats ?? []).map((s) =>
         h("span", { class: `seat-chip p${s.index}` }, s.occupied ? s.displayName : `seat ${s.index} open`))),

@@ -6,6 +6,7 @@ import type { Game, Ruleset } from "@tabletop/client/browser";
 import { GameStatus } from "@tabletop/client/browser";
 import { anonymous, catalog, errorText, saveCredential } from "./api.js";
 import { h } from "./dom.js";
+import { dealMark } from "./fairplay.js";
 import { optionInputs } from "./options.js";
 
 /** Draw the lobby into `root`. */
@@ -87,7 +88,7 @@ async function listGames(section: HTMLElement, rulesets: Ruleset[]): Promise<voi
       h("td", {}, names.get(game.ruleset) ?? game.ruleset),
       h("td", {}, game.seats.filter((s) => s.occupied).map((s) => s.displayName || `seat ${s.index}`).join(", ")),
       h("td", {}, `${taken}/${game.seats.length}`),
-      h("td", {}, GameStatus[game.status].toLowerCase()),
+      h("td", {}, GameStatus[game.status].toLowerCase(), ...dealMark(game)),
       h("td", {}, h("a", { href: `#/games/${gameId(game.name)}` }, game.status === GameStatus.WAITING ? "Join" : "Watch")));
   });
   section.replaceChildren(h("h2", {}, "Open games"),
