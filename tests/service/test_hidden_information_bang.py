@@ -72,7 +72,7 @@ def shown_to(state: State, viewer: int | None, events: list[Any]) -> set[str]:
 
 @pytest.mark.rule("BANG-005")
 @pytest.mark.parametrize(("seats", "seed", "options"), [(3, 51, DODGE_CITY), (5, 52, DODGE_CITY), (8, 53, DODGE_CITY),
-                                                     (4, 54, ARMED), (8, 56, BOTH)],
+                                                     (4, 54, ARMED), (8, 57, BOTH)],
                          ids=["dc-3", "dc-5", "dc-8", "ad-4", "dc+ad-8"])
 def test_no_service_payload_shows_a_card_the_ruleset_hides(stub: Any, seats: int, seed: int,
                                                            options: game_pb2.GameOptions) -> None:

@@ -183,6 +183,11 @@ def _ignore_stage(state: State, seat: int, action: Action, spec: CardType, event
 def _effect_stage(state: State, seat: int, action: Action, spec: CardType, events: list[Event]) -> bool:
     if "bell" in state and isinstance(state["bell"], list):
         state.pop("bell")  # the Bell Tower's card is played out
+    target = action.get("target")
+    if isinstance(target, int) and not state["p"][target]["alive"]:
+        # Its target left the game while the play's cost was pending (he conceded; nobody dies meanwhile
+        # otherwise): the card is spent and does nothing, as a card aimed at a player no longer there.
+        return True
     EFFECTS[spec.effect].resolve(state, seat, action["card"], action, events)
     return True
 
