@@ -25,6 +25,7 @@ from bang_helpers import (
     pending_kind,
     play,
     recharge,
+    refusal,
     refused,
     set_cubes,
     stack_deck,
@@ -63,7 +64,8 @@ def test_a_blue_card_offers_its_cube_even_with_one_holder_and_declining_leaves_t
     mustang = give(st, 0, ["mustang"])[0]
     events = play(st, 0, mustang)
     assert [e["kind"] for e in events] == ["equip"]  # nothing placed without asking
-    assert offered(st) == {"count": 1, "split": True, "reason": "recharge", "optional": True}
+    assert st["pending"] == [{"kind": "place_cubes", "seat": 0, "source": 0,
+                               "args": {"count": 1, "split": True, "reason": "recharge", "optional": True}}]
     assert bang.legal_actions(st, 0) == [{"type": "choose", "pick": "character"}, PASS]
     events = recharge(st, 0, None)
     assert events == [{"kind": "pass", "seat": 0, "reason": "recharge"}]
@@ -121,7 +123,8 @@ def test_each_phase_3_cube_is_placed_or_declined_one_by_one() -> None:
     supply = st["supply"]
     act(st, 0, {"type": "end_turn"})
     act(st, 0, {"type": "discard", "card": hand[0]})
-    assert offered(st)["reason"] == "hand_limit"
+    assert st["pending"][-1] == {"kind": "place_cubes", "seat": 0, "source": 0,
+                                 "args": {"count": 1, "split": True, "reason": "hand_limit", "optional": True}}
     assert bang.legal_actions(st, 0) == [{"type": "choose", "pick": "character"}, {"type": "choose", "pick": whip},
                                          PASS]
     assert recharge(st, 0, None) == [{"kind": "pass", "seat": 0, "reason": "hand_limit"}]
@@ -164,9 +167,12 @@ def test_a_bang_ad_1_game_places_every_recharge_cube_as_before() -> None:
     assert st["pending"] == [] and st["supply"] == 31
     whip = orange(st, 0, "whip", 2)
     play(st, 0, give(st, 0, ["barrel"])[0])
-    assert offered(st) == {"count": 1, "split": True, "reason": "recharge"}  # stored as before: no "optional"
+    assert st["pending"] == [{"kind": "place_cubes", "seat": 0, "source": 0,  # stored as before: no "optional"
+                               "args": {"count": 1, "split": True, "reason": "recharge"}}]
     assert bang.legal_actions(st, 0) == [{"type": "choose", "pick": "character"}, {"type": "choose", "pick": whip}]
-    refused(st, 0, PASS, "WRONG_ANSWER")
+    err = refusal(st, 0, PASS)  # refused as before "pass" was an answer to this request
+    assert (err.reason, err.message, err.details) == ("WRONG_ANSWER", "Answer the pending place_cubes request",
+                                                      {"request": "place_cubes"})
 
 
 # AD-067: a green card used from play is not the Bell Tower's next card
