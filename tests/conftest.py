@@ -134,7 +134,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 # The creators every test shares: this machine's own address, as a gRPC peer and as forwarded by a facade.
-LOOPBACK_CREATORS = [Creator("address", a, 0, 0) for a in ("ipv4:127.0.0.1", "ipv6:[::1]", "forwarded:127.0.0.1")]
+LOOPBACK_CREATORS = [Creator("address", a, 0, 0) for a in ("127.0.0.1", "::1",  # one key per address (issue 26)
+                                                            "ipv4:127.0.0.1", "ipv6:[::1]", "forwarded:127.0.0.1")]
 
 
 def _forget_creators(url: str) -> None:

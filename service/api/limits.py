@@ -12,6 +12,10 @@ through the one mapping table in ``errors.py``:
   behind a balancer a client gets up to N times the configured rate. Behind the REST
   facade the peer address is the facade's, so the per-address limit then applies per
   facade replica; put the per-client address limit in the ingress.
+- one client, one bucket, whichever door it uses: a direct gRPC peer (``ipv4:1.2.3.4:5678``) and
+  the address the REST facade forwards (``1.2.3.4``) are both counted as the bare address
+  (``1.2.3.4``; an IPv4-mapped IPv6 address as its IPv4 one), so REST and gRPC share the
+  creation limits and rate buckets of an address (issue 26).
 - at most ``TABLETOP_MAX_WATCH_STREAMS`` WatchGame streams are open per process. The server
   is asynchronous, so an idle watcher holds no thread, only a Redis connection blocked in
   ``XREAD``: the cap bounds those connections.
@@ -261,19 +265,29 @@ def _client_address(peer: str, metadata: Any, trusted: tuple[Any, ...], secret: 
         return address
     if trusted:
         try:
-            ip = ipaddress.ip_address(address.partition(":")[2].strip("[]"))
+            ip = ipaddress.ip_address(address)
         except ValueError:
             return address
         if not any(ip in network for network in trusted):
             return address
     forwarded = next((str(v) for k, v in metadata if k == "x-forwarded-for"), "")
     last = forwarded.rsplit(",", 1)[-1].strip()
-    return f"forwarded:{last}" if last else address
+    return _canonical(last) if last else address
 
 
 def _address(peer: str) -> str:
-    """``ipv4:1.2.3.4:5678`` -> ``ipv4:1.2.3.4`` (the port changes per connection)."""
+    """``ipv4:1.2.3.4:5678`` -> ``1.2.3.4``, ``ipv6:[::1]:5678`` -> ``::1`` (the port changes per connection)."""
     kind, _, rest = peer.partition(":")
     if kind in ("ipv4", "ipv6"):
-        return f"{kind}:{rest.rsplit(':', 1)[0]}"
+        return _canonical(rest.rsplit(":", 1)[0])
     return peer
+
+
+def _canonical(address: str) -> str:
+    """One spelling per address: ``[::ffff:1.2.3.4]`` and ``1.2.3.4`` alike are ``1.2.3.4``."""
+    try:
+        ip = ipaddress.ip_address(address.strip("[]"))
+    except ValueError:
+        return address
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return str(mapped or ip)
