@@ -91,6 +91,7 @@ def _run(args: argparse.Namespace, cfg: Config) -> int:
         http, in_flight = _start_rest(cfg, metrics, loop, running.handlers if args.command == "serve" else None)
         log.info("REST facade listening on %s port %d (gRPC at %s)", cfg.host, http.port, cfg.grpc_target)
         closers.insert(0, lambda: _drain_rest(http, in_flight, _remaining(deadline)))
+        log.info("%s", _where_to_go(http.url, running.port if args.command == "serve" else None, cfg))
     if cfg.metrics_port:
         metrics_port = _serve_metrics(serve_metrics, metrics, cfg)
         log.info("Prometheus metrics on port %d at /metrics", metrics_port)
@@ -102,6 +103,14 @@ def _run(args: argparse.Namespace, cfg: Config) -> int:
 
 
 # Helpers
+
+def _where_to_go(url: str, grpc_port: int | None, cfg: Config) -> str:
+    """The line that tells a person where to go once the server is up (issue 26)."""
+    grpc = (f"; gRPC (with reflection) on port {grpc_port}" if grpc_port is not None
+            else f"; it calls the gRPC service at {cfg.grpc_target}")
+    return (f"ready: the web client at {url}/ , the API explorer at {url}/docs , REST under {url}/v1/ , "
+            f"OpenAPI at {url}/openapi.json{grpc}")
+
 
 def _with_redis(cfg: Config) -> Config:
     """The embedded Redis when no URL is set (``_close`` stops it after everything else)."""

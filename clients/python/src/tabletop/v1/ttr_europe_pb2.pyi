@@ -4,7 +4,7 @@ isort:skip_file
 Ticket to Ride: Europe: options, actions, views and events.
 
 Cities are named as in the data file (ASCII names, for example "Munchen");
-routes are numbered 1..101 as in service/games/ttr_europe/data/europe.json.
+routes are numbered 1..101, as GetRuleset("rulesets/ttr-europe") lists them.
 """
 
 from collections import abc as _abc
