@@ -23,6 +23,18 @@ def test_every_stored_game_replays_identically(table: str) -> None:
     assert differences == [], "\n".join(differences[:20])
 
 
+@pytest.mark.slow
+@pytest.mark.rule("AD-009", "AD-011", "AD-067")
+@pytest.mark.parametrize("table", sorted(corpus.FROZEN))
+def test_games_recorded_before_issue_32_replay_identically(table: str) -> None:
+    """bang-ad-1 games recorded by the code before issue 32 (commit 631f2bf): every state, event, view and
+    legal-action list is what that code made, so the first readings are kept exactly."""
+    assert all(game["state"]["v"] == "bang-ad-1" for _, game in zip(range(5), corpus.stored(table)))
+    count, differences = corpus.check(table)
+    assert count >= 100, f"{table}: only {count} games stored"
+    assert differences == [], "\n".join(differences[:20])
+
+
 def first(table: str) -> dict[str, Any]:
     return next(corpus.stored(table))
 
