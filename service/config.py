@@ -57,8 +57,8 @@ class Config:
     http_threads: int = 16  # threads for the routes Flask serves (not the hot routes, not the watches)
     http_forwarded_allow_ips: str = ""  # proxies (comma-separated IPs, or *) whose X-Forwarded-For names the client
     max_sse_watches: int = 20000  # SSE watchers per process (each a coroutine and a queue; no thread)
-    max_watches_per_token: int = 8  # SSE watchers of one player token
-    max_watches_per_address: int = 256  # SSE watchers of one client address
+    max_watches_per_token: int = 8  # SSE watchers of one player token; and its WatchGame streams per replica
+    max_watches_per_address: int = 256  # SSE watchers of one address; WatchGame: a quarter of max_watch_streams at most
     watch_heartbeat_seconds: float = 5.0  # an SSE comment this often: proxies keep the stream, dead peers show
     shutdown_grace_seconds: float = 20.0
     max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never

@@ -93,6 +93,8 @@ class ServiceReason(StrEnum):
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"  # over TABLETOP_MAX_REQUEST_BYTES
     RATE_LIMITED = "RATE_LIMITED"  # over a per-token or per-address rate; RetryInfo says when
     TOO_MANY_WATCH_STREAMS = "TOO_MANY_WATCH_STREAMS"  # the replica's watch-stream cap is reached
+    TOO_MANY_WATCHES_PER_TOKEN = "TOO_MANY_WATCHES_PER_TOKEN"  # this player token holds its share of a replica's watch streams
+    TOO_MANY_WATCHES_PER_ADDRESS = "TOO_MANY_WATCHES_PER_ADDRESS"  # this client address holds its share of a replica's watch streams
     CREATE_RATE_LIMITED = "CREATE_RATE_LIMITED"  # over the games-per-minute of an address or API key
     TOO_MANY_OPEN_GAMES = "TOO_MANY_OPEN_GAMES"  # the creator has its limit of waiting/active games
     # UNAVAILABLE: retry, possibly on another replica.

@@ -27,7 +27,7 @@ import hmac
 import ipaddress
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -75,24 +75,42 @@ class RateLimiter:
 
 
 class StreamSlots:
-    """A counting cap on open watch streams."""
+    """A counting cap on open watch streams, with fair shares: at most ``per_token`` streams of one
+    player token and ``per_address`` of one client address (0 = no cap), so one client cannot take
+    every slot and lock out everyone else (issue 26; the REST facade's SSE caps do the same)."""
 
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
+    def __init__(self, limit: int, per_token: int = 0, per_address: int = 0) -> None:
+        self.limit, self.per_token, self.per_address = limit, per_token, per_address
         self.open = 0
+        self.by_token: Counter[str] = Counter()
+        self.by_address: Counter[str] = Counter()
         self._lock = threading.Lock()
 
-    def acquire(self) -> bool:
-        """Take a slot; False when all are taken."""
+    def acquire(self, token: str = "", address: str = "") -> None:
+        """Take a slot or raise RESOURCE_EXHAUSTED naming the cap that is full."""
         with self._lock:
             if self.limit > 0 and self.open >= self.limit:
-                return False
+                raise ResourceExhausted(ServiceReason.TOO_MANY_WATCH_STREAMS, f"This replica has {self.limit} "
+                                        "watch streams open; retry later.", limit=self.limit)
+            if token and self.per_token and self.by_token[token] >= self.per_token:
+                raise ResourceExhausted(ServiceReason.TOO_MANY_WATCHES_PER_TOKEN, f"This player token holds "
+                                        f"{self.per_token} watch streams on this replica; close one first.",
+                                        limit=self.per_token)
+            if address and self.per_address and self.by_address[address] >= self.per_address:
+                raise ResourceExhausted(ServiceReason.TOO_MANY_WATCHES_PER_ADDRESS, f"This client address holds "
+                                        f"{self.per_address} watch streams on this replica; close one first.",
+                                        limit=self.per_address)
             self.open += 1
-            return True
+            self.by_token[token] += 1
+            self.by_address[address] += 1
 
-    def release(self) -> None:
+    def release(self, token: str = "", address: str = "") -> None:
         with self._lock:
             self.open -= 1
+            for counter, key in ((self.by_token, token), (self.by_address, address)):
+                counter[key] -= 1
+                if counter[key] <= 0:
+                    del counter[key]
 
 
 class LimitsInterceptor(MethodInterceptor):
@@ -106,7 +124,8 @@ class LimitsInterceptor(MethodInterceptor):
         self.per_token = RateLimiter(config.rate_limit_per_token, clock) if config.rate_limit_per_token > 0 else None
         self.per_address = (RateLimiter(config.rate_limit_per_address, clock)
                             if config.rate_limit_per_address > 0 else None)
-        self.streams = StreamSlots(config.max_watch_streams)
+        self.streams = StreamSlots(config.max_watch_streams, config.max_watches_per_token,
+                                   watch_share_per_address(config))
         self.trusted_proxies = _networks(config.trusted_proxies)
         self.proxy_secret = config.proxy_secret.encode()
         self.on_limited = on_limited or (lambda scope: None)
@@ -192,17 +211,16 @@ class LimitsInterceptor(MethodInterceptor):
     def stream(self, method: str, fn: Callable[[Any, Any], AsyncIterator[Any]]) -> Callable[[Any, Any], AsyncIterator[Any]]:
         async def wrapper(request: Any, context: Context) -> AsyncIterator[Any]:
             self.admit(method, context)
-            if not self.streams.acquire():
-                raise ResourceExhausted(ServiceReason.TOO_MANY_WATCH_STREAMS,
-                                        f"This replica has {self.streams.limit} watch streams open; retry later.",
-                                        limit=self.streams.limit)
+            metadata = context.invocation_metadata() or ()
+            token, address = _token(metadata) or "", self.address(context.peer(), metadata)
+            self.streams.acquire(token, address)
             last = int(getattr(request, "from_version", 0) or 0)
             try:
                 async for response in fn(request, _Draining(context, self.stopping)):
                     last = max(last, int(getattr(response, "version", 0) or 0))
                     yield response
             finally:
-                self.streams.release()
+                self.streams.release(token, address)
             if self.stopping.is_set():  # a client that left was cancelled above and never gets here
                 raise Unavailable(ServiceReason.SHUTTING_DOWN, f"This replica is shutting down; watch again with "
                                   f"from_version={last} to resume.", last_version=last)
@@ -237,6 +255,17 @@ def check_api_key(keys: frozenset[str], metadata: Any) -> None:
                               "operator-issued key in 'x-api-key'.")
     if not any(hmac.compare_digest(given.encode(), key.encode()) for key in keys):
         raise PermissionDenied(ServiceReason.API_KEY_INVALID, "The 'x-api-key' is not one this service accepts.")
+
+
+def watch_share_per_address(config: Config) -> int:
+    """WatchGame streams one client address may hold on a replica (0 = no cap): TABLETOP_MAX_WATCHES_PER_ADDRESS
+    (0 turns it off), and at most a quarter of TABLETOP_MAX_WATCH_STREAMS but never under 8 (48 of 192), so
+    one client cannot lock out every other."""
+    if config.max_watches_per_address <= 0:
+        return 0
+    total = config.max_watch_streams
+    share = max(total // 4, min(total, 8)) if total > 0 else config.max_watches_per_address
+    return max(1, min(config.max_watches_per_address, share))
 
 
 def _token(metadata: Any) -> str | None:

@@ -169,7 +169,8 @@ def test_oversized_request_is_resource_exhausted(limited) -> None:  # type: igno
 
 
 def test_watch_streams_are_capped_and_idle_watchers_never_stall_unary_calls(redis_url: str) -> None:
-    running = create_server(Config(redis_url=redis_url, max_watch_streams=64), "127.0.0.1", 0)
+    running = create_server(Config(redis_url=redis_url, max_watch_streams=64, max_watches_per_token=0,
+                                   max_watches_per_address=0), "127.0.0.1", 0)  # the total cap alone
     with grpc.insecure_channel(f"127.0.0.1:{running.port}") as channel:
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         game, tokens = create_game(stub, seats=2)
