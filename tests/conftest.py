@@ -15,6 +15,7 @@ from pathlib import Path
 import grpc
 import pytest
 import redis
+from hypothesis import HealthCheck, settings
 from tabletop.v1 import game_service_pb2_grpc
 
 from tabletop_server.service.api.creation import Creator
@@ -34,6 +35,12 @@ os.environ.setdefault("TABLETOP_REDIS_SAFETY", "warn")
 # tests/service/test_seed_choice.py starts servers without it.
 os.environ.setdefault("TABLETOP_SEED_CHOICE_KEYS", "*")
 
+
+# Hypothesis' timing checks (a 200 ms deadline per example, "data generation too slow") measure the
+# machine, not the code: under parallel workers on a loaded 2-core machine they fail at random. Speed is
+# measured in bench/, never by a test; a test's own @settings still sets anything else it needs.
+settings.register_profile("suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("suite")
 
 # Tiers, chosen by the folder a test lives in (nobody has to remember a marker); ``pytest -m fast`` runs one,
 # ``-m "service or system"`` several (README, "Development"). ``fast``: the engine and
