@@ -44,6 +44,7 @@ class ServiceReason(StrEnum):
     INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"  # page_token not from this game's GetGameLog (or over 111 characters)
     INVALID_PAGE_SIZE = "INVALID_PAGE_SIZE"  # negative page_size
     INVALID_MAX_ACTIONS = "INVALID_MAX_ACTIONS"  # CreateGame.max_actions outside 1 to the ruleset's limit
+    INVALID_SEED = "INVALID_SEED"  # CreateGame.seed_hex not 64 lowercase hex digits, or given with seed
     INVALID_PLAYER_ID = "INVALID_PLAYER_ID"  # a player id that is no id (1 to 128 of A-Z a-z 0-9 . _ : @ | + -)
     TOO_MANY_INVITATIONS = "TOO_MANY_INVITATIONS"  # more CreateGame.invited_player_ids than open seats
     PLAYER_INVITED_TWICE = "PLAYER_INVITED_TWICE"  # an invited player id twice, or the creator's own

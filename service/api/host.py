@@ -97,8 +97,9 @@ class GameHost:
         seat_bots = timers.seat_bots(req, ruleset)
         timer = timers.turn_timer(req, ruleset)
         options = ruleset.decode_options(_options(req, ruleset))
+        chosen = seeds.chosen_seed(req)
         source = seeds.seed_source(req, len(names), seat_bots, self.config.may_choose_seed(api_key))
-        seed = req.seed if req.HasField("seed") else seeds.server_seed()
+        seed = chosen if chosen is not None else seeds.server_seed()
         max_actions = _max_actions(req, info.max_actions)
         state, opening = new_game(ruleset, options, req.seat_count, seed)
         now = self.clock()
@@ -109,7 +110,7 @@ class GameHost:
             status = "ACTIVE" if table.all_seated({"seats": seats}) else "WAITING"
             doc = {"id": game_id, "ruleset": info.id, "options": options, "seats": seats,
                    **seeds.deal_record(ruleset, state, game_id, seed),
-                   "seed_chosen": req.HasField("seed"), "seed_source": source, "actions": 0, "max_actions": max_actions,
+                   "seed_chosen": chosen is not None, "seed_source": source, "actions": 0, "max_actions": max_actions,
                    "status": status, "created": now, "updated": now, "state": state,
                    **({"bots": seat_bots} if seat_bots else {}), **({"timer": timer} if timer else {}),
                    **({"public": True} if req.public else {})}

@@ -25,7 +25,7 @@ from typing import Any
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from tabletop_server.service.api.errors import PermissionDenied, ServiceReason
+from tabletop_server.service.api.errors import InvalidArgument, PermissionDenied, ServiceReason
 from tabletop_server.service.engine.commitment import commitment
 from tabletop_server.service.engine.rng import SEED_BITS, seed_hex
 from tabletop_server.service.engine.ruleset import Ruleset, State
@@ -41,7 +41,7 @@ def seed_source(req: svc.CreateGameRequest, named: int, bots: dict[str, str], sc
     ``named``: seats filled by ``display_names`` (seats ``0..named-1``); ``bots``: bot seats by index;
     ``scoped``: the caller holds the deterministic-games scope.
     """
-    if not req.HasField("seed"):
+    if not req.HasField("seed") and not req.seed_hex:
         return SERVER
     if all(seat < named or str(seat) in bots for seat in range(req.seat_count)):
         return CREATOR
@@ -61,6 +61,15 @@ def source_of(doc: dict[str, Any]) -> game_pb2.SeedSource.ValueType:
     if stored is None:
         stored = CREATOR if doc.get("seed_chosen") else SERVER
     return PROTO[stored]
+
+
+def chosen_seed(req: svc.CreateGameRequest) -> int | None:
+    """The seed the creator chose (``seed``, or the 256-bit ``seed_hex``), or None; both is refused."""
+    if req.HasField("seed") and req.seed_hex:
+        raise InvalidArgument(ServiceReason.INVALID_SEED, "Give seed or seed_hex, not both.", field="seed_hex")
+    if req.seed_hex:
+        return int(req.seed_hex, 16)  # its pattern (64 lowercase hex digits) is checked before
+    return req.seed if req.HasField("seed") else None
 
 
 def server_seed() -> int:

@@ -307,6 +307,9 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
                                                     [[n] for n in DISPLAY_OK], [[n] for n in DISPLAY_BAD]),
     "tabletop.v1.CreateGameRequest.max_actions": (_create("max_actions"), str, [], []),
     "tabletop.v1.CreateGameRequest.bots": (_create("bots"), str, [], []),
+    "tabletop.v1.CreateGameRequest.seed_hex": (_create("seed_hex"), lambda n: "0" * n,
+                                               ["", "0" * 64, "ab" * 32, "f" * 64],
+                                               ["0" * 63, "0" * 65, "A" * 64, "g" * 64, "0" * 64 + "\n", " " + "0" * 63]),
     "tabletop.v1.CreateGameRequest.invited_player_ids": (_create("invited_player_ids"), lambda n: "p" * n,
                                                          [[p] for p in PLAYER_IDS_OK], [[p] for p in PLAYER_IDS_BAD]),
     "tabletop.v1.CreatePlayerSessionRequest.player_id": (

@@ -125,3 +125,29 @@ def test_the_scope_setting_is_parsed() -> None:
     assert not Config().may_choose_seed("anything")
     with pytest.raises(ValueError, match="TABLETOP_SEED_CHOICE_KEYS"):
         Config(seed_choice_keys="a,,b")
+
+
+def test_a_256_bit_seed_deals_again_what_it_dealt(guarded) -> None:  # type: ignore[no-untyped-def]
+    """seed_hex (a seed GetGameLog revealed) deals the same game again, under the same rules as seed."""
+    _, stub = guarded
+    key = [("x-api-key", "tournament")]
+    hexed = "c0ffee" + "5" * 58
+    first, again = (stub.CreateGame(svc.CreateGameRequest(ruleset="bang", seat_count=4, display_names=["a"],
+                                                          seed_hex=hexed), metadata=key, timeout=5) for _ in range(2))
+    assert first.game.seed_source == game_pb2.SEED_SOURCE_OPERATOR_SCOPE and first.game.seed_chosen
+    views = [stub.GetGame(svc.GetGameRequest(name=g.game.name)).view for g in (first, again)]
+    assert views[0] == views[1]  # the same Sheriff, characters and lives: the same deal
+    as_hex = _request(seed=None, names=3)
+    as_hex.seed_hex = format(5, "064x")  # a 64-bit seed is the low bits of the 256-bit one
+    small = [stub.CreateGame(r, timeout=5).game for r in (_request(seed=5, names=3), as_hex)]
+    shown = [stub.GetGame(svc.GetGameRequest(name=g.name)).view for g in small]
+    assert shown[0] == shown[1] and all(g.seed_source == game_pb2.SEED_SOURCE_CREATOR for g in small)
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CreateGame(svc.CreateGameRequest(ruleset="bang", seat_count=4, display_names=["a"], seed_hex=hexed),
+                        timeout=5)
+    assert error_info(err.value).reason == "SEED_CHOICE_NOT_ALLOWED"
+    both = _request(names=3)
+    both.seed_hex = hexed
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CreateGame(both, timeout=5)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and error_info(err.value).reason == "INVALID_SEED"

@@ -151,6 +151,7 @@ class CreateGameRequest(_message.Message):
     TURN_TIMER_FIELD_NUMBER: _builtins.int
     PUBLIC_FIELD_NUMBER: _builtins.int
     INVITED_PLAYER_IDS_FIELD_NUMBER: _builtins.int
+    SEED_HEX_FIELD_NUMBER: _builtins.int
     ruleset: _builtins.str
     """Ruleset id, for example "ttr-europe" or "bang"."""
     seat_count: _builtins.int
@@ -167,6 +168,11 @@ class CreateGameRequest(_message.Message):
     """Actions after which the game ends as abandoned, 1 to the ruleset's max_actions (its default when absent)."""
     public: _builtins.bool
     """Listed by ListGames until it is over; a private game (the default) is reachable by its name only."""
+    seed_hex: _builtins.str
+    """A chosen seed of 256 bits, 64 lowercase hex digits, as GetGameLogResponse.seed_hex reveals it: a
+    finished game's deal dealt again (a tournament replaying a deal). Accepted as `seed` is (every seat
+    held, or the deterministic-games scope); not with `seed` (INVALID_SEED).
+    """
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
         """Options typed per ruleset; omitted means every option at its default."""
@@ -207,10 +213,11 @@ class CreateGameRequest(_message.Message):
         turn_timer: _game_pb2.TurnTimer | None = ...,
         public: _builtins.bool = ...,
         invited_player_ids: _abc.Iterable[_builtins.str] | None = ...,
+        seed_hex: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "max_actions", b"max_actions", "options", b"options", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "bots", b"bots", "display_names", b"display_names", "invited_player_ids", b"invited_player_ids", "max_actions", b"max_actions", "options", b"options", "public", b"public", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "bots", b"bots", "display_names", b"display_names", "invited_player_ids", b"invited_player_ids", "max_actions", b"max_actions", "options", b"options", "public", b"public", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed", "seed_hex", b"seed_hex", "turn_timer", b"turn_timer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_actions: _TypeAlias = _typing.Literal["max_actions"]  # noqa: Y015
     _WhichOneofArgType__max_actions: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions"]  # noqa: Y015
