@@ -69,14 +69,14 @@ def test_an_unscoped_api_key_does_not_help(guarded) -> None:  # type: ignore[no-
 
 def test_a_table_the_creator_holds_may_have_a_chosen_seed_and_is_marked(guarded) -> None:  # type: ignore[no-untyped-def]
     _, stub = guarded
-    held = stub.CreateGame(_request(names=1, bots=2, public=True), timeout=5).game
+    held = stub.CreateGame(_request(names=1, bots=2), timeout=5).game
     assert held.seed_source == game_pb2.SEED_SOURCE_CREATOR and held.seed_chosen
     assert held.status == game_pb2.GAME_STATUS_ACTIVE
-    named = stub.CreateGame(_request(names=3), timeout=5).game
+    named = stub.CreateGame(_request(names=3, public=True), timeout=5).game
     assert named.seed_source == game_pb2.SEED_SOURCE_CREATOR
     assert stub.GetGame(svc.GetGameRequest(name=named.name)).game.seed_source == game_pb2.SEED_SOURCE_CREATOR
     listed = {g.name: g for g in stub.ListGames(svc.ListGamesRequest(page_size=100)).games}
-    assert listed[held.name].seed_source == game_pb2.SEED_SOURCE_CREATOR  # the lobby shows it
+    assert listed[named.name].seed_source == game_pb2.SEED_SOURCE_CREATOR  # the lobby shows it
 
 
 def test_the_scoped_key_may_choose_a_seed_for_open_seats(guarded) -> None:  # type: ignore[no-untyped-def]
