@@ -147,7 +147,13 @@ async def _probe(port: int, game: str, tokens: dict[int, str], count: int,
         _status, _, _ = await get(port, "/v1/rulesets")
         gets.append(time.perf_counter() - started)
         started = time.perf_counter()
-        if not await _step(port, game, tokens, conn):
+        try:
+            stepped = await _step(port, game, tokens, conn)
+        except (OSError, IndexError, asyncio.IncompleteReadError):  # the kept-alive connection was closed
+            conn[1].close()
+            conn = await asyncio.open_connection("127.0.0.1", port)
+            continue
+        if not stepped:
             game, tokens = await _create(port)
             continue
         plays.append(time.perf_counter() - started)

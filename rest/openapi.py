@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 from collections.abc import Mapping
 from importlib import resources
 from importlib.abc import Traversable
@@ -316,10 +317,48 @@ def _field_schema(fd: FieldDescriptor, schemas: dict[str, Schema], notes: _Comme
     else:
         schema = _single_schema(fd, schemas, notes)  # a fresh dict: a $ref may take a sibling description
     openapi_rules.annotate(schema, fd)  # the limits the server enforces, from the same annotations
+    default = _proto3_default(fd)
+    if default is not None and _admits(schema, default):
+        schema["default"] = default
     description = notes.get(fd.full_name)
     if description:
         schema["description"] = description
     return schema
+
+
+def _proto3_default(fd: FieldDescriptor) -> Any:
+    """The value a field without presence has when proto3 JSON leaves it out (None: it has presence).
+
+    proto3 JSON omits every field at its default (seat 0, false, "", the first enum value, an empty
+    list), so a generated client must know the default to fill it in (issue 26: typescript-fetch gave
+    ``undefined`` for seat 0, openapi-python-client ``Unset``)."""
+    if fd.is_repeated:
+        return {} if fd.message_type is not None and fd.message_type.GetOptions().map_entry else []
+    if fd.has_presence:
+        return None  # a message or a proto3 `optional`: absent means unset, not a value
+    if fd.enum_type is not None:
+        return fd.enum_type.values[0].name
+    if fd.type in (_T.TYPE_INT64, _T.TYPE_SINT64, _T.TYPE_SFIXED64, _T.TYPE_UINT64, _T.TYPE_FIXED64):
+        return "0"
+    if fd.type == _T.TYPE_BOOL:
+        return False
+    if fd.type in (_T.TYPE_STRING, _T.TYPE_BYTES):
+        return ""
+    return 0
+
+
+def _admits(schema: Schema, default: Any) -> bool:
+    """Whether the field may be left at its default: not REQUIRED, and the default within its limits
+    (a required field, or one whose default is refused, declares none)."""
+    if "REQUIRED" in schema.get("x-field-behavior", ()):
+        return False
+    if isinstance(default, int) and not isinstance(default, bool) and (
+            default < schema.get("minimum", default) or default > schema.get("maximum", default)):
+        return False
+    if isinstance(default, str) and (schema.get("minLength", 0) > len(default) or (
+            "pattern" in schema and re.search(schema["pattern"], default) is None)):
+        return False
+    return not (isinstance(default, list) and schema.get("minItems", 0) > 0)
 
 
 def _single_schema(fd: FieldDescriptor, schemas: dict[str, Schema], notes: _Comments) -> Schema:

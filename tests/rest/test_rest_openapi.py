@@ -247,7 +247,7 @@ def test_without_a_readable_descriptor_set_the_document_has_no_proto_comments(
 
 def _bare(schema: dict[str, Any]) -> dict[str, Any]:
     """A property's schema without its description and field behaviours (``test_rest_field_rules.py``)."""
-    return {k: v for k, v in schema.items() if k not in ("description", "readOnly", "x-field-behavior")}
+    return {k: v for k, v in schema.items() if k not in ("description", "readOnly", "x-field-behavior", "default")}
 
 
 def _without_json_names(file: descriptor_pb2.FileDescriptorProto) -> descriptor_pb2.FileDescriptorProto:

@@ -65,6 +65,8 @@ public final class PlayExample {
       watch(client, tokens[0], name, version);
       GetGameLogResponse log = client.seat(tokens[0]).getGameLog(
           GetGameLogRequest.newBuilder().setName(name).setPageSize(100).build());
+      // complete=false: the game is still on, so this is the log so far (and the seed stays hidden);
+      // it is true once the game is over, when the log is whole and GetGameLogResponse carries the seed.
       System.out.println("log_entries=" + log.getEntriesCount() + " complete=" + log.getComplete());
     }
   }
