@@ -32,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import functools
+import random
 import socket
 import threading
 from collections.abc import Callable
@@ -186,7 +187,7 @@ class _Protocol(HttpToolsProtocol):
             transport.write(_TOO_MANY_CONNECTIONS)
             transport.close()
             return
-        self._arm(self.limits.header_timeout, _HEADER_TIMEOUT)
+        self._arm(_spread(self.limits.header_timeout), _HEADER_TIMEOUT)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -196,7 +197,7 @@ class _Protocol(HttpToolsProtocol):
         if self._lingering:
             return  # refused: what the client still sends is dropped until the connection closes
         if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
-            self._arm(self.limits.header_timeout, _HEADER_TIMEOUT)  # the first byte of the next request
+            self._arm(_spread(self.limits.header_timeout), _HEADER_TIMEOUT)  # the first byte of the next request
         super().data_received(data)
         if self._in_head and not self.transport.is_closing():  # an unfinished head: count what it has cost
             self._head_bytes += len(data)
@@ -272,6 +273,12 @@ class _Protocol(HttpToolsProtocol):
         if reply and (self.cycle is None or self.cycle.response_complete):
             self.transport.write(reply)
         self.transport.close()
+
+
+def _spread(seconds: float) -> float:
+    """A header deadline between 75% and 100% of ``seconds``: connections opened together (a crowd of idle
+    or slow clients) are not all cut, and reopened, in the same instant (bench/http_hostile.py)."""
+    return seconds * random.uniform(0.75, 1.0)  # spreading load, not a secret
 
 
 _LINGER_SECONDS = 1.0  # how long a refused connection's input is discarded before it closes
