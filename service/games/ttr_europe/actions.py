@@ -25,6 +25,7 @@ from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.games.ttr_europe import claim, draw, stations, tickets, tunnels
 from tabletop_server.service.games.ttr_europe.reasons import TtrReason
+from tabletop_server.service.games.ttr_europe.setup import check_rules_version
 from tabletop_server.service.games.ttr_europe.turns import end_turn, gate, open_kinds
 
 State = dict[str, Any]
@@ -57,6 +58,7 @@ def register(name: str, kind: ActionKind) -> None:
 
 def apply(state: State, seat: int, action: Action) -> list[Event]:
     """Check the action completely, then perform it; returns the unprojected events."""
+    check_rules_version(state)
     kind = _kind(action)
     if type(seat) is not int or not 0 <= seat < state["n"]:
         raise MalformedAction(TtrReason.UNKNOWN_ACTION, "no such seat", field="seat", seat=seat)
@@ -69,7 +71,9 @@ def apply(state: State, seat: int, action: Action) -> list[Event]:
 
 
 def legal_actions(state: State, seat: int) -> list[Action]:
-    """Every action ``seat`` may take now (empty when it is not the seat's move)."""
+    """Every action ``seat`` may take now (empty when it is not the seat's move; a game of rules this code
+    does not play raises, as ``apply`` does)."""
+    check_rules_version(state)
     found: list[Action] = []
     kinds = open_kinds(state, seat)
     for name in kinds:

@@ -19,6 +19,8 @@ class TtrReason(StrEnum):
     UNKNOWN_TICKET = "UNKNOWN_TICKET"
     INVALID_SLOT = "INVALID_SLOT"
     INVALID_PAYMENT = "INVALID_PAYMENT"
+    # Rules versions: a newer release's game, met mid rolling upgrade (retry on another replica).
+    RULES_VERSION_UNSUPPORTED = "RULES_VERSION_UNSUPPORTED"
     # Turn structure.
     WRONG_PHASE = "WRONG_PHASE"
     MUST_DRAW_SECOND_CARD = "MUST_DRAW_SECOND_CARD"

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabletop_server.service.engine.errors import EngineReason, MalformedAction
+from tabletop_server.service.engine.errors import EngineReason, MalformedAction, RuleError
 from tabletop_server.service.engine.rng import Rng, seed_state, shake_state
 from tabletop_server.service.games.ttr_europe.board import LONG_TICKETS, REGULAR_TICKETS, ROUTE_IDS, RULES
 from tabletop_server.service.games.ttr_europe.cards import EMPTY, new_deck, refill_face_up
+from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 
 State = dict[str, Any]
 STATE_VERSION = 2
@@ -89,6 +90,19 @@ def deal(state: State) -> None:
 def rules_version(state: State) -> str:
     """The rules version a game was dealt with (its commitment names it, docs/fair-play.md)."""
     return RULES_VERSIONS[int(state["v"])]
+
+
+def check_rules_version(state: State) -> None:
+    """Refuse a game dealt by rules this code does not play (a newer release's game, mid rolling upgrade).
+
+    A replica must never apply rules a game was not created with: it answers FAILED_PRECONDITION, and the
+    client retries on a replica of the release that plays it (as BANG! does, ``bang.actions``)."""
+    version = state.get("v")
+    if version not in RULES_VERSIONS:
+        raise RuleError(TtrReason.RULES_VERSION_UNSUPPORTED,
+                        f"This game follows rules version {version!r}; this server plays "
+                        f"{', '.join(RULES_VERSIONS.values())}. Retry later (a replica of the release that plays "
+                        "it), or create a new game", rules_version=str(version))
 
 
 # Helpers
