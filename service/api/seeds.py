@@ -43,7 +43,9 @@ def seed_source(req: svc.CreateGameRequest, named: int, bots: dict[str, str], sc
     """
     if not req.HasField("seed") and not req.seed_hex:
         return SERVER
-    if all(seat < named or str(seat) in bots for seat in range(req.seat_count)):
+    # A seat both named and played by a bot (a bot carrying a display name) is one held seat, not two.
+    open_seats = sum(1 for seat in range(req.seat_count) if seat >= named and str(seat) not in bots)
+    if not open_seats:
         return CREATOR
     if scoped:
         return OPERATOR_SCOPE
@@ -52,7 +54,7 @@ def seed_source(req: svc.CreateGameRequest, named: int, bots: dict[str, str], sc
         "A chosen seed would let the creator know every card of the other players: omit seed (the server "
         "deals), or hold every seat at creation (display_names and bots, no open seat). Deterministic games "
         "with open seats need an API key the operator granted the scope (TABLETOP_SEED_CHOICE_KEYS).",
-        field="seed", open_seats=req.seat_count - named - len(bots))
+        field="seed", open_seats=open_seats)
 
 
 def source_of(doc: dict[str, Any]) -> game_pb2.SeedSource.ValueType:

@@ -60,6 +60,20 @@ def test_a_chosen_seed_with_an_open_seat_is_refused_and_creates_nothing(guarded)
     assert _game_count(stub) == before  # the public one was not listed either
 
 
+def test_a_named_bot_seat_counts_once_among_the_held_seats(guarded) -> None:  # type: ignore[no-untyped-def]
+    """Seats 0 and 1 named, seat 1 also a bot (a bot carrying a display name), seat 2 open: one open seat
+    (it was counted as none: the named bot seat was subtracted twice)."""
+    _, stub = guarded
+    request = _request(names=2)
+    request.bots.append(game_pb2.SeatBot(seat=1, bot="basic"))
+    with pytest.raises(grpc.RpcError) as err:
+        stub.CreateGame(request, timeout=5)
+    info = error_info(err.value)
+    assert info.reason == "SEED_CHOICE_NOT_ALLOWED" and info.metadata["open_seats"] == "1"
+    request.bots.append(game_pb2.SeatBot(seat=2, bot="basic"))  # now every seat is held
+    assert stub.CreateGame(request, timeout=5).game.seed_source == game_pb2.SEED_SOURCE_CREATOR
+
+
 def test_an_unscoped_api_key_does_not_help(guarded) -> None:  # type: ignore[no-untyped-def]
     _, stub = guarded
     with pytest.raises(grpc.RpcError) as err:
