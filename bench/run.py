@@ -70,7 +70,10 @@ def main() -> None:
     scripts = _prepare(args.ruleset, 40)
     grpc_port, http_port, bare_port, rest_port = _free_port(), _free_port(), _free_port(), _free_port()
     env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_LEVEL": "WARNING",
-           "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0"}
+           "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0",
+           # The bench's own Redis keeps nothing on disk (persistence is not what it measures), which the
+           # service refuses by default (not ready, service/store/safety.py): serve it and say so once.
+           "TABLETOP_REDIS_SAFETY": "warn"}
     service = subprocess.Popen([*pin_service, sys.executable, "-m", "tabletop_server.service", "serve", "--grpc-port", str(grpc_port),
                                 "--http-port", str(http_port)], env=env, cwd=ROOT)
     bare = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(bare_port),
@@ -338,15 +341,17 @@ def _wait_grpc(target: str) -> None:
 
 
 def _wait_http(port: int) -> None:
+    """Wait until the server is ready (``/readyz``: its Redis answers and is judged safe), not only alive."""
     for _ in range(300):
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-            conn.request("GET", "/healthz")
+            conn.request("GET", "/readyz")
             if conn.getresponse().status == 200:
                 return
         except OSError:
-            time.sleep(0.1)
-    raise RuntimeError("REST facade did not start")
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"the server on port {port} did not become ready (GET /readyz) in 30 s")
 
 
 if __name__ == "__main__":
