@@ -13,6 +13,7 @@ import { drawBang } from "./bang/table.js";
 import { h } from "./dom.js";
 import { describeEvent } from "./events.js";
 import { dealMark, verifyDeal } from "./fairplay.js";
+import { seatNames } from "./names.js";
 import { drawTtr } from "./ttr/panel.js";
 
 /** A page that can be left: the router stops it before drawing another. */
@@ -155,7 +156,7 @@ class GamePage implements Page {
     if (game === undefined || this.catalog === undefined) {
       return undefined;
     }
-    const names = game.seats.map((s) => s.displayName || `seat ${s.index}`);
+    const names = seatNames(game.seats);
     return { catalog: this.catalog, view: this.reply?.view, names, seat: this.credential?.seat };
   }
 
@@ -181,10 +182,11 @@ class GamePage implements Page {
     const game = this.reply?.game;
     const link = `${location.origin}/#/games/${this.name.replace(/^games\//, "")}`;
     const seat = this.credential?.seat;
+    const names = seatNames(game?.seats ?? []);
     const open = game?.status === GameStatus.WAITING && game.seats.some((s) => !s.occupied);
     let who: HTMLElement;
     if (seat !== undefined) {
-      who = h("span", { "data-testid": "seat", "data-seat": seat }, `You are seat ${seat} (${game?.seats[seat]?.displayName ?? ""})`);
+      who = h("span", { "data-testid": "seat", "data-seat": seat }, `You are seat ${seat} (${names[seat] ?? ""})`);
     } else if (open) {
       const input = h("input", { "data-testid": "join-name", placeholder: "your name", maxlength: 64 });
       who = h("form", { class: "join", onsubmit: (e) => { e.preventDefault(); void this.join(input.value.trim()); } },
@@ -198,7 +200,8 @@ class GamePage implements Page {
       ...(game ? [...dealMark(game), ...verifyDeal(game)] : []),
       h("label", {}, "Join link ", h("input", { readonly: true, value: link, "data-testid": "share-link", size: 40 })),
       h("span", { class: "seats" }, ...(game?.seats ?? []).map((s) =>
-        h("span", { class: `seat-chip p${s.index}` }, s.occupied ? s.displayName : `seat ${s.index} open`))),
+        h("span", { class: `seat-chip p${s.index}`, "data-testid": "seat-chip" },
+          s.occupied ? names[s.index] ?? "" : `seat ${s.index} open`))),
       who);
   }
 }

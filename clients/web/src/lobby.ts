@@ -7,6 +7,7 @@ import { GameStatus } from "@tabletop/client/browser";
 import { anonymous, catalog, errorText, saveCredential } from "./api.js";
 import { h } from "./dom.js";
 import { dealMark } from "./fairplay.js";
+import { seatNames } from "./names.js";
 import { optionInputs } from "./options.js";
 
 /** Draw the lobby into `root`. */
@@ -86,7 +87,7 @@ async function listGames(section: HTMLElement, rulesets: Ruleset[]): Promise<voi
     const taken = game.seats.filter((s) => s.occupied).length;
     return h("tr", { "data-game": game.name },
       h("td", {}, names.get(game.ruleset) ?? game.ruleset),
-      h("td", {}, game.seats.filter((s) => s.occupied).map((s) => s.displayName || `seat ${s.index}`).join(", ")),
+      h("td", {}, seatNames(game.seats).filter((_, i) => game.seats[i]?.occupied).join(", ")),
       h("td", {}, `${taken}/${game.seats.length}`),
       h("td", {}, GameStatus[game.status].toLowerCase(), ...dealMark(game)),
       h("td", {}, h("a", { href: `#/games/${gameId(game.name)}` }, game.status === GameStatus.WAITING ? "Join" : "Watch")));

@@ -2,7 +2,24 @@
 // up in the catalog (GetRuleset) or the caller's own view, never hard-coded beside them.
 
 import { BangSuit, TtrColor } from "@tabletop/client/browser";
-import type { BangCard, BangView, GetRulesetResponse, TtrPayment, TtrTicket } from "@tabletop/client/browser";
+import type { BangCard, BangView, GetRulesetResponse, Seat, TtrPayment, TtrTicket } from "@tabletop/client/browser";
+
+/**
+ * Every seat's name, in seat order: its display name, or for a bot's seat without one of its own (empty, or
+ * the server's default "basic bot") the bot's kind numbered among the seats of that kind ("Basic bot 1",
+ * "Basic bot 2"), or "seat 3" for a seat nobody holds yet.
+ */
+export function seatNames(seats: readonly Seat[]): string[] {
+  const counts = new Map<string, number>();
+  return seats.map((s) => {
+    if (s.bot !== "" && (s.displayName === "" || s.displayName === `${s.bot} bot`)) {
+      const n = (counts.get(s.bot) ?? 0) + 1;
+      counts.set(s.bot, n);
+      return `${s.bot.charAt(0).toUpperCase()}${s.bot.slice(1).replaceAll("_", " ")} bot ${n}`;
+    }
+    return s.displayName || `seat ${s.index}`;
+  });
+}
 
 /** A colour's name ("red", "locomotive"). */
 export function colorName(color: TtrColor): string {

@@ -1,0 +1,32 @@
+"""Seat names in the web client (issue 31): a bot's seat without a name of its own is called by its bot's
+kind, numbered among the seats of that kind ("Basic bot 1", "Basic bot 2"), so two bots never share a name;
+a person's name and a bot seat given a name are shown as they are."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tabletop.v1 import game_pb2
+from tabletop.v1 import game_service_pb2 as svc
+
+from tests.web.seats import VERSION_WAIT_MS, Seat
+
+
+def test_unnamed_bot_seats_are_numbered_per_bot_kind(browser: Any, web_url: str, stub: Any) -> None:
+    created = stub.CreateGame(svc.CreateGameRequest(
+        ruleset="ttr-europe", seat_count=5, display_names=["ann"],
+        bots=[game_pb2.SeatBot(seat=1, bot="basic"), game_pb2.SeatBot(seat=2, bot="random"),
+              game_pb2.SeatBot(seat=3, bot="basic"), game_pb2.SeatBot(seat=4, bot="random")]))
+    names = ["ann", "Basic bot 1", "Random bot 1", "Basic bot 2", "Random bot 2"]
+    watcher = Seat(browser, web_url)
+    try:
+        page = watcher.page
+        page.goto(f"{web_url}/#/games/{created.game.name.removeprefix('games/')}")
+        page.get_by_test_id("spectator").wait_for(timeout=VERSION_WAIT_MS)
+        page.locator("[data-testid=players] tr[data-seat]").first.wait_for(timeout=VERSION_WAIT_MS)
+        assert page.get_by_test_id("seat-chip").all_inner_texts() == names
+        rows = page.locator("[data-testid=players] tr[data-seat] td:nth-child(2)").all_inner_texts()
+        assert [row.split(" (")[0].removesuffix(" ◀ turn") for row in rows] == names
+        assert not watcher.errors, watcher.errors
+    finally:
+        watcher.close()
