@@ -84,11 +84,21 @@ function scores(view: TtrEuropeView, ctx: Context): HTMLElement | null {
   if (view.finalScores.length === 0) {
     return null;
   }
-  return h("table", { class: "scores", "data-testid": "scores" },
-    h("tr", {}, ...["Player", "Routes", "Tickets", "Stations", "Express", "Total"].map((t) => h("th", {}, t))),
-    ...view.finalScores.map((s) => h("tr", { class: view.winners.includes(s.seat) ? "winner" : "" },
-      h("td", {}, ctx.names[s.seat] ?? `seat ${s.seat}`), h("td", {}, s.routePoints), h("td", {}, s.ticketPoints),
-      h("td", {}, s.stationPoints), h("td", {}, s.expressBonus), h("td", {}, s.total))));
+  return h("section", { class: "final" }, winnerLine(view, ctx),
+    h("table", { class: "scores", "data-testid": "scores" },
+      h("tr", {}, ...["Player", "Routes", "Tickets", "Stations", "Express", "Total"].map((t) => h("th", {}, t))),
+      ...view.finalScores.map((s) => h("tr", { class: view.winners.includes(s.seat) ? "winner" : "" },
+        h("td", {}, ctx.names[s.seat] ?? `seat ${s.seat}`), h("td", {}, s.routePoints), h("td", {}, s.ticketPoints),
+        h("td", {}, s.stationPoints), h("td", {}, s.expressBonus), h("td", {}, s.total)))));
+}
+
+/** "ann wins with 87 points" (or "ann and bob share the win with 80 points") from the final view's winners. */
+function winnerLine(view: TtrEuropeView, ctx: Context): HTMLElement {
+  const names = view.winners.map((seat) => ctx.names[seat] ?? `seat ${seat}`);
+  const total = view.finalScores.find((s) => s.seat === view.winners[0])?.total ?? 0;
+  const who = names.length > 1 ? `${names.slice(0, -1).join(", ")} and ${names.at(-1) ?? ""} share the win`
+    : `${names[0] ?? "nobody"} wins`;
+  return h("h3", { class: "winner-line", "data-testid": "winner" }, `${who} with ${total} points`);
 }
 
 function card(color: number, count: number | undefined, attrs: Record<string, string | number>): HTMLElement {
