@@ -104,7 +104,7 @@ function winnerLine(view: TtrEuropeView, ctx: Context): HTMLElement {
 function card(color: number, count: number | undefined, attrs: Record<string, string | number>): HTMLElement {
   const fill = color === TtrColor.LOCOMOTIVE ? LOCOMOTIVE : CARD_COLORS[color] ?? "#ddd";
   return h("span", { class: "card", style: `background:${fill}`, title: colorName(color), ...attrs },
-    count === undefined ? "" : String(count));
+    count === undefined ? "" : h("span", { class: "count" }, String(count)));
 }
 
 /** Whether `seat`'s own claimed routes join the ticket's two cities. */
