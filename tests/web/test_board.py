@@ -39,3 +39,22 @@ def test_every_route_is_drawn_between_its_cities(browser: Any, web_url: str) -> 
         assert cities == set(CITIES)
     finally:
         seat.close()
+
+
+def test_every_city_label_lies_inside_the_map(browser: Any, web_url: str) -> None:
+    """No label is clipped at the map's edge (issue 31: "Rostov" at the right edge was)."""
+    seat = Seat(browser, web_url)
+    try:
+        page = seat.page
+        page.goto(f"{web_url}/#/board/ttr-europe")
+        page.locator("#app[data-ready='board']").wait_for(timeout=VERSION_WAIT_MS)
+        x0, y0, width, height = (float(v) for v in (page.get_by_test_id("board").get_attribute("viewBox") or "").split())
+        boxes = page.evaluate("""() => [...document.querySelectorAll("g[data-city] text")].map((t) => {
+          const b = t.getBBox(); return [t.parentElement.dataset.city, b.x, b.y, b.width, b.height]; })""")
+        assert len(boxes) == len(CITIES)
+        outside = [city for city, x, y, w, h in boxes
+                   if x < x0 or y < y0 or x + w > x0 + width or y + h > y0 + height]
+        assert not outside, outside
+        assert all(w > 0 for _, _, _, w, _ in boxes)
+    finally:
+        seat.close()

@@ -7,9 +7,12 @@
 // Every route is a <g data-route data-from data-to> with one <line class="track"> from city to city (the
 // shift aside), so a test can check that each route of the reference data is drawn between its cities.
 
-import type { TtrEuropeCatalog, TtrEuropeView, TtrRoute } from "@tabletop/client/browser";
+import type { TtrCity, TtrEuropeCatalog, TtrEuropeView, TtrRoute } from "@tabletop/client/browser";
 import { svg } from "../dom.js";
 import { CARD_COLORS, SEAT_COLORS } from "./colors.js";
+
+/** A generous width of one character of a city label (the labels' font-size is 10 map units). */
+const LABEL_CHAR_WIDTH = 6.5;
 
 /** How far apart the two lines of a double route are drawn (map units). */
 export const DOUBLE_ROUTE_GAP = 7;
@@ -36,12 +39,19 @@ export function drawBoard(catalog: TtrEuropeCatalog, view?: TtrEuropeView): SVGE
     svg("rect", { class: "sea", x: box.minX, y: box.minY, width: box.width, height: box.height }),
     svg("g", { class: "routes" }, ...routes),
     svg("g", { class: "cities" }, ...catalog.cities.map((city) => svg("g", { "data-city": city.name },
-      svg("circle", { cx: city.x, cy: city.y, r: 5 }),
-      svg("text", { x: city.x + 7, y: city.y - 5 }, city.label)))),
+      svg("circle", { cx: city.x, cy: city.y, r: 5 }), cityText(city, box)))),
     svg("g", { class: "stations" }, ...stations));
 }
 
 // Helpers
+
+/** A city's label, up and to the right of its dot; to the left where it would run past the map's right edge
+ * (Rostov), so no label is clipped by the viewBox. */
+function cityText(city: TtrCity, box: { minX: number; width: number }): SVGElement {
+  const right = city.x + 7 + city.label.length * LABEL_CHAR_WIDTH > box.minX + box.width;
+  return svg("text", right ? { x: city.x - 7, y: city.y - 5, "text-anchor": "end" } : { x: city.x + 7, y: city.y - 5 },
+    city.label);
+}
 
 interface Point {
   x: number;
