@@ -93,10 +93,13 @@ def _check_counts(seat: Seat) -> set[str]:
 
 
 def _open_as(seat: Seat, name: str, index: int, token: str) -> None:
-    """Open the game's page holding a seat created over gRPC (the page keeps it in sessionStorage)."""
-    seat.page.goto(f"{seat.url}/")
-    seat.page.evaluate("([key, value]) => sessionStorage.setItem(key, value)",
-                       [f"tabletop:seat:{name}", json.dumps({"seat": index, "token": token})])
+    """Open the game's page holding a seat created over gRPC (the page keeps it in sessionStorage).
+
+    The credential is written by an init script, before the page's own script runs, and the game's page is
+    then loaded as a document of its own: no hash navigation within the lobby's document, whose timing under
+    a loaded machine is the page's, not the test's."""
+    key, value = f"tabletop:seat:{name}", json.dumps({"seat": index, "token": token})
+    seat.page.add_init_script(f"sessionStorage.setItem({json.dumps(key)}, {json.dumps(value)});")
     seat.page.goto(f"{seat.url}/#/games/{name.removeprefix('games/')}")
     seat.page.get_by_test_id("seat").wait_for(timeout=VERSION_WAIT_MS)
 
