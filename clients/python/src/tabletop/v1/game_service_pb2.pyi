@@ -11,6 +11,7 @@ the caller is a spectator.
 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import field_mask_pb2 as _field_mask_pb2
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from tabletop.v1 import bang_pb2 as _bang_pb2
@@ -75,16 +76,23 @@ class GetRulesetRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
+    LANGUAGE_CODE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "rulesets/{ruleset}", for example "rulesets/ttr-europe" (the ids ListRulesets gives)."""
+    language_code: _builtins.str
+    """The language of the catalog's names and texts, as a BCP 47 tag ("cs", "en", "cs-CZ"): the catalog is
+    given in the first language the server has for it, matched by its primary subtag, else in English
+    (the default, also when empty). Over REST the query parameter, or else the Accept-Language header.
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
+        language_code: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["language_code", b"language_code", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -100,10 +108,15 @@ class GetRulesetResponse(_message.Message):
     ETAG_FIELD_NUMBER: _builtins.int
     TTR_EUROPE_FIELD_NUMBER: _builtins.int
     BANG_FIELD_NUMBER: _builtins.int
+    LANGUAGE_CODE_FIELD_NUMBER: _builtins.int
     etag: _builtins.str
     """A strong entity tag of this response (AIP-154, quoted as in RFC 9110): a hash of the rules
     version and the serialized catalog, equal on every replica of a release. It changes only
     when the catalog or the rules version does; REST sends it as the ETag header.
+    """
+    language_code: _builtins.str
+    """The language the catalog's names and texts are in ("en" or "cs"): the request's language_code when
+    the server has it, else "en".
     """
     @_builtins.property
     def ruleset(self) -> _game_pb2.Ruleset:
@@ -124,10 +137,11 @@ class GetRulesetResponse(_message.Message):
         etag: _builtins.str = ...,
         ttr_europe: _ttr_europe_pb2.TtrEuropeCatalog | None = ...,
         bang: _bang_pb2.BangCatalog | None = ...,
+        language_code: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["bang", b"bang", "catalog", b"catalog", "ruleset", b"ruleset", "ttr_europe", b"ttr_europe"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bang", b"bang", "catalog", b"catalog", "etag", b"etag", "ruleset", b"ruleset", "ttr_europe", b"ttr_europe"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bang", b"bang", "catalog", b"catalog", "etag", b"etag", "language_code", b"language_code", "ruleset", b"ruleset", "ttr_europe", b"ttr_europe"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_catalog: _TypeAlias = _typing.Literal["ttr_europe", "bang"]  # noqa: Y015
     _WhichOneofArgType_catalog: _TypeAlias = _typing.Literal["catalog", b"catalog"]  # noqa: Y015
@@ -395,18 +409,29 @@ class GetGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     NAME_FIELD_NUMBER: _builtins.int
+    AT_VERSION_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
+    at_version: _builtins.int
+    """Replay: the spectator's view of the game as it stood at this version (1 = as dealt), rebuilt from the
+    seed and the log; absent for the game now. Whoever asks gets the spectator's projection (viewer_seat
+    is then absent), of a running game too: it is what any spectator saw at that version, nothing more.
+    `game` stays the game's current metadata. A version after the game's is OUT_OF_RANGE VERSION_AHEAD.
+    Below 1 is INVALID_ARGUMENT INVALID_AT_VERSION (checked by the service, as WatchGame.from_version).
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
+        at_version: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__at_version: _TypeAlias = _typing.Literal["at_version"]  # noqa: Y015
+    _WhichOneofArgType__at_version: _TypeAlias = _typing.Literal["_at_version", b"_at_version"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__at_version) -> _WhichOneofReturnType__at_version | None: ...
 
 Global___GetGameRequest: _TypeAlias = GetGameRequest  # noqa: Y015
 
@@ -419,6 +444,7 @@ class GetGameResponse(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     VIEWER_SEAT_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    RECENT_EVENTS_FIELD_NUMBER: _builtins.int
     viewer_seat: _builtins.int
     """The caller's seat; absent for a spectator."""
     @_builtins.property
@@ -429,16 +455,24 @@ class GetGameResponse(_message.Message):
     def view(self) -> _game_pb2.View:
         """The state as the caller may see it."""
 
+    @_builtins.property
+    def recent_events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
+        """With at_version: the events of the last versions up to and including it (at most 12 versions),
+        oldest first, projected for a spectator as its live feed showed them (each carries its version), so a
+        replay can say what happened at each move. Empty without at_version.
+        """
+
     def __init__(
         self,
         *,
         game: _game_pb2.Game | None = ...,
         viewer_seat: _builtins.int | None = ...,
         view: _game_pb2.View | None = ...,
+        recent_events: _abc.Iterable[_game_pb2.Event] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "game", b"game", "view", b"view", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "game", b"game", "view", b"view", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "game", b"game", "recent_events", b"recent_events", "view", b"view", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
@@ -506,6 +540,7 @@ class SubmitActionRequest(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     REQUEST_ID_FIELD_NUMBER: _builtins.int
+    READ_MASK_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     expected_version: _builtins.int
@@ -516,6 +551,15 @@ class SubmitActionRequest(_message.Message):
     def action(self) -> _game_pb2.Action:
         """The action, typed per ruleset."""
 
+    @_builtins.property
+    def read_mask(self) -> _field_mask_pb2.FieldMask:
+        """Which fields of the response to send (AIP-157 partial responses): paths of SubmitActionResponse
+        such as "events" or "game.status"; unset or "*" sends them all. `version` is always sent, so
+        `read_mask: "events"` answers with the new version and the action's events only, for a client that
+        already holds the state: the server then builds neither the game header nor the view. At most 16
+        paths (INVALID_READ_MASK). Part of the request: a retry under the same request_id sends the same mask.
+        """
+
     def __init__(
         self,
         *,
@@ -523,10 +567,11 @@ class SubmitActionRequest(_message.Message):
         action: _game_pb2.Action | None = ...,
         expected_version: _builtins.int | None = ...,
         request_id: _builtins.str = ...,
+        read_mask: _field_mask_pb2.FieldMask | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "action", b"action", "expected_version", b"expected_version"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "action", b"action", "expected_version", b"expected_version", "read_mask", b"read_mask"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "action", b"action", "expected_version", b"expected_version", "name", b"name", "request_id", b"request_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "action", b"action", "expected_version", b"expected_version", "name", b"name", "read_mask", b"read_mask", "request_id", b"request_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -543,6 +588,9 @@ class SubmitActionResponse(_message.Message):
     GAME_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
     EVENTS_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version after the action (the same as `game.version`); sent whatever the read mask."""
     @_builtins.property
     def game(self) -> _game_pb2.Game:
         """The game after the action (its version is the new version)."""
@@ -561,10 +609,11 @@ class SubmitActionResponse(_message.Message):
         game: _game_pb2.Game | None = ...,
         view: _game_pb2.View | None = ...,
         events: _abc.Iterable[_game_pb2.Event] | None = ...,
+        version: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game", b"game", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "game", b"game", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -4,7 +4,9 @@ import grpc
 import warnings
 
 from tabletop.v1 import game_service_pb2 as tabletop_dot_v1_dot_game__service__pb2
+from tabletop.v1 import matchmaking_pb2 as tabletop_dot_v1_dot_matchmaking__pb2
 from tabletop.v1 import player_pb2 as tabletop_dot_v1_dot_player__pb2
+from tabletop.v1 import rating_pb2 as tabletop_dot_v1_dot_rating__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -120,6 +122,51 @@ class GameServiceStub:
                 '/tabletop.v1.GameService/CreateGuestSession',
                 request_serializer=tabletop_dot_v1_dot_player__pb2.CreateGuestSessionRequest.SerializeToString,
                 response_deserializer=tabletop_dot_v1_dot_player__pb2.CreateGuestSessionResponse.FromString,
+                _registered_method=True)
+        self.ListMyGames = channel.unary_unary(
+                '/tabletop.v1.GameService/ListMyGames',
+                request_serializer=tabletop_dot_v1_dot_player__pb2.ListMyGamesRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_player__pb2.ListMyGamesResponse.FromString,
+                _registered_method=True)
+        self.WatchPlayer = channel.unary_stream(
+                '/tabletop.v1.GameService/WatchPlayer',
+                request_serializer=tabletop_dot_v1_dot_player__pb2.WatchPlayerRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_player__pb2.WatchPlayerResponse.FromString,
+                _registered_method=True)
+        self.ListNotifications = channel.unary_unary(
+                '/tabletop.v1.GameService/ListNotifications',
+                request_serializer=tabletop_dot_v1_dot_player__pb2.ListNotificationsRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_player__pb2.ListNotificationsResponse.FromString,
+                _registered_method=True)
+        self.MarkNotificationsRead = channel.unary_unary(
+                '/tabletop.v1.GameService/MarkNotificationsRead',
+                request_serializer=tabletop_dot_v1_dot_player__pb2.MarkNotificationsReadRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_player__pb2.MarkNotificationsReadResponse.FromString,
+                _registered_method=True)
+        self.ListLeaderboard = channel.unary_unary(
+                '/tabletop.v1.GameService/ListLeaderboard',
+                request_serializer=tabletop_dot_v1_dot_rating__pb2.ListLeaderboardRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_rating__pb2.ListLeaderboardResponse.FromString,
+                _registered_method=True)
+        self.GetPlayerProfile = channel.unary_unary(
+                '/tabletop.v1.GameService/GetPlayerProfile',
+                request_serializer=tabletop_dot_v1_dot_rating__pb2.GetPlayerProfileRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_rating__pb2.GetPlayerProfileResponse.FromString,
+                _registered_method=True)
+        self.FindGame = channel.unary_unary(
+                '/tabletop.v1.GameService/FindGame',
+                request_serializer=tabletop_dot_v1_dot_matchmaking__pb2.FindGameRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_matchmaking__pb2.FindGameResponse.FromString,
+                _registered_method=True)
+        self.GetTicket = channel.unary_unary(
+                '/tabletop.v1.GameService/GetTicket',
+                request_serializer=tabletop_dot_v1_dot_matchmaking__pb2.GetTicketRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_matchmaking__pb2.GetTicketResponse.FromString,
+                _registered_method=True)
+        self.CancelTicket = channel.unary_unary(
+                '/tabletop.v1.GameService/CancelTicket',
+                request_serializer=tabletop_dot_v1_dot_matchmaking__pb2.CancelTicketRequest.SerializeToString,
+                response_deserializer=tabletop_dot_v1_dot_matchmaking__pb2.CancelTicketResponse.FromString,
                 _registered_method=True)
 
 
@@ -254,6 +301,73 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListMyGames(self, request, context):
+        """The signed-in player's games (AIP-132), from the player's index: those where a decision of the player's
+        is pending first, then the most recently active. Finished games stay listed, with their result, until
+        they expire. The index follows each game within a bounded delay (docs/async-games.md, "Staleness").
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchPlayer(self, request, context):
+        """The signed-in player's notifications across every game (my turn started, a deadline is near, an
+        invitation, a game finished, a rematch asked), from `after_id` on, then live. Resume with the id of
+        the last notification received.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListNotifications(self, request, context):
+        """The signed-in player's inbox, newest first: bounded per player and expiring (deploy/README.md).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def MarkNotificationsRead(self, request, context):
+        """Marks notifications of the signed-in player's inbox read (some by id, or every one).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLeaderboard(self, request, context):
+        """A ruleset's leaderboard, best first (AIP-132), or the page around the signed-in player (`around_me`).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPlayerProfile(self, request, context):
+        """A player's profile: rated games played and won, a rating per ruleset with its place and history.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def FindGame(self, request, context):
+        """Quick play: a ticket for a game of a ruleset (the signed-in player); the matchmaker seats it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetTicket(self, request, context):
+        """A ticket of the signed-in player's: waiting, or seated with its game and seat.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelTicket(self, request, context):
+        """Cancels a waiting ticket of the signed-in player's (a seated one stays seated).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -341,6 +455,51 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.CreateGuestSession,
                     request_deserializer=tabletop_dot_v1_dot_player__pb2.CreateGuestSessionRequest.FromString,
                     response_serializer=tabletop_dot_v1_dot_player__pb2.CreateGuestSessionResponse.SerializeToString,
+            ),
+            'ListMyGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMyGames,
+                    request_deserializer=tabletop_dot_v1_dot_player__pb2.ListMyGamesRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_player__pb2.ListMyGamesResponse.SerializeToString,
+            ),
+            'WatchPlayer': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchPlayer,
+                    request_deserializer=tabletop_dot_v1_dot_player__pb2.WatchPlayerRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_player__pb2.WatchPlayerResponse.SerializeToString,
+            ),
+            'ListNotifications': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListNotifications,
+                    request_deserializer=tabletop_dot_v1_dot_player__pb2.ListNotificationsRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_player__pb2.ListNotificationsResponse.SerializeToString,
+            ),
+            'MarkNotificationsRead': grpc.unary_unary_rpc_method_handler(
+                    servicer.MarkNotificationsRead,
+                    request_deserializer=tabletop_dot_v1_dot_player__pb2.MarkNotificationsReadRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_player__pb2.MarkNotificationsReadResponse.SerializeToString,
+            ),
+            'ListLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLeaderboard,
+                    request_deserializer=tabletop_dot_v1_dot_rating__pb2.ListLeaderboardRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_rating__pb2.ListLeaderboardResponse.SerializeToString,
+            ),
+            'GetPlayerProfile': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPlayerProfile,
+                    request_deserializer=tabletop_dot_v1_dot_rating__pb2.GetPlayerProfileRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_rating__pb2.GetPlayerProfileResponse.SerializeToString,
+            ),
+            'FindGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.FindGame,
+                    request_deserializer=tabletop_dot_v1_dot_matchmaking__pb2.FindGameRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_matchmaking__pb2.FindGameResponse.SerializeToString,
+            ),
+            'GetTicket': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetTicket,
+                    request_deserializer=tabletop_dot_v1_dot_matchmaking__pb2.GetTicketRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_matchmaking__pb2.GetTicketResponse.SerializeToString,
+            ),
+            'CancelTicket': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelTicket,
+                    request_deserializer=tabletop_dot_v1_dot_matchmaking__pb2.CancelTicketRequest.FromString,
+                    response_serializer=tabletop_dot_v1_dot_matchmaking__pb2.CancelTicketResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -803,6 +962,249 @@ class GameService:
             '/tabletop.v1.GameService/CreateGuestSession',
             tabletop_dot_v1_dot_player__pb2.CreateGuestSessionRequest.SerializeToString,
             tabletop_dot_v1_dot_player__pb2.CreateGuestSessionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMyGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/ListMyGames',
+            tabletop_dot_v1_dot_player__pb2.ListMyGamesRequest.SerializeToString,
+            tabletop_dot_v1_dot_player__pb2.ListMyGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/tabletop.v1.GameService/WatchPlayer',
+            tabletop_dot_v1_dot_player__pb2.WatchPlayerRequest.SerializeToString,
+            tabletop_dot_v1_dot_player__pb2.WatchPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListNotifications(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/ListNotifications',
+            tabletop_dot_v1_dot_player__pb2.ListNotificationsRequest.SerializeToString,
+            tabletop_dot_v1_dot_player__pb2.ListNotificationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MarkNotificationsRead(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/MarkNotificationsRead',
+            tabletop_dot_v1_dot_player__pb2.MarkNotificationsReadRequest.SerializeToString,
+            tabletop_dot_v1_dot_player__pb2.MarkNotificationsReadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/ListLeaderboard',
+            tabletop_dot_v1_dot_rating__pb2.ListLeaderboardRequest.SerializeToString,
+            tabletop_dot_v1_dot_rating__pb2.ListLeaderboardResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPlayerProfile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/GetPlayerProfile',
+            tabletop_dot_v1_dot_rating__pb2.GetPlayerProfileRequest.SerializeToString,
+            tabletop_dot_v1_dot_rating__pb2.GetPlayerProfileResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FindGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/FindGame',
+            tabletop_dot_v1_dot_matchmaking__pb2.FindGameRequest.SerializeToString,
+            tabletop_dot_v1_dot_matchmaking__pb2.FindGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetTicket(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/GetTicket',
+            tabletop_dot_v1_dot_matchmaking__pb2.GetTicketRequest.SerializeToString,
+            tabletop_dot_v1_dot_matchmaking__pb2.GetTicketResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelTicket(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tabletop.v1.GameService/CancelTicket',
+            tabletop_dot_v1_dot_matchmaking__pb2.CancelTicketRequest.SerializeToString,
+            tabletop_dot_v1_dot_matchmaking__pb2.CancelTicketResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -12,7 +12,9 @@ the caller is a spectator.
 from collections import abc as _abc
 from grpc import aio as _aio
 from tabletop.v1 import game_service_pb2 as _game_service_pb2
+from tabletop.v1 import matchmaking_pb2 as _matchmaking_pb2
 from tabletop.v1 import player_pb2 as _player_pb2
+from tabletop.v1 import rating_pb2 as _rating_pb2
 import abc as _abc_1
 import grpc as _grpc
 import sys
@@ -87,6 +89,30 @@ class GameServiceStub:
     """Renews a session: its refresh token (used once) for a new access token and a new refresh token."""
     CreateGuestSession: _grpc.UnaryUnaryMultiCallable[_player_pb2.CreateGuestSessionRequest, _player_pb2.CreateGuestSessionResponse]
     """A session for a new guest player, for trying the service; off unless TABLETOP_GUEST_SESSIONS is on."""
+    ListMyGames: _grpc.UnaryUnaryMultiCallable[_player_pb2.ListMyGamesRequest, _player_pb2.ListMyGamesResponse]
+    """The signed-in player's games (AIP-132), from the player's index: those where a decision of the player's
+    is pending first, then the most recently active. Finished games stay listed, with their result, until
+    they expire. The index follows each game within a bounded delay (docs/async-games.md, "Staleness").
+    """
+    WatchPlayer: _grpc.UnaryStreamMultiCallable[_player_pb2.WatchPlayerRequest, _player_pb2.WatchPlayerResponse]
+    """The signed-in player's notifications across every game (my turn started, a deadline is near, an
+    invitation, a game finished, a rematch asked), from `after_id` on, then live. Resume with the id of
+    the last notification received.
+    """
+    ListNotifications: _grpc.UnaryUnaryMultiCallable[_player_pb2.ListNotificationsRequest, _player_pb2.ListNotificationsResponse]
+    """The signed-in player's inbox, newest first: bounded per player and expiring (deploy/README.md)."""
+    MarkNotificationsRead: _grpc.UnaryUnaryMultiCallable[_player_pb2.MarkNotificationsReadRequest, _player_pb2.MarkNotificationsReadResponse]
+    """Marks notifications of the signed-in player's inbox read (some by id, or every one)."""
+    ListLeaderboard: _grpc.UnaryUnaryMultiCallable[_rating_pb2.ListLeaderboardRequest, _rating_pb2.ListLeaderboardResponse]
+    """A ruleset's leaderboard, best first (AIP-132), or the page around the signed-in player (`around_me`)."""
+    GetPlayerProfile: _grpc.UnaryUnaryMultiCallable[_rating_pb2.GetPlayerProfileRequest, _rating_pb2.GetPlayerProfileResponse]
+    """A player's profile: rated games played and won, a rating per ruleset with its place and history."""
+    FindGame: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.FindGameRequest, _matchmaking_pb2.FindGameResponse]
+    """Quick play: a ticket for a game of a ruleset (the signed-in player); the matchmaker seats it."""
+    GetTicket: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.GetTicketRequest, _matchmaking_pb2.GetTicketResponse]
+    """A ticket of the signed-in player's: waiting, or seated with its game and seat."""
+    CancelTicket: _grpc.UnaryUnaryMultiCallable[_matchmaking_pb2.CancelTicketRequest, _matchmaking_pb2.CancelTicketResponse]
+    """Cancels a waiting ticket of the signed-in player's (a seated one stays seated)."""
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -140,6 +166,30 @@ class GameServiceAsyncStub(GameServiceStub):
     """Renews a session: its refresh token (used once) for a new access token and a new refresh token."""
     CreateGuestSession: _aio.UnaryUnaryMultiCallable[_player_pb2.CreateGuestSessionRequest, _player_pb2.CreateGuestSessionResponse]  # type: ignore[assignment]
     """A session for a new guest player, for trying the service; off unless TABLETOP_GUEST_SESSIONS is on."""
+    ListMyGames: _aio.UnaryUnaryMultiCallable[_player_pb2.ListMyGamesRequest, _player_pb2.ListMyGamesResponse]  # type: ignore[assignment]
+    """The signed-in player's games (AIP-132), from the player's index: those where a decision of the player's
+    is pending first, then the most recently active. Finished games stay listed, with their result, until
+    they expire. The index follows each game within a bounded delay (docs/async-games.md, "Staleness").
+    """
+    WatchPlayer: _aio.UnaryStreamMultiCallable[_player_pb2.WatchPlayerRequest, _player_pb2.WatchPlayerResponse]  # type: ignore[assignment]
+    """The signed-in player's notifications across every game (my turn started, a deadline is near, an
+    invitation, a game finished, a rematch asked), from `after_id` on, then live. Resume with the id of
+    the last notification received.
+    """
+    ListNotifications: _aio.UnaryUnaryMultiCallable[_player_pb2.ListNotificationsRequest, _player_pb2.ListNotificationsResponse]  # type: ignore[assignment]
+    """The signed-in player's inbox, newest first: bounded per player and expiring (deploy/README.md)."""
+    MarkNotificationsRead: _aio.UnaryUnaryMultiCallable[_player_pb2.MarkNotificationsReadRequest, _player_pb2.MarkNotificationsReadResponse]  # type: ignore[assignment]
+    """Marks notifications of the signed-in player's inbox read (some by id, or every one)."""
+    ListLeaderboard: _aio.UnaryUnaryMultiCallable[_rating_pb2.ListLeaderboardRequest, _rating_pb2.ListLeaderboardResponse]  # type: ignore[assignment]
+    """A ruleset's leaderboard, best first (AIP-132), or the page around the signed-in player (`around_me`)."""
+    GetPlayerProfile: _aio.UnaryUnaryMultiCallable[_rating_pb2.GetPlayerProfileRequest, _rating_pb2.GetPlayerProfileResponse]  # type: ignore[assignment]
+    """A player's profile: rated games played and won, a rating per ruleset with its place and history."""
+    FindGame: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.FindGameRequest, _matchmaking_pb2.FindGameResponse]  # type: ignore[assignment]
+    """Quick play: a ticket for a game of a ruleset (the signed-in player); the matchmaker seats it."""
+    GetTicket: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.GetTicketRequest, _matchmaking_pb2.GetTicketResponse]  # type: ignore[assignment]
+    """A ticket of the signed-in player's: waiting, or seated with its game and seat."""
+    CancelTicket: _aio.UnaryUnaryMultiCallable[_matchmaking_pb2.CancelTicketRequest, _matchmaking_pb2.CancelTicketResponse]  # type: ignore[assignment]
+    """Cancels a waiting ticket of the signed-in player's (a seated one stays seated)."""
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """GameService hosts turn-based games whose rules are evaluated on the server."""
@@ -292,5 +342,83 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_player_pb2.CreateGuestSessionResponse, _abc.Awaitable[_player_pb2.CreateGuestSessionResponse]]:
         """A session for a new guest player, for trying the service; off unless TABLETOP_GUEST_SESSIONS is on."""
+
+    @_abc_1.abstractmethod
+    def ListMyGames(
+        self,
+        request: _player_pb2.ListMyGamesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_player_pb2.ListMyGamesResponse, _abc.Awaitable[_player_pb2.ListMyGamesResponse]]:
+        """The signed-in player's games (AIP-132), from the player's index: those where a decision of the player's
+        is pending first, then the most recently active. Finished games stay listed, with their result, until
+        they expire. The index follows each game within a bounded delay (docs/async-games.md, "Staleness").
+        """
+
+    @_abc_1.abstractmethod
+    def WatchPlayer(
+        self,
+        request: _player_pb2.WatchPlayerRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_player_pb2.WatchPlayerResponse], _abc.AsyncIterator[_player_pb2.WatchPlayerResponse]]:
+        """The signed-in player's notifications across every game (my turn started, a deadline is near, an
+        invitation, a game finished, a rematch asked), from `after_id` on, then live. Resume with the id of
+        the last notification received.
+        """
+
+    @_abc_1.abstractmethod
+    def ListNotifications(
+        self,
+        request: _player_pb2.ListNotificationsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_player_pb2.ListNotificationsResponse, _abc.Awaitable[_player_pb2.ListNotificationsResponse]]:
+        """The signed-in player's inbox, newest first: bounded per player and expiring (deploy/README.md)."""
+
+    @_abc_1.abstractmethod
+    def MarkNotificationsRead(
+        self,
+        request: _player_pb2.MarkNotificationsReadRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_player_pb2.MarkNotificationsReadResponse, _abc.Awaitable[_player_pb2.MarkNotificationsReadResponse]]:
+        """Marks notifications of the signed-in player's inbox read (some by id, or every one)."""
+
+    @_abc_1.abstractmethod
+    def ListLeaderboard(
+        self,
+        request: _rating_pb2.ListLeaderboardRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_rating_pb2.ListLeaderboardResponse, _abc.Awaitable[_rating_pb2.ListLeaderboardResponse]]:
+        """A ruleset's leaderboard, best first (AIP-132), or the page around the signed-in player (`around_me`)."""
+
+    @_abc_1.abstractmethod
+    def GetPlayerProfile(
+        self,
+        request: _rating_pb2.GetPlayerProfileRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_rating_pb2.GetPlayerProfileResponse, _abc.Awaitable[_rating_pb2.GetPlayerProfileResponse]]:
+        """A player's profile: rated games played and won, a rating per ruleset with its place and history."""
+
+    @_abc_1.abstractmethod
+    def FindGame(
+        self,
+        request: _matchmaking_pb2.FindGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.FindGameResponse, _abc.Awaitable[_matchmaking_pb2.FindGameResponse]]:
+        """Quick play: a ticket for a game of a ruleset (the signed-in player); the matchmaker seats it."""
+
+    @_abc_1.abstractmethod
+    def GetTicket(
+        self,
+        request: _matchmaking_pb2.GetTicketRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.GetTicketResponse, _abc.Awaitable[_matchmaking_pb2.GetTicketResponse]]:
+        """A ticket of the signed-in player's: waiting, or seated with its game and seat."""
+
+    @_abc_1.abstractmethod
+    def CancelTicket(
+        self,
+        request: _matchmaking_pb2.CancelTicketRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_matchmaking_pb2.CancelTicketResponse, _abc.Awaitable[_matchmaking_pb2.CancelTicketResponse]]:
+        """Cancels a waiting ticket of the signed-in player's (a seated one stays seated)."""
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -25,9 +25,10 @@ _sym_db = _symbol_database.Default()
 from google.api import field_behavior_pb2 as google_dot_api_dot_field__behavior__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from tabletop.v1 import field_rules_pb2 as tabletop_dot_v1_dot_field__rules__pb2
+from tabletop.v1 import game_pb2 as tabletop_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tabletop/v1/player.proto\x12\x0btabletop.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dtabletop/v1/field_rules.proto\"\xcf\x01\n\rPlayerSession\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x03 \x01(\t\x12/\n\x0b\x65xpire_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrefresh_token\x18\x05 \x01(\t\x12\x37\n\x13refresh_expire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xc4\x04\n\x1a\x43reatePlayerSessionRequest\x12\x87\x01\n\tplayer_id\x18\x01 \x01(\tBt\xe2\x41\x01\x02\xd2\x80\x19l\n\x11INVALID_PLAYER_ID\"\x1b^[A-Za-z0-9._:@|+-]{1,128}$J:A player id is 1 to 128 letters, digits and . _ : @ | + -.\x12\x9b\x03\n\x0c\x64isplay_name\x18\x02 \x01(\tB\x84\x03\xd2\x80\x19\xff\x02\n\x14INVALID_DISPLAY_NAME\x18@\"\xf5\x01^([ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff][^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff]*)?$JmA display name is at most 64 characters, not only spaces, without control or invisible formatting characters.\"J\n\x1b\x43reatePlayerSessionResponse\x12+\n\x07session\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.PlayerSession\"\xa9\x01\n\x1bRefreshPlayerSessionRequest\x12\x89\x01\n\rrefresh_token\x18\x01 \x01(\tBr\xe2\x41\x01\x02\xd2\x80\x19j\n\x15REFRESH_TOKEN_INVALID\"\x17^[A-Za-z0-9_-]{16,128}$J8A refresh token is the refresh_token a session returned.\"K\n\x1cRefreshPlayerSessionResponse\x12+\n\x07session\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.PlayerSession\"\xb9\x03\n\x19\x43reateGuestSessionRequest\x12\x9b\x03\n\x0c\x64isplay_name\x18\x01 \x01(\tB\x84\x03\xd2\x80\x19\xff\x02\n\x14INVALID_DISPLAY_NAME\x18@\"\xf5\x01^([ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff][^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff]*)?$JmA display name is at most 64 characters, not only spaces, without control or invisible formatting characters.\"I\n\x1a\x43reateGuestSessionResponse\x12+\n\x07session\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.PlayerSessionB\x91\x01\n\x0f\x64\x65v.tabletop.v1B\x0bPlayerProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18tabletop/v1/player.proto\x12\x0btabletop.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dtabletop/v1/field_rules.proto\x1a\x16tabletop/v1/game.proto\"\xcf\x01\n\rPlayerSession\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x14\n\x0c\x64isplay_name\x18\x02 \x01(\t\x12\x14\n\x0c\x61\x63\x63\x65ss_token\x18\x03 \x01(\t\x12/\n\x0b\x65xpire_time\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrefresh_token\x18\x05 \x01(\t\x12\x37\n\x13refresh_expire_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xc4\x04\n\x1a\x43reatePlayerSessionRequest\x12\x87\x01\n\tplayer_id\x18\x01 \x01(\tBt\xe2\x41\x01\x02\xd2\x80\x19l\n\x11INVALID_PLAYER_ID\"\x1b^[A-Za-z0-9._:@|+-]{1,128}$J:A player id is 1 to 128 letters, digits and . _ : @ | + -.\x12\x9b\x03\n\x0c\x64isplay_name\x18\x02 \x01(\tB\x84\x03\xd2\x80\x19\xff\x02\n\x14INVALID_DISPLAY_NAME\x18@\"\xf5\x01^([ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff][^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff]*)?$JmA display name is at most 64 characters, not only spaces, without control or invisible formatting characters.\"J\n\x1b\x43reatePlayerSessionResponse\x12+\n\x07session\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.PlayerSession\"\xa9\x01\n\x1bRefreshPlayerSessionRequest\x12\x89\x01\n\rrefresh_token\x18\x01 \x01(\tBr\xe2\x41\x01\x02\xd2\x80\x19j\n\x15REFRESH_TOKEN_INVALID\"\x17^[A-Za-z0-9_-]{16,128}$J8A refresh token is the refresh_token a session returned.\"K\n\x1cRefreshPlayerSessionResponse\x12+\n\x07session\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.PlayerSession\"\xb9\x03\n\x19\x43reateGuestSessionRequest\x12\x9b\x03\n\x0c\x64isplay_name\x18\x01 \x01(\tB\x84\x03\xd2\x80\x19\xff\x02\n\x14INVALID_DISPLAY_NAME\x18@\"\xf5\x01^([ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff][^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff]*)?$JmA display name is at most 64 characters, not only spaces, without control or invisible formatting characters.\"I\n\x1a\x43reateGuestSessionResponse\x12+\n\x07session\x18\x01 \x01(\x0b\x32\x1a.tabletop.v1.PlayerSession\"\x83\x02\n\nPlayerGame\x12\x1f\n\x04game\x18\x01 \x01(\x0b\x32\x11.tabletop.v1.Game\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x18\n\x10\x64\x65\x63ision_pending\x18\x03 \x01(\x08\x12,\n\x08\x64\x65\x61\x64line\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x12\n\nturn_seats\x18\x05 \x03(\x05\x12\x36\n\x12last_activity_time\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0f\n\x07invited\x18\x07 \x01(\x08\x12\x14\n\x0cwinner_seats\x18\x08 \x03(\x05\x12\x0b\n\x03won\x18\t \x01(\x08\"\xcf\x02\n\x12ListMyGamesRequest\x12K\n\tpage_size\x18\x01 \x01(\x05\x42\x38\xd2\x80\x19\x34\n\x11INVALID_PAGE_SIZE(\x00J\x1dpage_size cannot be negative.\x12\x8c\x01\n\npage_token\x18\x02 \x01(\tBx\xd2\x80\x19t\n\x12INVALID_PAGE_TOKEN\x18\xc8\x01\"\x10^[A-Za-z0-9_-]*$JIPass back the next_page_token of a ListMyGames call with the same filter.\x12]\n\x06\x66ilter\x18\x03 \x01(\tBM\xd2\x80\x19I\n\x0eINVALID_FILTER\x18\xc8\x01J4filter is like status = \"ACTIVE\" AND my_turn = true.\"V\n\x13ListMyGamesResponse\x12&\n\x05games\x18\x01 \x03(\x0b\x32\x17.tabletop.v1.PlayerGame\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xc8\x01\n\x12PlayerNotification\x12\n\n\x02id\x18\x01 \x01(\t\x12+\n\x04kind\x18\x02 \x01(\x0e\x32\x1d.tabletop.v1.NotificationKind\x12\x0c\n\x04game\x18\x03 \x01(\t\x12,\n\x0bplayer_game\x18\x04 \x01(\x0b\x32\x17.tabletop.v1.PlayerGame\x12/\n\x0b\x63reate_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04read\x18\x06 \x01(\x08\"\xa2\x01\n\x12WatchPlayerRequest\x12\x8b\x01\n\x08\x61\x66ter_id\x18\x01 \x01(\tBy\xd2\x80\x19u\n\x17INVALID_NOTIFICATION_ID\x18)\"\x1c^([0-9]{1,20}-[0-9]{1,20})?$J:after_id is the id of a notification this player received.\"L\n\x13WatchPlayerResponse\x12\x35\n\x0cnotification\x18\x01 \x01(\x0b\x32\x1f.tabletop.v1.PlayerNotification\"\xda\x02\n\x18ListNotificationsRequest\x12K\n\tpage_size\x18\x01 \x01(\x05\x42\x38\xd2\x80\x19\x34\n\x11INVALID_PAGE_SIZE(\x00J\x1dpage_size cannot be negative.\x12\x9f\x01\n\npage_token\x18\x02 \x01(\tB\x8a\x01\xd2\x80\x19\x85\x01\n\x12INVALID_PAGE_TOKEN\x18)\"\x1c^([0-9]{1,20}-[0-9]{1,20})?$JOPass back the next_page_token of a ListNotifications call with the same filter.\x12O\n\x06\x66ilter\x18\x03 \x01(\tB?\xd2\x80\x19;\n\x0eINVALID_FILTER\x18\xc8\x01J&filter is read = false or read = true.\"\x82\x01\n\x19ListNotificationsResponse\x12\x36\n\rnotifications\x18\x01 \x03(\x0b\x32\x1f.tabletop.v1.PlayerNotification\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\x12\x14\n\x0cunread_count\x18\x03 \x01(\x05\"\xaf\x01\n\x1cMarkNotificationsReadRequest\x12\x81\x01\n\x03ids\x18\x01 \x03(\tBt\xd2\x80\x19p\n\x17INVALID_NOTIFICATION_ID\"\x19^[0-9]{1,20}-[0-9]{1,20}$8dJ8ids are ids of this player\'s notifications, at most 100.\x12\x0b\n\x03\x61ll\x18\x02 \x01(\x08\"5\n\x1dMarkNotificationsReadResponse\x12\x14\n\x0cunread_count\x18\x01 \x01(\x05*\x8c\x02\n\x10NotificationKind\x12!\n\x1dNOTIFICATION_KIND_UNSPECIFIED\x10\x00\x12\"\n\x1eNOTIFICATION_KIND_TURN_STARTED\x10\x01\x12#\n\x1fNOTIFICATION_KIND_DEADLINE_NEAR\x10\x02\x12\x1d\n\x19NOTIFICATION_KIND_INVITED\x10\x03\x12#\n\x1fNOTIFICATION_KIND_GAME_FINISHED\x10\x04\x12#\n\x1fNOTIFICATION_KIND_REMATCH_ASKED\x10\x05\x12#\n\x1fNOTIFICATION_KIND_TICKET_SEATED\x10\x06\x42\x91\x01\n\x0f\x64\x65v.tabletop.v1B\x0bPlayerProtoP\x01Z.tabletop.dev/clients/go/tabletop/v1;tabletopv1\xa2\x02\x04TTV1\xaa\x02\x0bTabletop.V1\xba\x02\x0cTabletop_V1_\xca\x02\x0bTabletop\\V1\xea\x02\x0cTabletop::V1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -43,18 +44,56 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_REFRESHPLAYERSESSIONREQUEST'].fields_by_name['refresh_token']._serialized_options = b'\342A\001\002\322\200\031j\n\025REFRESH_TOKEN_INVALID\"\027^[A-Za-z0-9_-]{16,128}$J8A refresh token is the refresh_token a session returned.'
   _globals['_CREATEGUESTSESSIONREQUEST'].fields_by_name['display_name']._loaded_options = None
   _globals['_CREATEGUESTSESSIONREQUEST'].fields_by_name['display_name']._serialized_options = b'\322\200\031\377\002\n\024INVALID_DISPLAY_NAME\030@\"\365\001^([ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000]*[^ \\u00a0\\u1680\\u2000-\\u200a\\u202f\\u205f\\u3000\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff][^\\u0000-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\ufeff]*)?$JmA display name is at most 64 characters, not only spaces, without control or invisible formatting characters.'
-  _globals['_PLAYERSESSION']._serialized_start=139
-  _globals['_PLAYERSESSION']._serialized_end=346
-  _globals['_CREATEPLAYERSESSIONREQUEST']._serialized_start=349
-  _globals['_CREATEPLAYERSESSIONREQUEST']._serialized_end=929
-  _globals['_CREATEPLAYERSESSIONRESPONSE']._serialized_start=931
-  _globals['_CREATEPLAYERSESSIONRESPONSE']._serialized_end=1005
-  _globals['_REFRESHPLAYERSESSIONREQUEST']._serialized_start=1008
-  _globals['_REFRESHPLAYERSESSIONREQUEST']._serialized_end=1177
-  _globals['_REFRESHPLAYERSESSIONRESPONSE']._serialized_start=1179
-  _globals['_REFRESHPLAYERSESSIONRESPONSE']._serialized_end=1254
-  _globals['_CREATEGUESTSESSIONREQUEST']._serialized_start=1257
-  _globals['_CREATEGUESTSESSIONREQUEST']._serialized_end=1698
-  _globals['_CREATEGUESTSESSIONRESPONSE']._serialized_start=1700
-  _globals['_CREATEGUESTSESSIONRESPONSE']._serialized_end=1773
+  _globals['_LISTMYGAMESREQUEST'].fields_by_name['page_size']._loaded_options = None
+  _globals['_LISTMYGAMESREQUEST'].fields_by_name['page_size']._serialized_options = b'\322\200\0314\n\021INVALID_PAGE_SIZE(\000J\035page_size cannot be negative.'
+  _globals['_LISTMYGAMESREQUEST'].fields_by_name['page_token']._loaded_options = None
+  _globals['_LISTMYGAMESREQUEST'].fields_by_name['page_token']._serialized_options = b'\322\200\031t\n\022INVALID_PAGE_TOKEN\030\310\001\"\020^[A-Za-z0-9_-]*$JIPass back the next_page_token of a ListMyGames call with the same filter.'
+  _globals['_LISTMYGAMESREQUEST'].fields_by_name['filter']._loaded_options = None
+  _globals['_LISTMYGAMESREQUEST'].fields_by_name['filter']._serialized_options = b'\322\200\031I\n\016INVALID_FILTER\030\310\001J4filter is like status = \"ACTIVE\" AND my_turn = true.'
+  _globals['_WATCHPLAYERREQUEST'].fields_by_name['after_id']._loaded_options = None
+  _globals['_WATCHPLAYERREQUEST'].fields_by_name['after_id']._serialized_options = b'\322\200\031u\n\027INVALID_NOTIFICATION_ID\030)\"\034^([0-9]{1,20}-[0-9]{1,20})?$J:after_id is the id of a notification this player received.'
+  _globals['_LISTNOTIFICATIONSREQUEST'].fields_by_name['page_size']._loaded_options = None
+  _globals['_LISTNOTIFICATIONSREQUEST'].fields_by_name['page_size']._serialized_options = b'\322\200\0314\n\021INVALID_PAGE_SIZE(\000J\035page_size cannot be negative.'
+  _globals['_LISTNOTIFICATIONSREQUEST'].fields_by_name['page_token']._loaded_options = None
+  _globals['_LISTNOTIFICATIONSREQUEST'].fields_by_name['page_token']._serialized_options = b'\322\200\031\205\001\n\022INVALID_PAGE_TOKEN\030)\"\034^([0-9]{1,20}-[0-9]{1,20})?$JOPass back the next_page_token of a ListNotifications call with the same filter.'
+  _globals['_LISTNOTIFICATIONSREQUEST'].fields_by_name['filter']._loaded_options = None
+  _globals['_LISTNOTIFICATIONSREQUEST'].fields_by_name['filter']._serialized_options = b'\322\200\031;\n\016INVALID_FILTER\030\310\001J&filter is read = false or read = true.'
+  _globals['_MARKNOTIFICATIONSREADREQUEST'].fields_by_name['ids']._loaded_options = None
+  _globals['_MARKNOTIFICATIONSREADREQUEST'].fields_by_name['ids']._serialized_options = b'\322\200\031p\n\027INVALID_NOTIFICATION_ID\"\031^[0-9]{1,20}-[0-9]{1,20}$8dJ8ids are ids of this player\'s notifications, at most 100.'
+  _globals['_NOTIFICATIONKIND']._serialized_start=3649
+  _globals['_NOTIFICATIONKIND']._serialized_end=3917
+  _globals['_PLAYERSESSION']._serialized_start=163
+  _globals['_PLAYERSESSION']._serialized_end=370
+  _globals['_CREATEPLAYERSESSIONREQUEST']._serialized_start=373
+  _globals['_CREATEPLAYERSESSIONREQUEST']._serialized_end=953
+  _globals['_CREATEPLAYERSESSIONRESPONSE']._serialized_start=955
+  _globals['_CREATEPLAYERSESSIONRESPONSE']._serialized_end=1029
+  _globals['_REFRESHPLAYERSESSIONREQUEST']._serialized_start=1032
+  _globals['_REFRESHPLAYERSESSIONREQUEST']._serialized_end=1201
+  _globals['_REFRESHPLAYERSESSIONRESPONSE']._serialized_start=1203
+  _globals['_REFRESHPLAYERSESSIONRESPONSE']._serialized_end=1278
+  _globals['_CREATEGUESTSESSIONREQUEST']._serialized_start=1281
+  _globals['_CREATEGUESTSESSIONREQUEST']._serialized_end=1722
+  _globals['_CREATEGUESTSESSIONRESPONSE']._serialized_start=1724
+  _globals['_CREATEGUESTSESSIONRESPONSE']._serialized_end=1797
+  _globals['_PLAYERGAME']._serialized_start=1800
+  _globals['_PLAYERGAME']._serialized_end=2059
+  _globals['_LISTMYGAMESREQUEST']._serialized_start=2062
+  _globals['_LISTMYGAMESREQUEST']._serialized_end=2397
+  _globals['_LISTMYGAMESRESPONSE']._serialized_start=2399
+  _globals['_LISTMYGAMESRESPONSE']._serialized_end=2485
+  _globals['_PLAYERNOTIFICATION']._serialized_start=2488
+  _globals['_PLAYERNOTIFICATION']._serialized_end=2688
+  _globals['_WATCHPLAYERREQUEST']._serialized_start=2691
+  _globals['_WATCHPLAYERREQUEST']._serialized_end=2853
+  _globals['_WATCHPLAYERRESPONSE']._serialized_start=2855
+  _globals['_WATCHPLAYERRESPONSE']._serialized_end=2931
+  _globals['_LISTNOTIFICATIONSREQUEST']._serialized_start=2934
+  _globals['_LISTNOTIFICATIONSREQUEST']._serialized_end=3280
+  _globals['_LISTNOTIFICATIONSRESPONSE']._serialized_start=3283
+  _globals['_LISTNOTIFICATIONSRESPONSE']._serialized_end=3413
+  _globals['_MARKNOTIFICATIONSREADREQUEST']._serialized_start=3416
+  _globals['_MARKNOTIFICATIONSREADREQUEST']._serialized_end=3591
+  _globals['_MARKNOTIFICATIONSREADRESPONSE']._serialized_start=3593
+  _globals['_MARKNOTIFICATIONSREADRESPONSE']._serialized_end=3646
 # @@protoc_insertion_point(module_scope)

@@ -7,9 +7,13 @@ either way the caller sends `authorization: Bearer <access token>` and is a play
 seats in every game bind to its player id.
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from tabletop.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -20,6 +24,46 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _NotificationKind:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _NotificationKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_NotificationKind.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    NOTIFICATION_KIND_UNSPECIFIED: _NotificationKind.ValueType  # 0
+    """Not used."""
+    NOTIFICATION_KIND_TURN_STARTED: _NotificationKind.ValueType  # 1
+    """A decision of the player's seat is awaited (a new one: the turn came to the player)."""
+    NOTIFICATION_KIND_DEADLINE_NEAR: _NotificationKind.ValueType  # 2
+    """The player's timed decision is due soon (a configured share of the decision time is left)."""
+    NOTIFICATION_KIND_INVITED: _NotificationKind.ValueType  # 3
+    """A seat was kept for the player (CreateGameRequest.invited_player_ids)."""
+    NOTIFICATION_KIND_GAME_FINISHED: _NotificationKind.ValueType  # 4
+    """A game the player holds a seat of is over."""
+    NOTIFICATION_KIND_REMATCH_ASKED: _NotificationKind.ValueType  # 5
+    """A seat asked for a rematch of a finished game of the player's."""
+    NOTIFICATION_KIND_TICKET_SEATED: _NotificationKind.ValueType  # 6
+    """A quick-play ticket of the player's was seated: the game is this notification's (docs/matchmaking.md)."""
+
+class NotificationKind(_NotificationKind, metaclass=_NotificationKindEnumTypeWrapper):
+    """What a notification tells."""
+
+NOTIFICATION_KIND_UNSPECIFIED: NotificationKind.ValueType  # 0
+"""Not used."""
+NOTIFICATION_KIND_TURN_STARTED: NotificationKind.ValueType  # 1
+"""A decision of the player's seat is awaited (a new one: the turn came to the player)."""
+NOTIFICATION_KIND_DEADLINE_NEAR: NotificationKind.ValueType  # 2
+"""The player's timed decision is due soon (a configured share of the decision time is left)."""
+NOTIFICATION_KIND_INVITED: NotificationKind.ValueType  # 3
+"""A seat was kept for the player (CreateGameRequest.invited_player_ids)."""
+NOTIFICATION_KIND_GAME_FINISHED: NotificationKind.ValueType  # 4
+"""A game the player holds a seat of is over."""
+NOTIFICATION_KIND_REMATCH_ASKED: NotificationKind.ValueType  # 5
+"""A seat asked for a rematch of a finished game of the player's."""
+NOTIFICATION_KIND_TICKET_SEATED: NotificationKind.ValueType  # 6
+"""A quick-play ticket of the player's was seated: the game is this notification's (docs/matchmaking.md)."""
+Global___NotificationKind: _TypeAlias = NotificationKind  # noqa: Y015
 
 @_typing.final
 class PlayerSession(_message.Message):
@@ -208,3 +252,335 @@ class CreateGuestSessionResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CreateGuestSessionResponse: _TypeAlias = CreateGuestSessionResponse  # noqa: Y015
+
+@_typing.final
+class PlayerGame(_message.Message):
+    """One game of the signed-in player, as ListMyGames lists it: only what the player's seat may see (the
+    game's public description and the player's own seat).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    DECISION_PENDING_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    TURN_SEATS_FIELD_NUMBER: _builtins.int
+    LAST_ACTIVITY_TIME_FIELD_NUMBER: _builtins.int
+    INVITED_FIELD_NUMBER: _builtins.int
+    WINNER_SEATS_FIELD_NUMBER: _builtins.int
+    WON_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The player's seat in it."""
+    decision_pending: _builtins.bool
+    """True when the game waits for a decision of the player's seat."""
+    invited: _builtins.bool
+    """True while the seat is an invitation the player has not taken yet (JoinGame takes it)."""
+    won: _builtins.bool
+    """Once finished: true when the player's seat is among the winners."""
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The game as anyone may see it (GetGame without credentials), at `game.version`."""
+
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """When the player's pending decision is due (a turn timer); absent when untimed or not pending."""
+
+    @_builtins.property
+    def turn_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats whose decision the game waits for now ("whose turn it is"); empty unless active."""
+
+    @_builtins.property
+    def last_activity_time(self) -> _timestamp_pb2.Timestamp:
+        """When the game last changed."""
+
+    @_builtins.property
+    def winner_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Once finished: the winners' seats (empty when abandoned or when the ruleset names none)."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.Game | None = ...,
+        seat: _builtins.int = ...,
+        decision_pending: _builtins.bool = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+        turn_seats: _abc.Iterable[_builtins.int] | None = ...,
+        last_activity_time: _timestamp_pb2.Timestamp | None = ...,
+        invited: _builtins.bool = ...,
+        winner_seats: _abc.Iterable[_builtins.int] | None = ...,
+        won: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline", "game", b"game", "last_activity_time", b"last_activity_time"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deadline", b"deadline", "decision_pending", b"decision_pending", "game", b"game", "invited", b"invited", "last_activity_time", b"last_activity_time", "seat", b"seat", "turn_seats", b"turn_seats", "winner_seats", b"winner_seats", "won", b"won"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerGame: _TypeAlias = PlayerGame  # noqa: Y015
+
+@_typing.final
+class ListMyGamesRequest(_message.Message):
+    """Request for ListMyGames (a signed-in player only)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    FILTER_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most games to return: 0 means 50; values above 100 are treated as 100 (AIP-132)."""
+    page_token: _builtins.str
+    """The `next_page_token` of a previous call with the same filter; empty for the first page."""
+    filter: _builtins.str
+    """AIP-160, a subset: `status = "ACTIVE"` (WAITING, ACTIVE, FINISHED), `ruleset = "bang"`, `my_turn = true`,
+    joined by AND. Empty: every game of the player's.
+    """
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+        filter: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMyGamesRequest: _TypeAlias = ListMyGamesRequest  # noqa: Y015
+
+@_typing.final
+class ListMyGamesResponse(_message.Message):
+    """Response of ListMyGames."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAMES_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass it as `page_token` for the next page; empty when there is none."""
+    @_builtins.property
+    def games(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerGame]:
+        """One page: games awaiting the player's decision first, then by last activity, newest first. A page may
+        hold fewer than page_size (a filter skips entries).
+        """
+
+    def __init__(
+        self,
+        *,
+        games: _abc.Iterable[Global___PlayerGame] | None = ...,
+        next_page_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["games", b"games", "next_page_token", b"next_page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListMyGamesResponse: _TypeAlias = ListMyGamesResponse  # noqa: Y015
+
+@_typing.final
+class PlayerNotification(_message.Message):
+    """One notification of a player."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    PLAYER_GAME_FIELD_NUMBER: _builtins.int
+    CREATE_TIME_FIELD_NUMBER: _builtins.int
+    READ_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    """Its id: increasing per player; WatchPlayer resumes after it (SSE Last-Event-ID)."""
+    kind: Global___NotificationKind.ValueType
+    """What happened."""
+    game: _builtins.str
+    """The game it is about, "games/{game}"."""
+    read: _builtins.bool
+    """True once marked read (MarkNotificationsRead); WatchPlayer sends it unread."""
+    @_builtins.property
+    def player_game(self) -> Global___PlayerGame:
+        """The player's game as it was then (what the player's seat may see)."""
+
+    @_builtins.property
+    def create_time(self) -> _timestamp_pb2.Timestamp:
+        """When it was made."""
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        kind: Global___NotificationKind.ValueType = ...,
+        game: _builtins.str = ...,
+        player_game: Global___PlayerGame | None = ...,
+        create_time: _timestamp_pb2.Timestamp | None = ...,
+        read: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "player_game", b"player_game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["create_time", b"create_time", "game", b"game", "id", b"id", "kind", b"kind", "player_game", b"player_game", "read", b"read"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayerNotification: _TypeAlias = PlayerNotification  # noqa: Y015
+
+@_typing.final
+class WatchPlayerRequest(_message.Message):
+    """Request for WatchPlayer (a signed-in player only)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AFTER_ID_FIELD_NUMBER: _builtins.int
+    after_id: _builtins.str
+    """Resume after this notification id (the last one received); empty: only what happens from now on."""
+    def __init__(
+        self,
+        *,
+        after_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["after_id", b"after_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchPlayerRequest: _TypeAlias = WatchPlayerRequest  # noqa: Y015
+
+@_typing.final
+class WatchPlayerResponse(_message.Message):
+    """One message of WatchPlayer."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NOTIFICATION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def notification(self) -> Global___PlayerNotification:
+        """The notification."""
+
+    def __init__(
+        self,
+        *,
+        notification: Global___PlayerNotification | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["notification", b"notification"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["notification", b"notification"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___WatchPlayerResponse: _TypeAlias = WatchPlayerResponse  # noqa: Y015
+
+@_typing.final
+class ListNotificationsRequest(_message.Message):
+    """Request for ListNotifications (a signed-in player only)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    FILTER_FIELD_NUMBER: _builtins.int
+    page_size: _builtins.int
+    """Most notifications to return: 0 means 50; values above 100 are treated as 100 (AIP-132)."""
+    page_token: _builtins.str
+    """The `next_page_token` of a previous call with the same filter; empty for the first page."""
+    filter: _builtins.str
+    """AIP-160, a subset: `read = false` (unread only) or `read = true`. Empty: every notification."""
+    def __init__(
+        self,
+        *,
+        page_size: _builtins.int = ...,
+        page_token: _builtins.str = ...,
+        filter: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["filter", b"filter", "page_size", b"page_size", "page_token", b"page_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListNotificationsRequest: _TypeAlias = ListNotificationsRequest  # noqa: Y015
+
+@_typing.final
+class ListNotificationsResponse(_message.Message):
+    """Response of ListNotifications."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NOTIFICATIONS_FIELD_NUMBER: _builtins.int
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    UNREAD_COUNT_FIELD_NUMBER: _builtins.int
+    next_page_token: _builtins.str
+    """Pass it as `page_token` for the next page; empty when there is none."""
+    unread_count: _builtins.int
+    """Unread notifications in the inbox."""
+    @_builtins.property
+    def notifications(self) -> _containers.RepeatedCompositeFieldContainer[Global___PlayerNotification]:
+        """One page, newest first; a page may hold fewer than page_size (a filter skips entries)."""
+
+    def __init__(
+        self,
+        *,
+        notifications: _abc.Iterable[Global___PlayerNotification] | None = ...,
+        next_page_token: _builtins.str = ...,
+        unread_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_page_token", b"next_page_token", "notifications", b"notifications", "unread_count", b"unread_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListNotificationsResponse: _TypeAlias = ListNotificationsResponse  # noqa: Y015
+
+@_typing.final
+class MarkNotificationsReadRequest(_message.Message):
+    """Request for MarkNotificationsRead (a signed-in player only)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    IDS_FIELD_NUMBER: _builtins.int
+    ALL_FIELD_NUMBER: _builtins.int
+    all: _builtins.bool
+    """Mark every notification in the inbox read (ids is then ignored)."""
+    @_builtins.property
+    def ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The notifications to mark read, by id (at most 100)."""
+
+    def __init__(
+        self,
+        *,
+        ids: _abc.Iterable[_builtins.str] | None = ...,
+        all: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["all", b"all", "ids", b"ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MarkNotificationsReadRequest: _TypeAlias = MarkNotificationsReadRequest  # noqa: Y015
+
+@_typing.final
+class MarkNotificationsReadResponse(_message.Message):
+    """Response of MarkNotificationsRead."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UNREAD_COUNT_FIELD_NUMBER: _builtins.int
+    unread_count: _builtins.int
+    """Unread notifications left in the inbox."""
+    def __init__(
+        self,
+        *,
+        unread_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["unread_count", b"unread_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MarkNotificationsReadResponse: _TypeAlias = MarkNotificationsReadResponse  # noqa: Y015

@@ -7,19 +7,21 @@
 // @generated from file tabletop/v1/player.proto (package tabletop.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_tabletop_v1_field_rules } from "./field_rules_pb.js";
+import type { Game } from "./game_pb.js";
+import { file_tabletop_v1_game } from "./game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file tabletop/v1/player.proto.
  */
 export const file_tabletop_v1_player: GenFile = /*@__PURE__*/
-  fileDesc("Chh0YWJsZXRvcC92MS9wbGF5ZXIucHJvdG8SC3RhYmxldG9wLnYxIs8BCg1QbGF5ZXJTZXNzaW9uEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSFAoMYWNjZXNzX3Rva2VuGAMgASgJEi8KC2V4cGlyZV90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1yZWZyZXNoX3Rva2VuGAUgASgJEjcKE3JlZnJlc2hfZXhwaXJlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIsQEChpDcmVhdGVQbGF5ZXJTZXNzaW9uUmVxdWVzdBKHAQoJcGxheWVyX2lkGAEgASgJQnTiQQEC0oAZbAoRSU5WQUxJRF9QTEFZRVJfSUQiG15bQS1aYS16MC05Ll86QHwrLV17MSwxMjh9JEo6QSBwbGF5ZXIgaWQgaXMgMSB0byAxMjggbGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiBAIHwgKyAtLhKbAwoMZGlzcGxheV9uYW1lGAIgASgJQoQD0oAZ/wIKFElOVkFMSURfRElTUExBWV9OQU1FGEAi9QFeKFsgXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMF0qW14gXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMFx1MDAwMC1cdTAwMWZcdTAwN2YtXHUwMDlmXHUyMDBiLVx1MjAwZlx1MjAyOC1cdTIwMmVcdTIwNjAtXHUyMDZmXHVmZWZmXVteXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdKik/JEptQSBkaXNwbGF5IG5hbWUgaXMgYXQgbW9zdCA2NCBjaGFyYWN0ZXJzLCBub3Qgb25seSBzcGFjZXMsIHdpdGhvdXQgY29udHJvbCBvciBpbnZpc2libGUgZm9ybWF0dGluZyBjaGFyYWN0ZXJzLiJKChtDcmVhdGVQbGF5ZXJTZXNzaW9uUmVzcG9uc2USKwoHc2Vzc2lvbhgBIAEoCzIaLnRhYmxldG9wLnYxLlBsYXllclNlc3Npb24iqQEKG1JlZnJlc2hQbGF5ZXJTZXNzaW9uUmVxdWVzdBKJAQoNcmVmcmVzaF90b2tlbhgBIAEoCUJy4kEBAtKAGWoKFVJFRlJFU0hfVE9LRU5fSU5WQUxJRCIXXltBLVphLXowLTlfLV17MTYsMTI4fSRKOEEgcmVmcmVzaCB0b2tlbiBpcyB0aGUgcmVmcmVzaF90b2tlbiBhIHNlc3Npb24gcmV0dXJuZWQuIksKHFJlZnJlc2hQbGF5ZXJTZXNzaW9uUmVzcG9uc2USKwoHc2Vzc2lvbhgBIAEoCzIaLnRhYmxldG9wLnYxLlBsYXllclNlc3Npb24iuQMKGUNyZWF0ZUd1ZXN0U2Vzc2lvblJlcXVlc3QSmwMKDGRpc3BsYXlfbmFtZRgBIAEoCUKEA9KAGf8CChRJTlZBTElEX0RJU1BMQVlfTkFNRRhAIvUBXihbIFx1MDBhMFx1MTY4MFx1MjAwMC1cdTIwMGFcdTIwMmZcdTIwNWZcdTMwMDBdKlteIFx1MDBhMFx1MTY4MFx1MjAwMC1cdTIwMGFcdTIwMmZcdTIwNWZcdTMwMDBcdTAwMDAtXHUwMDFmXHUwMDdmLVx1MDA5Zlx1MjAwYi1cdTIwMGZcdTIwMjgtXHUyMDJlXHUyMDYwLVx1MjA2Zlx1ZmVmZl1bXlx1MDAwMC1cdTAwMWZcdTAwN2YtXHUwMDlmXHUyMDBiLVx1MjAwZlx1MjAyOC1cdTIwMmVcdTIwNjAtXHUyMDZmXHVmZWZmXSopPyRKbUEgZGlzcGxheSBuYW1lIGlzIGF0IG1vc3QgNjQgY2hhcmFjdGVycywgbm90IG9ubHkgc3BhY2VzLCB3aXRob3V0IGNvbnRyb2wgb3IgaW52aXNpYmxlIGZvcm1hdHRpbmcgY2hhcmFjdGVycy4iSQoaQ3JlYXRlR3Vlc3RTZXNzaW9uUmVzcG9uc2USKwoHc2Vzc2lvbhgBIAEoCzIaLnRhYmxldG9wLnYxLlBsYXllclNlc3Npb25CkQEKD2Rldi50YWJsZXRvcC52MUILUGxheWVyUHJvdG9QAVoudGFibGV0b3AuZGV2L2NsaWVudHMvZ28vdGFibGV0b3AvdjE7dGFibGV0b3B2MaICBFRUVjGqAgtUYWJsZXRvcC5WMboCDFRhYmxldG9wX1YxX8oCC1RhYmxldG9wXFYx6gIMVGFibGV0b3A6OlYxYgZwcm90bzM", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_tabletop_v1_field_rules]);
+  fileDesc("Chh0YWJsZXRvcC92MS9wbGF5ZXIucHJvdG8SC3RhYmxldG9wLnYxIs8BCg1QbGF5ZXJTZXNzaW9uEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSFAoMYWNjZXNzX3Rva2VuGAMgASgJEi8KC2V4cGlyZV90aW1lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1yZWZyZXNoX3Rva2VuGAUgASgJEjcKE3JlZnJlc2hfZXhwaXJlX3RpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIsQEChpDcmVhdGVQbGF5ZXJTZXNzaW9uUmVxdWVzdBKHAQoJcGxheWVyX2lkGAEgASgJQnTiQQEC0oAZbAoRSU5WQUxJRF9QTEFZRVJfSUQiG15bQS1aYS16MC05Ll86QHwrLV17MSwxMjh9JEo6QSBwbGF5ZXIgaWQgaXMgMSB0byAxMjggbGV0dGVycywgZGlnaXRzIGFuZCAuIF8gOiBAIHwgKyAtLhKbAwoMZGlzcGxheV9uYW1lGAIgASgJQoQD0oAZ/wIKFElOVkFMSURfRElTUExBWV9OQU1FGEAi9QFeKFsgXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMF0qW14gXHUwMGEwXHUxNjgwXHUyMDAwLVx1MjAwYVx1MjAyZlx1MjA1Zlx1MzAwMFx1MDAwMC1cdTAwMWZcdTAwN2YtXHUwMDlmXHUyMDBiLVx1MjAwZlx1MjAyOC1cdTIwMmVcdTIwNjAtXHUyMDZmXHVmZWZmXVteXHUwMDAwLVx1MDAxZlx1MDA3Zi1cdTAwOWZcdTIwMGItXHUyMDBmXHUyMDI4LVx1MjAyZVx1MjA2MC1cdTIwNmZcdWZlZmZdKik/JEptQSBkaXNwbGF5IG5hbWUgaXMgYXQgbW9zdCA2NCBjaGFyYWN0ZXJzLCBub3Qgb25seSBzcGFjZXMsIHdpdGhvdXQgY29udHJvbCBvciBpbnZpc2libGUgZm9ybWF0dGluZyBjaGFyYWN0ZXJzLiJKChtDcmVhdGVQbGF5ZXJTZXNzaW9uUmVzcG9uc2USKwoHc2Vzc2lvbhgBIAEoCzIaLnRhYmxldG9wLnYxLlBsYXllclNlc3Npb24iqQEKG1JlZnJlc2hQbGF5ZXJTZXNzaW9uUmVxdWVzdBKJAQoNcmVmcmVzaF90b2tlbhgBIAEoCUJy4kEBAtKAGWoKFVJFRlJFU0hfVE9LRU5fSU5WQUxJRCIXXltBLVphLXowLTlfLV17MTYsMTI4fSRKOEEgcmVmcmVzaCB0b2tlbiBpcyB0aGUgcmVmcmVzaF90b2tlbiBhIHNlc3Npb24gcmV0dXJuZWQuIksKHFJlZnJlc2hQbGF5ZXJTZXNzaW9uUmVzcG9uc2USKwoHc2Vzc2lvbhgBIAEoCzIaLnRhYmxldG9wLnYxLlBsYXllclNlc3Npb24iuQMKGUNyZWF0ZUd1ZXN0U2Vzc2lvblJlcXVlc3QSmwMKDGRpc3BsYXlfbmFtZRgBIAEoCUKEA9KAGf8CChRJTlZBTElEX0RJU1BMQVlfTkFNRRhAIvUBXihbIFx1MDBhMFx1MTY4MFx1MjAwMC1cdTIwMGFcdTIwMmZcdTIwNWZcdTMwMDBdKlteIFx1MDBhMFx1MTY4MFx1MjAwMC1cdTIwMGFcdTIwMmZcdTIwNWZcdTMwMDBcdTAwMDAtXHUwMDFmXHUwMDdmLVx1MDA5Zlx1MjAwYi1cdTIwMGZcdTIwMjgtXHUyMDJlXHUyMDYwLVx1MjA2Zlx1ZmVmZl1bXlx1MDAwMC1cdTAwMWZcdTAwN2YtXHUwMDlmXHUyMDBiLVx1MjAwZlx1MjAyOC1cdTIwMmVcdTIwNjAtXHUyMDZmXHVmZWZmXSopPyRKbUEgZGlzcGxheSBuYW1lIGlzIGF0IG1vc3QgNjQgY2hhcmFjdGVycywgbm90IG9ubHkgc3BhY2VzLCB3aXRob3V0IGNvbnRyb2wgb3IgaW52aXNpYmxlIGZvcm1hdHRpbmcgY2hhcmFjdGVycy4iSQoaQ3JlYXRlR3Vlc3RTZXNzaW9uUmVzcG9uc2USKwoHc2Vzc2lvbhgBIAEoCzIaLnRhYmxldG9wLnYxLlBsYXllclNlc3Npb24igwIKClBsYXllckdhbWUSHwoEZ2FtZRgBIAEoCzIRLnRhYmxldG9wLnYxLkdhbWUSDAoEc2VhdBgCIAEoBRIYChBkZWNpc2lvbl9wZW5kaW5nGAMgASgIEiwKCGRlYWRsaW5lGAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgp0dXJuX3NlYXRzGAUgAygFEjYKEmxhc3RfYWN0aXZpdHlfdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHaW52aXRlZBgHIAEoCBIUCgx3aW5uZXJfc2VhdHMYCCADKAUSCwoDd29uGAkgASgIIs8CChJMaXN0TXlHYW1lc1JlcXVlc3QSSwoJcGFnZV9zaXplGAEgASgFQjjSgBk0ChFJTlZBTElEX1BBR0VfU0laRSgASh1wYWdlX3NpemUgY2Fubm90IGJlIG5lZ2F0aXZlLhKMAQoKcGFnZV90b2tlbhgCIAEoCUJ40oAZdAoSSU5WQUxJRF9QQUdFX1RPS0VOGMgBIhBeW0EtWmEtejAtOV8tXSokSklQYXNzIGJhY2sgdGhlIG5leHRfcGFnZV90b2tlbiBvZiBhIExpc3RNeUdhbWVzIGNhbGwgd2l0aCB0aGUgc2FtZSBmaWx0ZXIuEl0KBmZpbHRlchgDIAEoCUJN0oAZSQoOSU5WQUxJRF9GSUxURVIYyAFKNGZpbHRlciBpcyBsaWtlIHN0YXR1cyA9ICJBQ1RJVkUiIEFORCBteV90dXJuID0gdHJ1ZS4iVgoTTGlzdE15R2FtZXNSZXNwb25zZRImCgVnYW1lcxgBIAMoCzIXLnRhYmxldG9wLnYxLlBsYXllckdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIsgBChJQbGF5ZXJOb3RpZmljYXRpb24SCgoCaWQYASABKAkSKwoEa2luZBgCIAEoDjIdLnRhYmxldG9wLnYxLk5vdGlmaWNhdGlvbktpbmQSDAoEZ2FtZRgDIAEoCRIsCgtwbGF5ZXJfZ2FtZRgEIAEoCzIXLnRhYmxldG9wLnYxLlBsYXllckdhbWUSLwoLY3JlYXRlX3RpbWUYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEgwKBHJlYWQYBiABKAgiogEKEldhdGNoUGxheWVyUmVxdWVzdBKLAQoIYWZ0ZXJfaWQYASABKAlCedKAGXUKF0lOVkFMSURfTk9USUZJQ0FUSU9OX0lEGCkiHF4oWzAtOV17MSwyMH0tWzAtOV17MSwyMH0pPyRKOmFmdGVyX2lkIGlzIHRoZSBpZCBvZiBhIG5vdGlmaWNhdGlvbiB0aGlzIHBsYXllciByZWNlaXZlZC4iTAoTV2F0Y2hQbGF5ZXJSZXNwb25zZRI1Cgxub3RpZmljYXRpb24YASABKAsyHy50YWJsZXRvcC52MS5QbGF5ZXJOb3RpZmljYXRpb24i2gIKGExpc3ROb3RpZmljYXRpb25zUmVxdWVzdBJLCglwYWdlX3NpemUYASABKAVCONKAGTQKEUlOVkFMSURfUEFHRV9TSVpFKABKHXBhZ2Vfc2l6ZSBjYW5ub3QgYmUgbmVnYXRpdmUuEp8BCgpwYWdlX3Rva2VuGAIgASgJQooB0oAZhQEKEklOVkFMSURfUEFHRV9UT0tFThgpIhxeKFswLTldezEsMjB9LVswLTldezEsMjB9KT8kSk9QYXNzIGJhY2sgdGhlIG5leHRfcGFnZV90b2tlbiBvZiBhIExpc3ROb3RpZmljYXRpb25zIGNhbGwgd2l0aCB0aGUgc2FtZSBmaWx0ZXIuEk8KBmZpbHRlchgDIAEoCUI/0oAZOwoOSU5WQUxJRF9GSUxURVIYyAFKJmZpbHRlciBpcyByZWFkID0gZmFsc2Ugb3IgcmVhZCA9IHRydWUuIoIBChlMaXN0Tm90aWZpY2F0aW9uc1Jlc3BvbnNlEjYKDW5vdGlmaWNhdGlvbnMYASADKAsyHy50YWJsZXRvcC52MS5QbGF5ZXJOb3RpZmljYXRpb24SFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJEhQKDHVucmVhZF9jb3VudBgDIAEoBSKvAQocTWFya05vdGlmaWNhdGlvbnNSZWFkUmVxdWVzdBKBAQoDaWRzGAEgAygJQnTSgBlwChdJTlZBTElEX05PVElGSUNBVElPTl9JRCIZXlswLTldezEsMjB9LVswLTldezEsMjB9JDhkSjhpZHMgYXJlIGlkcyBvZiB0aGlzIHBsYXllcidzIG5vdGlmaWNhdGlvbnMsIGF0IG1vc3QgMTAwLhILCgNhbGwYAiABKAgiNQodTWFya05vdGlmaWNhdGlvbnNSZWFkUmVzcG9uc2USFAoMdW5yZWFkX2NvdW50GAEgASgFKowCChBOb3RpZmljYXRpb25LaW5kEiEKHU5PVElGSUNBVElPTl9LSU5EX1VOU1BFQ0lGSUVEEAASIgoeTk9USUZJQ0FUSU9OX0tJTkRfVFVSTl9TVEFSVEVEEAESIwofTk9USUZJQ0FUSU9OX0tJTkRfREVBRExJTkVfTkVBUhACEh0KGU5PVElGSUNBVElPTl9LSU5EX0lOVklURUQQAxIjCh9OT1RJRklDQVRJT05fS0lORF9HQU1FX0ZJTklTSEVEEAQSIwofTk9USUZJQ0FUSU9OX0tJTkRfUkVNQVRDSF9BU0tFRBAFEiMKH05PVElGSUNBVElPTl9LSU5EX1RJQ0tFVF9TRUFURUQQBkKRAQoPZGV2LnRhYmxldG9wLnYxQgtQbGF5ZXJQcm90b1ABWi50YWJsZXRvcC5kZXYvY2xpZW50cy9nby90YWJsZXRvcC92MTt0YWJsZXRvcHYxogIEVFRWMaoCC1RhYmxldG9wLlYxugIMVGFibGV0b3BfVjFfygILVGFibGV0b3BcVjHqAgxUYWJsZXRvcDo6VjFiBnByb3RvMw", [file_google_api_field_behavior, file_google_protobuf_timestamp, file_tabletop_v1_field_rules, file_tabletop_v1_game]);
 
 /**
  * A signed-in player's credentials.
@@ -209,4 +211,426 @@ export type CreateGuestSessionResponse = Message<"tabletop.v1.CreateGuestSession
  */
 export const CreateGuestSessionResponseSchema: GenMessage<CreateGuestSessionResponse> = /*@__PURE__*/
   messageDesc(file_tabletop_v1_player, 6);
+
+/**
+ * One game of the signed-in player, as ListMyGames lists it: only what the player's seat may see (the
+ * game's public description and the player's own seat).
+ *
+ * @generated from message tabletop.v1.PlayerGame
+ */
+export type PlayerGame = Message<"tabletop.v1.PlayerGame"> & {
+  /**
+   * The game as anyone may see it (GetGame without credentials), at `game.version`.
+   *
+   * @generated from field: tabletop.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+
+  /**
+   * The player's seat in it.
+   *
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * True when the game waits for a decision of the player's seat.
+   *
+   * @generated from field: bool decision_pending = 3;
+   */
+  decisionPending: boolean;
+
+  /**
+   * When the player's pending decision is due (a turn timer); absent when untimed or not pending.
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 4;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * The seats whose decision the game waits for now ("whose turn it is"); empty unless active.
+   *
+   * @generated from field: repeated int32 turn_seats = 5;
+   */
+  turnSeats: number[];
+
+  /**
+   * When the game last changed.
+   *
+   * @generated from field: google.protobuf.Timestamp last_activity_time = 6;
+   */
+  lastActivityTime?: Timestamp | undefined;
+
+  /**
+   * True while the seat is an invitation the player has not taken yet (JoinGame takes it).
+   *
+   * @generated from field: bool invited = 7;
+   */
+  invited: boolean;
+
+  /**
+   * Once finished: the winners' seats (empty when abandoned or when the ruleset names none).
+   *
+   * @generated from field: repeated int32 winner_seats = 8;
+   */
+  winnerSeats: number[];
+
+  /**
+   * Once finished: true when the player's seat is among the winners.
+   *
+   * @generated from field: bool won = 9;
+   */
+  won: boolean;
+};
+
+/**
+ * Describes the message tabletop.v1.PlayerGame.
+ * Use `create(PlayerGameSchema)` to create a new message.
+ */
+export const PlayerGameSchema: GenMessage<PlayerGame> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 7);
+
+/**
+ * Request for ListMyGames (a signed-in player only).
+ *
+ * @generated from message tabletop.v1.ListMyGamesRequest
+ */
+export type ListMyGamesRequest = Message<"tabletop.v1.ListMyGamesRequest"> & {
+  /**
+   * Most games to return: 0 means 50; values above 100 are treated as 100 (AIP-132).
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The `next_page_token` of a previous call with the same filter; empty for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * AIP-160, a subset: `status = "ACTIVE"` (WAITING, ACTIVE, FINISHED), `ruleset = "bang"`, `my_turn = true`,
+   * joined by AND. Empty: every game of the player's.
+   *
+   * @generated from field: string filter = 3;
+   */
+  filter: string;
+};
+
+/**
+ * Describes the message tabletop.v1.ListMyGamesRequest.
+ * Use `create(ListMyGamesRequestSchema)` to create a new message.
+ */
+export const ListMyGamesRequestSchema: GenMessage<ListMyGamesRequest> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 8);
+
+/**
+ * Response of ListMyGames.
+ *
+ * @generated from message tabletop.v1.ListMyGamesResponse
+ */
+export type ListMyGamesResponse = Message<"tabletop.v1.ListMyGamesResponse"> & {
+  /**
+   * One page: games awaiting the player's decision first, then by last activity, newest first. A page may
+   * hold fewer than page_size (a filter skips entries).
+   *
+   * @generated from field: repeated tabletop.v1.PlayerGame games = 1;
+   */
+  games: PlayerGame[];
+
+  /**
+   * Pass it as `page_token` for the next page; empty when there is none.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message tabletop.v1.ListMyGamesResponse.
+ * Use `create(ListMyGamesResponseSchema)` to create a new message.
+ */
+export const ListMyGamesResponseSchema: GenMessage<ListMyGamesResponse> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 9);
+
+/**
+ * One notification of a player.
+ *
+ * @generated from message tabletop.v1.PlayerNotification
+ */
+export type PlayerNotification = Message<"tabletop.v1.PlayerNotification"> & {
+  /**
+   * Its id: increasing per player; WatchPlayer resumes after it (SSE Last-Event-ID).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * What happened.
+   *
+   * @generated from field: tabletop.v1.NotificationKind kind = 2;
+   */
+  kind: NotificationKind;
+
+  /**
+   * The game it is about, "games/{game}".
+   *
+   * @generated from field: string game = 3;
+   */
+  game: string;
+
+  /**
+   * The player's game as it was then (what the player's seat may see).
+   *
+   * @generated from field: tabletop.v1.PlayerGame player_game = 4;
+   */
+  playerGame?: PlayerGame | undefined;
+
+  /**
+   * When it was made.
+   *
+   * @generated from field: google.protobuf.Timestamp create_time = 5;
+   */
+  createTime?: Timestamp | undefined;
+
+  /**
+   * True once marked read (MarkNotificationsRead); WatchPlayer sends it unread.
+   *
+   * @generated from field: bool read = 6;
+   */
+  read: boolean;
+};
+
+/**
+ * Describes the message tabletop.v1.PlayerNotification.
+ * Use `create(PlayerNotificationSchema)` to create a new message.
+ */
+export const PlayerNotificationSchema: GenMessage<PlayerNotification> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 10);
+
+/**
+ * Request for WatchPlayer (a signed-in player only).
+ *
+ * @generated from message tabletop.v1.WatchPlayerRequest
+ */
+export type WatchPlayerRequest = Message<"tabletop.v1.WatchPlayerRequest"> & {
+  /**
+   * Resume after this notification id (the last one received); empty: only what happens from now on.
+   *
+   * @generated from field: string after_id = 1;
+   */
+  afterId: string;
+};
+
+/**
+ * Describes the message tabletop.v1.WatchPlayerRequest.
+ * Use `create(WatchPlayerRequestSchema)` to create a new message.
+ */
+export const WatchPlayerRequestSchema: GenMessage<WatchPlayerRequest> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 11);
+
+/**
+ * One message of WatchPlayer.
+ *
+ * @generated from message tabletop.v1.WatchPlayerResponse
+ */
+export type WatchPlayerResponse = Message<"tabletop.v1.WatchPlayerResponse"> & {
+  /**
+   * The notification.
+   *
+   * @generated from field: tabletop.v1.PlayerNotification notification = 1;
+   */
+  notification?: PlayerNotification | undefined;
+};
+
+/**
+ * Describes the message tabletop.v1.WatchPlayerResponse.
+ * Use `create(WatchPlayerResponseSchema)` to create a new message.
+ */
+export const WatchPlayerResponseSchema: GenMessage<WatchPlayerResponse> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 12);
+
+/**
+ * Request for ListNotifications (a signed-in player only).
+ *
+ * @generated from message tabletop.v1.ListNotificationsRequest
+ */
+export type ListNotificationsRequest = Message<"tabletop.v1.ListNotificationsRequest"> & {
+  /**
+   * Most notifications to return: 0 means 50; values above 100 are treated as 100 (AIP-132).
+   *
+   * @generated from field: int32 page_size = 1;
+   */
+  pageSize: number;
+
+  /**
+   * The `next_page_token` of a previous call with the same filter; empty for the first page.
+   *
+   * @generated from field: string page_token = 2;
+   */
+  pageToken: string;
+
+  /**
+   * AIP-160, a subset: `read = false` (unread only) or `read = true`. Empty: every notification.
+   *
+   * @generated from field: string filter = 3;
+   */
+  filter: string;
+};
+
+/**
+ * Describes the message tabletop.v1.ListNotificationsRequest.
+ * Use `create(ListNotificationsRequestSchema)` to create a new message.
+ */
+export const ListNotificationsRequestSchema: GenMessage<ListNotificationsRequest> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 13);
+
+/**
+ * Response of ListNotifications.
+ *
+ * @generated from message tabletop.v1.ListNotificationsResponse
+ */
+export type ListNotificationsResponse = Message<"tabletop.v1.ListNotificationsResponse"> & {
+  /**
+   * One page, newest first; a page may hold fewer than page_size (a filter skips entries).
+   *
+   * @generated from field: repeated tabletop.v1.PlayerNotification notifications = 1;
+   */
+  notifications: PlayerNotification[];
+
+  /**
+   * Pass it as `page_token` for the next page; empty when there is none.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+
+  /**
+   * Unread notifications in the inbox.
+   *
+   * @generated from field: int32 unread_count = 3;
+   */
+  unreadCount: number;
+};
+
+/**
+ * Describes the message tabletop.v1.ListNotificationsResponse.
+ * Use `create(ListNotificationsResponseSchema)` to create a new message.
+ */
+export const ListNotificationsResponseSchema: GenMessage<ListNotificationsResponse> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 14);
+
+/**
+ * Request for MarkNotificationsRead (a signed-in player only).
+ *
+ * @generated from message tabletop.v1.MarkNotificationsReadRequest
+ */
+export type MarkNotificationsReadRequest = Message<"tabletop.v1.MarkNotificationsReadRequest"> & {
+  /**
+   * The notifications to mark read, by id (at most 100).
+   *
+   * @generated from field: repeated string ids = 1;
+   */
+  ids: string[];
+
+  /**
+   * Mark every notification in the inbox read (ids is then ignored).
+   *
+   * @generated from field: bool all = 2;
+   */
+  all: boolean;
+};
+
+/**
+ * Describes the message tabletop.v1.MarkNotificationsReadRequest.
+ * Use `create(MarkNotificationsReadRequestSchema)` to create a new message.
+ */
+export const MarkNotificationsReadRequestSchema: GenMessage<MarkNotificationsReadRequest> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 15);
+
+/**
+ * Response of MarkNotificationsRead.
+ *
+ * @generated from message tabletop.v1.MarkNotificationsReadResponse
+ */
+export type MarkNotificationsReadResponse = Message<"tabletop.v1.MarkNotificationsReadResponse"> & {
+  /**
+   * Unread notifications left in the inbox.
+   *
+   * @generated from field: int32 unread_count = 1;
+   */
+  unreadCount: number;
+};
+
+/**
+ * Describes the message tabletop.v1.MarkNotificationsReadResponse.
+ * Use `create(MarkNotificationsReadResponseSchema)` to create a new message.
+ */
+export const MarkNotificationsReadResponseSchema: GenMessage<MarkNotificationsReadResponse> = /*@__PURE__*/
+  messageDesc(file_tabletop_v1_player, 16);
+
+/**
+ * What a notification tells.
+ *
+ * @generated from enum tabletop.v1.NotificationKind
+ */
+export enum NotificationKind {
+  /**
+   * Not used.
+   *
+   * @generated from enum value: NOTIFICATION_KIND_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A decision of the player's seat is awaited (a new one: the turn came to the player).
+   *
+   * @generated from enum value: NOTIFICATION_KIND_TURN_STARTED = 1;
+   */
+  TURN_STARTED = 1,
+
+  /**
+   * The player's timed decision is due soon (a configured share of the decision time is left).
+   *
+   * @generated from enum value: NOTIFICATION_KIND_DEADLINE_NEAR = 2;
+   */
+  DEADLINE_NEAR = 2,
+
+  /**
+   * A seat was kept for the player (CreateGameRequest.invited_player_ids).
+   *
+   * @generated from enum value: NOTIFICATION_KIND_INVITED = 3;
+   */
+  INVITED = 3,
+
+  /**
+   * A game the player holds a seat of is over.
+   *
+   * @generated from enum value: NOTIFICATION_KIND_GAME_FINISHED = 4;
+   */
+  GAME_FINISHED = 4,
+
+  /**
+   * A seat asked for a rematch of a finished game of the player's.
+   *
+   * @generated from enum value: NOTIFICATION_KIND_REMATCH_ASKED = 5;
+   */
+  REMATCH_ASKED = 5,
+
+  /**
+   * A quick-play ticket of the player's was seated: the game is this notification's (docs/matchmaking.md).
+   *
+   * @generated from enum value: NOTIFICATION_KIND_TICKET_SEATED = 6;
+   */
+  TICKET_SEATED = 6,
+}
+
+/**
+ * Describes the enum tabletop.v1.NotificationKind.
+ */
+export const NotificationKindSchema: GenEnum<NotificationKind> = /*@__PURE__*/
+  enumDesc(file_tabletop_v1_player, 0);
 
