@@ -4,7 +4,8 @@ checks a finished game's deal (``service/api/verify_command.py``, docs/fair-play
 With no ``TABLETOP_REDIS_URL``, ``serve`` and ``grpc`` start an embedded real Redis
 (``service/store/embedded.py``: append-only, supervised) with its data in a per-user state
 directory (``TABLETOP_DATA_DIR`` overrides it), say where, and stop it after everything else.
-``backup`` and ``restore`` copy games out of and into a Redis (``service/store/backup.py``).
+``backup`` and ``restore`` copy games out of and into a Redis (``service/store/backup.py``);
+``webhooks`` shows the webhook queues and redelivers dead letters (``service/webhooks/command.py``).
 """
 
 from __future__ import annotations
@@ -40,13 +41,23 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--metrics-port", type=int)
         p.add_argument("--grpc-target")
         _tls_arguments(p)
+        if name == "serve":
+            p.add_argument("--workers", type=int, help="processes sharing the ports (default TABLETOP_WORKERS, else "
+                           "one per core of the container's CPU limit, 1 without one); see deploy/README.md")
+            p.add_argument("--reuse-port", action="store_true", help=argparse.SUPPRESS)  # a worker's own flags
+            p.add_argument("--worker-index", type=int, default=None, help=argparse.SUPPRESS)
     from tabletop_server.service.store import backup
     backup.add_commands(sub)
     from tabletop_server.service.api import verify_command
     verify_command.add_command(sub)
+    from tabletop_server.service.webhooks import command as webhooks_command
+    webhooks_command.add_command(sub)
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     if args.command in ("backup", "restore"):
         return _backup(args)
+    if args.command == "webhooks":
+        return _webhooks(args)
     if args.command == "verify":
         return verify_command.run(args)
     cfg = config_mod.from_env(host=args.host, grpc_port=args.grpc_port, http_port=args.http_port,
@@ -56,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     _logging(cfg)
     _raise_fd_limit()
     try:
+        if args.command == "serve" and _worker_count(args, cfg) > 1:
+            return _supervise(argv, cfg, _worker_count(args, cfg))
         return _run(args, cfg)
     except _BindError as error:
         log.error("%s", error)
@@ -78,7 +91,7 @@ def _run(args: argparse.Namespace, cfg: Config) -> int:
         if args.command == "serve" and not cfg.proxy_secret:  # the in-process facade proves itself with it
             cfg = replace(cfg, proxy_secret=secrets.token_urlsafe(32))
         _refuse_serve_with_client_ca(args.command, cfg)
-        running = _start_grpc(cfg, loopback=args.command == "serve")
+        running = _start_grpc(cfg, loopback=args.command == "serve", reuse_port=_reuses_port(args))
         metrics = running.metrics
         log.info("gRPC service listening on port %d (%s)", running.port,
                  "TLS" if cfg.grpc_tls_cert_file else "plaintext")
@@ -88,7 +101,8 @@ def _run(args: argparse.Namespace, cfg: Config) -> int:
     if args.command in ("serve", "rest"):
         loop = running.loop if args.command == "serve" else None  # serve: REST on the gRPC server's loop
         # serve: unary calls run the service's own handlers in process (rest.local), not over loopback
-        http, in_flight = _start_rest(cfg, metrics, loop, running.handlers if args.command == "serve" else None)
+        http, in_flight = _start_rest(cfg, metrics, loop, running.handlers if args.command == "serve" else None,
+                                      reuse_port=_reuses_port(args))
         log.info("REST facade listening on %s port %d (gRPC at %s)", cfg.host, http.port, cfg.grpc_target)
         closers.insert(0, lambda: _drain_rest(http, in_flight, _remaining(deadline)))
         log.info("%s", _where_to_go(http.url, running.port if args.command == "serve" else None, cfg))
@@ -102,7 +116,49 @@ def _run(args: argparse.Namespace, cfg: Config) -> int:
     return 0
 
 
+def _supervise(argv: list[str], cfg: Config, count: int) -> int:
+    """``serve --workers N``: the embedded Redis once, then N workers on the same ports (``workers.py``)."""
+    from tabletop_server.rest.server import PortBusy, bind
+    from tabletop_server.service import workers
+    if not cfg.grpc_port or not cfg.http_port:
+        raise _BindError("--workers N shares fixed ports between the workers: give --grpc-port and --http-port "
+                         "other than 0")
+    for what, port in (("gRPC", cfg.grpc_port), ("HTTP", cfg.http_port)):
+        try:
+            bind(cfg.host, port).close()  # taken by another program: one line now, not one per worker
+        except PortBusy:
+            raise _BindError(f"cannot listen for {what}: port {port} on {cfg.host} is already in use") from None
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    cfg = _with_redis(cfg)
+    supervisor = workers.Supervisor(count, workers.worker_command(argv),
+                                    workers.worker_env(cfg.redis_url, cfg.proxy_secret or secrets.token_urlsafe(32),
+                                                       cfg.data_dir),
+                                    cfg.metrics_port, cfg.shutdown_grace_seconds)
+    log.info("serving with %d workers on gRPC port %d and HTTP port %d (SO_REUSEPORT)", count, cfg.grpc_port,
+             cfg.http_port)
+    try:
+        return supervisor.run(stop)
+    finally:
+        from tabletop_server.service.store import embedded
+        embedded.stop_all()
+
+
 # Helpers
+
+def _worker_count(args: argparse.Namespace, cfg: Config) -> int:
+    from tabletop_server.service import workers
+    if args.workers is not None:
+        if args.workers < 1:
+            raise SystemExit("--workers is 1 or more")
+        return int(args.workers)
+    return cfg.workers or workers.auto_workers()
+
+
+def _reuses_port(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "reuse_port", False))
+
 
 def _where_to_go(url: str, grpc_port: int | None, cfg: Config) -> str:
     """The line that tells a person where to go once the server is up (issue 26)."""
@@ -139,17 +195,35 @@ def _backup(args: argparse.Namespace) -> int:
         embedded.stop_all()
 
 
-def _start_grpc(cfg: Config, loopback: bool = False) -> Any:
+def _webhooks(args: argparse.Namespace) -> int:
+    """``webhooks`` on --redis-url, TABLETOP_REDIS_URL, or the embedded Redis (as ``_backup``)."""
+    from tabletop_server.service.store import embedded
+    from tabletop_server.service.webhooks import command
+    cfg = config_mod.from_env()
+    url, started = args.redis_url or cfg.redis_url, False
+    if not url:
+        data_dir = cfg.data_dir or embedded.default_data_dir()
+        url = embedded.running_url(data_dir) or ""
+        if not url:
+            url, started = embedded.start(data_dir, cfg.embedded_fsync), True
+    try:
+        return command.run(args, cfg, url)
+    finally:
+        if started:  # only the one started here (a test process may hold its own)
+            embedded.stop_all()
+
+
+def _start_grpc(cfg: Config, loopback: bool = False, reuse_port: bool = False) -> Any:
     from tabletop_server.rest.server import PortBusy, bind
     from tabletop_server.service.api.server import create_server
     host = f"[{cfg.host}]" if ":" in cfg.host else cfg.host
     try:
-        bind(cfg.host, cfg.grpc_port).close()  # a taken port: one line of ours, not gRPC core's
+        bind(cfg.host, cfg.grpc_port, reuse_port=reuse_port).close()  # a taken port: one line of ours, not gRPC core's
     except PortBusy:
         raise _BindError(f"cannot listen for gRPC: port {cfg.grpc_port} on {cfg.host} is already in use; "
                          "choose another with --grpc-port") from None
     try:
-        return create_server(cfg, host, loopback=loopback)
+        return create_server(cfg, host, loopback=loopback, reuse_port=reuse_port)
     except RuntimeError as error:  # grpc: "Failed to bind to address ..."
         if "bind" in str(error).lower():
             raise _BindError(f"cannot listen for gRPC on {cfg.host} port {cfg.grpc_port}: the port is in use "
@@ -168,40 +242,34 @@ def _serve_metrics(serve_metrics: Callable[..., tuple[Any, int]], metrics: Any, 
                          "choose another with --metrics-port (0 turns it off)") from None
 
 
-def _start_rest(cfg: Config, metrics: Any, loop: Any = None, local: dict[str, Any] | None = None) -> tuple[Any, Any]:
+def _start_rest(cfg: Config, metrics: Any, loop: Any = None, local: dict[str, Any] | None = None,
+                reuse_port: bool = False) -> tuple[Any, Any]:
 
     from tabletop_server.rest.app import CHANNEL_OPTIONS, create_app, serve
+    from tabletop_server.rest.dispatch import facade_channel
     from tabletop_server.rest.routes import ROUTES
     from tabletop_server.rest.server import HttpLimits, PortBusy
     from tabletop_server.rest.watch import WatchCaps
     from tabletop_server.service.api import tls, tracing
     from tabletop_server.service.api.rest_metrics import instrument_rest
     tracer = tracing.current_tracer()
-    channel = tracing.traced_channel(tls.facade_channel(cfg, CHANNEL_OPTIONS), tracer)
+    channel = tracing.traced_channel(tls.facade_channel(cfg, CHANNEL_OPTIONS), tracer)  # /readyz's health check
     app = create_app(cfg.grpc_target, max_body_bytes=cfg.max_request_bytes, channel=channel,
                      cors_origins=[o for o in cfg.cors_origins.split(",") if o.strip()],
                      proxy_secret=cfg.proxy_secret, heartbeat_seconds=cfg.watch_heartbeat_seconds)
-    tracing.instrument_wsgi(app, tracer)
     in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
     limits = HttpLimits(cfg.http_max_connections, cfg.http_header_timeout_seconds, cfg.http_body_timeout_seconds,
                         cfg.http_keep_alive_seconds, cfg.http_vanished_seconds)
     caps = WatchCaps(cfg.max_sse_watches, cfg.max_watches_per_token, cfg.max_watches_per_address)
     try:
+        # The one choice between the deployment shapes: serve's handlers in process, else gRPC (rest.dispatch).
         http = serve(app, cfg.host, cfg.http_port, cfg.http_threads, limits=limits, caps=caps, metrics=metrics,
-                     in_flight=in_flight, loop=loop,
-                     forwarded_allow_ips=cfg.http_forwarded_allow_ips,
-                     aio_channel=lambda: _facade_aio_channel(cfg, CHANNEL_OPTIONS, local))
+                     in_flight=in_flight, loop=loop, forwarded_allow_ips=cfg.http_forwarded_allow_ips,
+                     channel=lambda: facade_channel(lambda: tls.facade_channel(cfg, CHANNEL_OPTIONS, aio=True), local),
+                     tracing=tracing.AsgiTracing.for_tracer(tracer), reuse_port=reuse_port)
     except PortBusy as error:
         raise _BindError(f"cannot listen for HTTP: {error.strerror}; choose another with --http-port") from None
     return http, in_flight
-
-
-def _facade_aio_channel(cfg: Config, options: Any, local: dict[str, Any] | None) -> Any:
-    """The event-loop routes' channel: the service's handlers in process when it runs here, else gRPC."""
-    from tabletop_server.rest.local import LocalChannel
-    from tabletop_server.service.api import tls
-    remote = tls.facade_channel(cfg, options, aio=True)
-    return LocalChannel(local, remote) if local else remote
 
 
 def _raise_fd_limit() -> None:

@@ -30,7 +30,8 @@ class Config:
     finished_game_ttl_seconds: int = 24 * 3600
     request_id_ttl_seconds: int = 24 * 3600  # how long a request_id's response is remembered
     max_request_bytes: int = 65536
-    max_watch_streams: int = 192  # WatchGame streams per process; each holds a Redis connection; 0 = no cap
+    max_watch_streams: int = 20000  # WatchGame streams per process (a coroutine and a queue each); 0 = no cap
+    max_watched_games: int = 2000  # games followed at once per process (one Redis reader each, feeds.py); 0 = no cap
     watch_backlog: int = 256  # a watcher further behind than this gets a snapshot
     rate_limit_per_token: float = 0.0  # requests per second; 0 = off
     rate_limit_per_address: float = 0.0
@@ -58,16 +59,22 @@ class Config:
     http_forwarded_allow_ips: str = ""  # proxies (comma-separated IPs, or *) whose X-Forwarded-For names the client
     max_sse_watches: int = 20000  # SSE watchers per process (each a coroutine and a queue; no thread)
     max_watches_per_token: int = 8  # SSE watchers of one player token; and its WatchGame streams per replica
-    max_watches_per_address: int = 256  # SSE watchers of one address; WatchGame: a quarter of max_watch_streams at most
+    max_watches_per_address: int = 256  # SSE watchers of one address; and its WatchGame streams per replica
     watch_heartbeat_seconds: float = 5.0  # an SSE comment this often: proxies keep the stream, dead peers show
     shutdown_grace_seconds: float = 20.0
     max_connection_age_seconds: float = 0.0  # > 0: clients reconnect after this long (spreads load); 0 = never
     cas_retries: int = 5  # lost compare-and-set races retried before ABORTED
+    workers: int = 0  # `tabletop serve` processes sharing the ports; 0 = one per core of the CPU limit (1 without)
+    doc_cache_games: int = 10000  # games whose last document each process keeps (actions skip the read); 0 = none
     # Bots and turn timers (issue 16): the deadline index in Redis, swept by every replica.
     bot_delay_seconds: float = 1.0  # a bot's seat plays this long after its decision starts (watchers see it)
     timer_poll_seconds: float = 0.25  # how often each replica looks for due decisions
     timer_lease_seconds: float = 15.0  # a claimed due game not done within this is claimed again (a crash)
     timer_batch: int = 100  # due games claimed per look
+    # Quick play (issue 28, docs/matchmaking.md): the matcher runs on the timers' poll and lease.
+    match_start_at_min_seconds: float = 10.0  # a table short of its most seats starts at its fewest after this wait
+    match_widen_per_second: float = 1.0  # rating points a ticket's rating window widens by per second waited
+    ticket_ttl_seconds: int = 3600  # a ticket is kept this long (a waiting one then leaves its queue)
     redis_wait_replicas: int = 0  # > 0: each write waits (WAIT) for this many replicas; see deploy/README.md
     redis_wait_timeout_ms: int = 500  # how long a write waits for them before REPLICATION_TIMEOUT
     redis_tls_ca_file: str = ""  # PEM CA bundle that verifies a rediss:// server (else the system's CAs)
@@ -89,6 +96,30 @@ class Config:
     session_ttl_seconds: int = 900  # an access token's life
     session_refresh_ttl_seconds: int = 30 * 24 * 3600  # a refresh token's life (each is used once)
     guest_sessions: bool = False  # CreateGuestSession: anyone may become a new guest player (needs the key file)
+    # Webhooks (issue 27; deploy/README.md, "Webhooks"), off until an endpoints file is given.
+    webhooks_file: str = ""  # JSON endpoints [{"name", "url", "secret", "events", ...}] (service/webhooks/endpoints.py)
+    webhook_allowed_hosts: str = ""  # comma-separated hosts (or *.domain) endpoint URLs may name
+    webhook_allowed_networks: str = ""  # CIDRs a delivery may connect to though not public (loopback, private)
+    webhook_allow_http: bool = False  # plain http:// endpoint URLs (development and tests only)
+    webhook_timeout_seconds: float = 10.0  # one delivery attempt: connect, send, answer
+    webhook_lease_seconds: float = 30.0  # a claimed delivery not settled within this is claimed again (a crash)
+    webhook_retry_horizon_seconds: float = 24 * 3600.0  # retried until this long after it was queued, then dead
+    webhook_backoff_base_seconds: float = 1.0  # the first retry waits up to this (full jitter), doubling each time
+    webhook_backoff_max_seconds: float = 600.0  # no retry waits longer than this
+    webhook_poll_seconds: float = 0.25  # how often each replica looks for due deliveries
+    webhook_max_pending: int = 100_000  # queued deliveries per endpoint; past it new events are dropped (counted)
+    webhook_dead_letter_max: int = 10_000  # dead deliveries kept per endpoint (the oldest go first)
+    # The players' index of their games and their inboxes (issue 27; store/player_index.py, api/indexer.py).
+    player_index: bool = True  # false: no ListMyGames index, no notifications (writes pay nothing for them)
+    index_shards: int = 8  # mark streams {pix:0..n-1}, each drained by every replica (spread over Cluster slots)
+    index_lease_seconds: float = 5.0  # a mark a replica held this long unacknowledged is taken over (it died)
+    index_fence_seconds: float = 2.0  # a mark whose write is still missing after this is fenced (the write lost)
+    index_retry_seconds: float = 0.05  # how often a mark waiting for its write is looked at again
+    index_batch: int = 100  # marks read per step
+    index_block_seconds: float = 1.0  # each drain read waits this long for new marks (then reads again)
+    inbox_max: int = 200  # notifications kept per player (the oldest go first)
+    inbox_ttl_seconds: int = 30 * 24 * 3600  # notifications older than this are dropped
+    deadline_near_share: float = 0.25  # DEADLINE_NEAR when this share of a timed decision's time is left (0: never)
 
     def __post_init__(self) -> None:
         """Refuse settings that would silently turn a protection off."""
@@ -110,6 +141,7 @@ class Config:
 
         _check_tls(self)
         _check_players(self)
+        _check_webhooks(self)
 
     @property
     def api_key_set(self) -> frozenset[str]:
@@ -171,5 +203,27 @@ def _check_players(config: Config) -> None:
     if config.guest_sessions and not config.session_key_file:
         raise ValueError("TABLETOP_GUEST_SESSIONS needs TABLETOP_SESSION_KEY_FILE: guests get sessions signed "
                          "with that key.")
+    if config.ticket_ttl_seconds < 1 or config.match_start_at_min_seconds < 0 or config.match_widen_per_second < 0:
+        raise ValueError("TABLETOP_TICKET_TTL_SECONDS is positive; TABLETOP_MATCH_START_AT_MIN_SECONDS and "
+                         "TABLETOP_MATCH_WIDEN_PER_SECOND are 0 or more.")
+    if config.index_shards < 1 or config.index_batch < 1 or config.inbox_max < 1 or config.inbox_ttl_seconds < 1:
+        raise ValueError("TABLETOP_INDEX_SHARDS, TABLETOP_INDEX_BATCH, TABLETOP_INBOX_MAX and "
+                         "TABLETOP_INBOX_TTL_SECONDS are positive.")
+    if not 0 <= config.deadline_near_share < 1:
+        raise ValueError("TABLETOP_DEADLINE_NEAR_SHARE is a share of the decision time: 0 (off) up to below 1.")
     if config.session_ttl_seconds <= 0 or config.session_refresh_ttl_seconds <= 0:
         raise ValueError("TABLETOP_SESSION_TTL_SECONDS and TABLETOP_SESSION_REFRESH_TTL_SECONDS are positive.")
+
+
+def _check_webhooks(config: Config) -> None:
+    """Webhook settings that cannot work are refused at start (the endpoints file is read by the server)."""
+    if config.webhooks_file and not config.webhook_allowed_hosts.strip():
+        raise ValueError("TABLETOP_WEBHOOKS_FILE needs TABLETOP_WEBHOOK_ALLOWED_HOSTS: list the hosts (or *.domain) "
+                         "the endpoints may name, so a changed file cannot point deliveries anywhere.")
+    if min(config.webhook_timeout_seconds, config.webhook_poll_seconds, config.webhook_backoff_base_seconds) <= 0:
+        raise ValueError("TABLETOP_WEBHOOK_TIMEOUT_SECONDS, _POLL_SECONDS and _BACKOFF_BASE_SECONDS are positive.")
+    if config.webhook_lease_seconds <= config.webhook_timeout_seconds:
+        raise ValueError("TABLETOP_WEBHOOK_LEASE_SECONDS must exceed TABLETOP_WEBHOOK_TIMEOUT_SECONDS: a claim "
+                         "must outlive the attempt it covers, or two replicas deliver at once.")
+    if config.webhook_max_pending <= 0 or config.webhook_dead_letter_max <= 0:
+        raise ValueError("TABLETOP_WEBHOOK_MAX_PENDING and TABLETOP_WEBHOOK_DEAD_LETTER_MAX are positive.")

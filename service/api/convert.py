@@ -59,7 +59,7 @@ def game(doc: dict[str, Any], version: int, ruleset: Ruleset) -> game_pb2.Game:
                          deadlines=deadlines, public=doc.get("public", False), rematch=rematch,
                          rematch_of=rematch_of, seed_source=seeds.source_of(doc),
                          seed_commitment=doc.get("commitment", ""),
-                         rules_version=doc.get("rules_version") or seeds.rules_version(ruleset, doc["state"]), **timed)
+                         rules_version=doc.get("rules_version") or ruleset.rules_version(doc["state"]), **timed)
 
 
 def event(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,

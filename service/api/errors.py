@@ -31,12 +31,14 @@ class ServiceReason(StrEnum):
     MALFORMED_REQUEST = "MALFORMED_REQUEST"  # not a valid protobuf message
     UNKNOWN_FIELD = "UNKNOWN_FIELD"  # a field this server does not know
     INVALID_NAME = "INVALID_NAME"  # not "games/<id>"
+    INVALID_LANGUAGE_CODE = "INVALID_LANGUAGE_CODE"  # GetRuleset.language_code that is no BCP 47 tag
     INVALID_DISPLAY_NAME = "INVALID_DISPLAY_NAME"  # empty, only spaces, over 64 characters, or with a control or invisible formatting character
     TOO_MANY_NAMES = "TOO_MANY_NAMES"  # more display names than seats
     SEAT_OUT_OF_RANGE = "SEAT_OUT_OF_RANGE"  # JoinGame.seat outside the table
     INVALID_BOT_NAME = "INVALID_BOT_NAME"  # a bot name that is no name (1 to 32 of a-z, 0-9, _)
     INVALID_FILTER = "INVALID_FILTER"  # a ListGames filter outside the supported terms
     UNKNOWN_BOT = "UNKNOWN_BOT"  # a bot name the ruleset does not offer (CreateGame.bots, turn_timer.bot)
+    INVALID_TICKET = "INVALID_TICKET"  # FindGame: a seat range the ruleset cannot play with these options, a negative rating window, bots after more than an hour
     TOO_MANY_BOTS = "TOO_MANY_BOTS"  # more CreateGame.bots than seats
     INVALID_TURN_TIMER = "INVALID_TURN_TIMER"  # TurnTimer outside its bounds
     REQUEST_ID_TOO_LONG = "REQUEST_ID_TOO_LONG"  # request_id over 128 characters
@@ -48,12 +50,16 @@ class ServiceReason(StrEnum):
     INVALID_PLAYER_ID = "INVALID_PLAYER_ID"  # a player id that is no id (1 to 128 of A-Z a-z 0-9 . _ : @ | + -)
     TOO_MANY_INVITATIONS = "TOO_MANY_INVITATIONS"  # more CreateGame.invited_player_ids than open seats
     PLAYER_INVITED_TWICE = "PLAYER_INVITED_TWICE"  # an invited player id twice, or the creator's own
+    INVALID_READ_MASK = "INVALID_READ_MASK"  # a SubmitAction.read_mask path that names no response field, or over 16 paths
     INVALID_FROM_VERSION = "INVALID_FROM_VERSION"  # a negative WatchGame.from_version (or SSE Last-Event-ID)
+    INVALID_AT_VERSION = "INVALID_AT_VERSION"  # GetGame.at_version below 1 (a replay starts at the deal, version 1)
+    INVALID_NOTIFICATION_ID = "INVALID_NOTIFICATION_ID"  # WatchPlayer.after_id (or SSE Last-Event-ID) or a MarkNotificationsRead id that is no notification id
     VALUE_OUT_OF_RANGE = "VALUE_OUT_OF_RANGE"  # a 32-bit field sent with a wider value (it would have been cut)
     # OUT_OF_RANGE: past the end of what exists.
-    VERSION_AHEAD = "VERSION_AHEAD"  # WatchGame.from_version after the game's version
+    VERSION_AHEAD = "VERSION_AHEAD"  # WatchGame.from_version (or GetGame.at_version) after the game's version
     # UNAUTHENTICATED / PERMISSION_DENIED: credentials.
     MISSING_TOKEN = "MISSING_TOKEN"  # the call needs a player token
+    PLAYER_REQUIRED = "PLAYER_REQUIRED"  # a player's call (ListMyGames, WatchPlayer, the inbox) without a signed-in player's bearer JWT
     INVALID_TOKEN = "INVALID_TOKEN"  # malformed or forged token, or not "Bearer"
     TOKEN_FOR_OTHER_GAME = "TOKEN_FOR_OTHER_GAME"  # a real token of another game (PERMISSION_DENIED)
     API_KEY_REQUIRED = "API_KEY_REQUIRED"  # CreateGame needs x-api-key on this server
@@ -75,6 +81,7 @@ class ServiceReason(StrEnum):
     DUPLICATE_AUTHORIZATION = "DUPLICATE_AUTHORIZATION"  # more than one authorization entry: none is picked
     # NOT_FOUND.
     GAME_NOT_FOUND = "GAME_NOT_FOUND"  # no such game (or it expired)
+    TICKET_NOT_FOUND = "TICKET_NOT_FOUND"  # no such matchmaking ticket of the caller's (or it expired)
     RULESET_NOT_FOUND = "RULESET_NOT_FOUND"  # GetRuleset of a ruleset this server does not offer
     # FAILED_PRECONDITION: not possible in the game's current state.
     STALE_VERSION = "STALE_VERSION"  # expected_version / If-Match is not the current version
@@ -93,7 +100,7 @@ class ServiceReason(StrEnum):
     # RESOURCE_EXHAUSTED: limits.
     REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"  # over TABLETOP_MAX_REQUEST_BYTES
     RATE_LIMITED = "RATE_LIMITED"  # over a per-token or per-address rate; RetryInfo says when
-    TOO_MANY_WATCH_STREAMS = "TOO_MANY_WATCH_STREAMS"  # the replica's watch-stream cap is reached
+    TOO_MANY_WATCH_STREAMS = "TOO_MANY_WATCH_STREAMS"  # the replica's cap of watch streams or of watched games
     TOO_MANY_WATCHES_PER_TOKEN = "TOO_MANY_WATCHES_PER_TOKEN"  # this player token holds its share of a replica's watch streams
     TOO_MANY_WATCHES_PER_ADDRESS = "TOO_MANY_WATCHES_PER_ADDRESS"  # this client address holds its share of a replica's watch streams
     CREATE_RATE_LIMITED = "CREATE_RATE_LIMITED"  # over the games-per-minute of an address or API key

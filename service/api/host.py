@@ -1,9 +1,10 @@
 """Hosting games: load from Redis, evaluate with the ruleset, write back atomically.
 
-Every request reads the game (one round trip), evaluates pure rules, and writes
-with one compare-and-set (one round trip). A lost race is re-evaluated on the fresh
-state a few times, then ABORTED. No game state stays in memory between requests, so
-any replica serves any game.
+A change is decided on this process's last copy of the game when it has one (else the game
+is read: one round trip), with pure rules, and written with one compare-and-set (one round
+trip) that checks the copy's version and write stamp (``store/doc_cache.py``). A lost race
+is decided again on the document the script answers with, a few times, then ABORTED. The
+copies are only guesses that the write checks, so any replica serves any game.
 
 Request fields arrive checked against the contract's limits (``field_rules``, before any
 handler runs); the host adds only the bounds that depend on the game: a ruleset's seat
@@ -27,7 +28,20 @@ import orjson
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from tabletop_server.service.api import convert, lobby, log_pages, players, seeds, table, timers
+from tabletop_server.service.api import (
+    auth,
+    convert,
+    feeds,
+    lobby,
+    log_pages,
+    my_games,
+    players,
+    read_mask,
+    replays,
+    seeds,
+    table,
+    timers,
+)
 from tabletop_server.service.api.errors import (
     Aborted,
     FailedPrecondition,
@@ -44,8 +58,9 @@ from tabletop_server.service.engine import registry
 from tabletop_server.service.engine.errors import EngineReason, RuleError
 from tabletop_server.service.engine.replay import new_game
 from tabletop_server.service.engine.ruleset import Ruleset
+from tabletop_server.service.store import player_index
 from tabletop_server.service.store.deadlines import Deadlines
-from tabletop_server.service.store.redis_store import GameStore, Loaded
+from tabletop_server.service.store.redis_store import GameStore, Loaded, Remembered
 
 
 @dataclass
@@ -56,6 +71,7 @@ class Game:
     version: int
     doc: dict[str, Any]
     ruleset: Ruleset
+    stamp: str = ""  # the stored document's write stamp (cas.lua), checked by the write
 
 
 MAX_BOT_MOVES = 64  # due decisions one sweep makes in one game before it looks at the others
@@ -74,6 +90,9 @@ class GameHost:
         self.clock = clock
         self.observer = observer  # metrics/logging hook: loaded(), conflict(), replayed() (observability.py)
         self.deadlines = deadlines if deadlines is not None else Deadlines(store.client)  # timers.py
+        self.feeds = feeds.Feeds(store, config.max_watched_games)  # one Redis reader per watched game (feeds.py)
+        self.index = player_index.PlayerIndex(store.client, config.index_shards, config.inbox_max,
+                                              config.inbox_ttl_seconds, config.game_ttl_seconds)  # my_games.py
 
     async def create(self, req: svc.CreateGameRequest, api_key: str = "",
                      caller: players.Caller = None) -> svc.CreateGameResponse:
@@ -119,11 +138,36 @@ class GameHost:
             await self._schedule(game_id, doc, ruleset, None, now)
             if req.public:
                 await lobby.add(self.store.client, game_id, info.id, now, self.config.game_ttl_seconds)
+            outbox = self._outbox(game_id, doc, ruleset, 1)
             ok, _ = await self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
-                                     self._ttl(doc))
+                                     self._ttl(doc), **outbox)
             if ok:
                 return svc.CreateGameResponse(game=convert.game(doc, 1, ruleset), credentials=creds)
         raise Aborted(ServiceReason.ID_COLLISION, "Could not allocate a game id; retry.")
+
+    async def create_seated(self, game_id: str, ruleset: Ruleset, options: dict[str, Any],
+                            seated: list[tuple[str, str] | None], bot: str) -> bool:
+        """A game whose every seat is taken at once: ``(player id, display name)`` bound to the player, or
+        None for a ``bot`` (the matchmaker's, ``matcher.py``). Created from version 0, so only once
+        whoever tries; True when this call created it. The server deals: such games may be rated."""
+        seed = seeds.server_seed()
+        state, opening = new_game(ruleset, options, len(seated), seed)
+        now = self.clock()
+        seats: list[Any] = [{"name": s[1], "token": "", "player": s[0]} if s is not None
+                            else {"name": f"{bot} bot", "token": auth.new_token(game_id, i)[1]}
+                            for i, s in enumerate(seated)]
+        bots = {str(i): bot for i, s in enumerate(seated) if s is None}
+        doc = {"id": game_id, "ruleset": ruleset.INFO.id, "options": options, "seats": seats,
+               **seeds.deal_record(ruleset, state, game_id, seed), "seed_chosen": False,
+               "seed_source": seeds.SERVER, "actions": 0, "max_actions": ruleset.INFO.max_actions,
+               "status": "ACTIVE", "created": now, "updated": now, "state": state, "matched": True,
+               **({"bots": bots} if bots else {})}
+        events: list[Any] = [["l", {"kind": "CREATED"}], ["l", {"kind": "STARTED"}]] + [["g", e] for e in opening]
+        await self._schedule(game_id, doc, ruleset, None, now)
+        outbox = self._outbox(game_id, doc, ruleset, 1)
+        ok, _ = await self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
+                                       self._ttl(doc), **outbox)
+        return bool(ok)
 
     async def list_games(self, req: svc.ListGamesRequest) -> svc.ListGamesResponse:
         """One page of public games, newest first (``lobby.py``)."""
@@ -160,12 +204,20 @@ class GameHost:
         return svc.JoinGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
                                     credential=credential[0])
 
-    async def get(self, name: str, token: players.Caller) -> svc.GetGameResponse:
-        """The caller's view (a spectator's without a token)."""
+    async def get(self, name: str, token: players.Caller, at_version: int | None = None) -> svc.GetGameResponse:
+        """The caller's view (a spectator's without a token); with ``at_version``, the spectator's view
+        at that past version (``replays``), whoever asks."""
         game, seat, _ = await self._read(_game_id(name), token)
-        return svc.GetGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
-                                   view=convert.view(game.doc["state"], game.ruleset, seat),
-                                   **({"viewer_seat": seat} if seat is not None else {}))
+        if at_version is not None:
+            view = await replays.view_at(self.store, game.id, game.doc, game.ruleset, game.version, at_version)
+            recent = await replays.events_up_to(self.store, game.id, game.ruleset, at_version)
+            return svc.GetGameResponse(game=convert.game(game.doc, game.version, game.ruleset), view=view,
+                                       recent_events=recent)
+        reply = svc.GetGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
+                                    view=convert.view(game.doc["state"], game.ruleset, seat))
+        if seat is not None:
+            reply.viewer_seat = seat
+        return reply
 
     async def legal_actions(self, name: str, token: players.Caller) -> svc.ListLegalActionsResponse:
         """Every action the caller's seat may take now."""
@@ -188,6 +240,7 @@ class GameHost:
         parsed = players.parse(_required(token))
         expected = req.expected_version if req.HasField("expected_version") else None
         fingerprint = _fingerprint("SubmitAction", req) if req.request_id else b""
+        wanted = read_mask.selection(req)  # a bad mask is refused before anything is read or written
 
         def decide(game: Game, seat: int | None) -> Decision:
             assert seat is not None
@@ -206,9 +259,10 @@ class GameHost:
             _count_action(game.doc, ruleset.is_over(state), ruleset.INFO.max_actions, events)
 
             def respond(new: Game) -> bytes:
-                return svc.SubmitActionResponse(
-                    game=convert.game(new.doc, new.version, ruleset), view=convert.view(state, ruleset, seat),
-                    events=convert.events(events, new.version, ruleset, seat)).SerializeToString()
+                return wanted.build(new.version, {
+                    "game": lambda: convert.game(new.doc, new.version, ruleset),
+                    "view": lambda: convert.view(state, ruleset, seat),
+                    "events": lambda: convert.events(events, new.version, ruleset, seat)})
             return seat, action, events, respond
 
         response: bytes = await self._transact(game_id, parsed, req.request_id, decide, want_response=True,
@@ -342,7 +396,8 @@ class GameHost:
         if from_version > game.version:
             raise OutOfRange(ServiceReason.VERSION_AHEAD, f"from_version {from_version} is after the game's version "
                              f"{game.version}: watch from {game.version} or less.", version=game.version)
-        return self._follow(game, seat, from_version, active)
+        self.feeds.admit(game_id)  # over the cap of games followed: refused before the stream opens
+        return feeds.updates(self.feeds, game, seat, from_version, active, self.config.watch_backlog)
 
     async def log(self, name: str, token: players.Caller, page_size: int = 0,
                   page_token: str = "") -> svc.GetGameLogResponse:
@@ -365,27 +420,6 @@ class GameHost:
 
     # Helpers
 
-    async def _follow(self, game: Game, seat: int | None, from_version: int,
-                      active: Callable[[], bool]) -> AsyncIterator[svc.WatchGameResponse]:
-        game_id = game.id
-        version = max(0, from_version)
-        if game.version - version > self.config.watch_backlog or (
-                version and await self.store.first_version(game_id) > version + 1):
-            yield svc.WatchGameResponse(version=game.version, snapshot=game_pb2.Snapshot(
-                game=convert.game(game.doc, game.version, game.ruleset),
-                view=convert.view(game.doc["state"], game.ruleset, seat),
-                **({"viewer_seat": seat} if seat is not None else {})))
-            version = game.version
-        finished = game.doc["status"] == "FINISHED"
-        while active() and not (finished and version >= game.version):
-            entries = await (self.store.entries(game_id, version, count=256) if version < game.version
-                             else self.store.wait_entries(game_id, version, block_ms=1000))
-            for v, raw in entries:
-                entry = orjson.loads(raw)
-                finished = finished or any(e == ["l", {"kind": "FINISHED"}] for e in entry["events"])
-                version = game.version = max(game.version, v)
-                yield svc.WatchGameResponse(version=v, events=convert.events(entry["events"], v, game.ruleset, seat))
-
     async def _read(self, game_id: str, token: players.Caller) -> tuple[Game, int | None, Loaded]:
         parsed = players.parse(token) if token else None
         loaded = await self.store.load(game_id)
@@ -398,37 +432,79 @@ class GameHost:
     async def _transact(self, game_id: str, token: players.Credential | None, request_id: str,
                   decide: Callable[[Game, int | None], Decision], want_response: bool = False,
                   fingerprint: bytes = b"") -> Any:
+        """Decide and compare-and-set, up to ``cas_retries`` times; in the steady state one round trip.
+
+        The first guess is this process's copy of the game (``store.cached``): the write checks its
+        version and stamp, and a lost race brings the current document back for the next try. A
+        decision that fails on a copy is not an answer (the copy may be stale): the game is read
+        (with the request id's remembered response) and decided again, and only that is final.
+        """
         for _ in range(self.config.cas_retries):
-            hint = players.seat_hint(token, game_id)
-            loaded = await self.store.load(game_id, hint, request_id)
-            game = _loaded_game(game_id, loaded)
-            seat = players.verify(token, game_id, game.doc["seats"]) if token else None
-            if request_id and seat is not None and hint != seat:  # a player's seat, known now: read again
-                loaded = await self.store.load(game_id, seat, request_id)  # with the remembered response
-                game = _loaded_game(game_id, loaded)
-                seat = players.verify(token, game_id, game.doc["seats"]) if token else None
+            copy = self.store.cached(game_id)  # after a lost race: the document the script answered
+            decided = self._decide_on_copy(game_id, copy, token, decide) if copy is not None else None
             if self.observer is not None:
-                self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
-            if loaded.cached_response is not None:
-                _check_same_request(loaded, fingerprint)
-                await self.store.confirm(game_id)  # the replicas must hold it before it is acknowledged again
-                if self.observer is not None:
-                    self.observer.replayed(game_id)
-                return loaded.cached_response
-            actor, action, events, respond = decide(game, seat)
+                self.observer.copy("missing" if copy is None else "refused" if decided is None else "used")
+            if decided is None:
+                loaded, game, seat = await self._load_for_write(game_id, token, request_id)
+                if loaded.cached_response is not None:
+                    return await self._replay(game_id, loaded.cached_response, loaded.cached_fingerprint, fingerprint)
+                decided = game, seat, decide(game, seat)
+            game, seat, (actor, action, events, respond) = decided
             now = self.clock()
             game.doc["updated"] = now
             await self._schedule(game_id, game.doc, game.ruleset, actor, now)
             new = Game(game_id, game.version + 1, game.doc, game.ruleset)
+            outbox = self._outbox(game_id, game.doc, game.ruleset, new.version)
             response = respond(new) if want_response else b""
-            ok, _ = await self.store.write(game_id, game.version, _dumps(game.doc),
-                                     _dumps(_entry(actor, action, events, now)), self._ttl(game.doc),
-                                     seat, request_id, response, self.config.request_id_ttl_seconds, fingerprint)
+            try:
+                ok, _ = await self.store.write(game_id, game.version, _dumps(game.doc),
+                                         _dumps(_entry(actor, action, events, now)), self._ttl(game.doc),
+                                         seat, request_id, response, self.config.request_id_ttl_seconds, fingerprint,
+                                         stamp=game.stamp, remember=self._remember(seat, now), **outbox)
+            except Remembered as remembered:  # applied already (the script found its response)
+                return await self._replay(game_id, remembered.response, remembered.fingerprint, fingerprint)
             if self.observer is not None:
                 self.observer.written(game_id, new.version) if ok else self.observer.conflict(game_id)
             if ok:
                 return response if want_response else new
         raise Aborted(ServiceReason.CONFLICT, "Too many concurrent changes to this game; retry.")
+
+    def _decide_on_copy(self, game_id: str, copy: Loaded, token: players.Credential | None,
+                        decide: Callable[[Game, int | None], Decision]) -> tuple[Game, int | None, Decision] | None:
+        """The decision on this process's copy of the game, or None when it failed there (read and decide
+        again: on a stale copy any check can fail wrongly, so no error decided on a copy is sent)."""
+        try:
+            game = _loaded_game(game_id, copy)
+            seat = players.verify(token, game_id, game.doc["seats"]) if token else None
+            decision = decide(game, seat)
+        except Exception:  # noqa: BLE001 - every failure on a copy is decided again on the stored game
+            return None
+        if self.observer is not None:
+            self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
+        return game, seat, decision
+
+    async def _load_for_write(self, game_id: str, token: players.Credential | None,
+                              request_id: str) -> tuple[Loaded, Game, int | None]:
+        """The stored game, the caller's seat and (with a request id) its remembered response, read."""
+        hint = players.seat_hint(token, game_id)
+        loaded = await self.store.load(game_id, hint, request_id)
+        game = _loaded_game(game_id, loaded)
+        seat = players.verify(token, game_id, game.doc["seats"]) if token else None
+        if request_id and seat is not None and hint != seat:  # a player's seat, known now: read again
+            loaded = await self.store.load(game_id, seat, request_id)  # with the remembered response
+            game = _loaded_game(game_id, loaded)
+            seat = players.verify(token, game_id, game.doc["seats"]) if token else None
+        if self.observer is not None:
+            self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
+        return loaded, game, seat
+
+    async def _replay(self, game_id: str, response: bytes | None, made_by: bytes | None, fingerprint: bytes) -> Any:
+        """A remembered response, sent again once its request is known to be this one and the replicas hold it."""
+        _check_same_request(made_by, fingerprint)
+        await self.store.confirm(game_id)  # the replicas must hold it before it is acknowledged again
+        if self.observer is not None:
+            self.observer.replayed(game_id)
+        return response
 
     async def _schedule(self, game_id: str, doc: dict[str, Any], ruleset: Ruleset, actor: int | None,
                         now: float) -> None:
@@ -436,6 +512,20 @@ class GameHost:
         due = timers.plan(doc, ruleset, actor, now, self.config.bot_delay_seconds)
         if due is not None:
             await self.deadlines.schedule(game_id, due)
+
+    def _outbox(self, game_id: str, doc: dict[str, Any], ruleset: Ruleset, version: int) -> dict[str, Any]:
+        """A game with players: its turns stamped and the player index's mark for the write (``player_index.py``)."""
+        if not self.config.player_index or not my_games.track(doc):
+            return {}
+        my_games.stamp_turns(doc, ruleset, version)
+        nonce = secrets.token_hex(6)
+        return {"mark": player_index.mark_command(game_id, version, nonce, self.config.index_shards), "nonce": nonce}
+
+    def _remember(self, seat: int | None, now: float) -> tuple[int, int, int] | None:
+        """The bound of the seat's remembered request ids, kept by the write (``cas.lua``); None: unbounded."""
+        if seat is None or self.config.max_request_ids_per_seat <= 0:
+            return None
+        return self.config.max_request_ids_per_seat, int(now * 1000), self.config.request_id_ttl_seconds * 1000
 
     def _ttl(self, doc: dict[str, Any]) -> int:
         return self.config.finished_game_ttl_seconds if doc["status"] == "FINISHED" else self.config.game_ttl_seconds
@@ -475,7 +565,7 @@ def _loaded_game(game_id: str, loaded: Loaded) -> Game:
     doc = orjson.loads(loaded.doc)
     ruleset = registry.get(doc["ruleset"])
     assert ruleset is not None, f"stored game of unknown ruleset {doc['ruleset']}"
-    return Game(game_id, loaded.version, doc, ruleset)
+    return Game(game_id, loaded.version, doc, ruleset, loaded.stamp)
 
 
 def _required(token: players.Caller) -> str | Player:
@@ -528,10 +618,10 @@ def _fingerprint(method: str, request: Any) -> bytes:
     return hashlib.sha256(method.encode() + b"\0" + canonical.SerializeToString(deterministic=True)).digest()
 
 
-def _check_same_request(loaded: Loaded, fingerprint: bytes) -> None:
+def _check_same_request(made_by: bytes | None, fingerprint: bytes) -> None:
     """A remembered response answers only the request that made it (one remembered without a
     fingerprint, before they were stored, is replayed as before)."""
-    if loaded.cached_fingerprint is not None and loaded.cached_fingerprint != fingerprint:
+    if made_by is not None and made_by != fingerprint:
         raise InvalidArgument(ServiceReason.IDEMPOTENCY_KEY_REUSED,
                               "This request_id (Idempotency-Key) was used for a different request; "
                               "use a new one for each new request.", field="request_id")

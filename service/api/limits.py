@@ -16,9 +16,13 @@ through the one mapping table in ``errors.py``:
   the address the REST facade forwards (``1.2.3.4``) are both counted as the bare address
   (``1.2.3.4``; an IPv4-mapped IPv6 address as its IPv4 one), so REST and gRPC share the
   creation limits and rate buckets of an address (issue 26).
-- at most ``TABLETOP_MAX_WATCH_STREAMS`` WatchGame streams are open per process. The server
-  is asynchronous, so an idle watcher holds no thread, only a Redis connection blocked in
-  ``XREAD``: the cap bounds those connections.
+- at most ``TABLETOP_MAX_WATCH_STREAMS`` WatchGame streams are open per process, with fair shares
+  per player token and per client address. An idle stream holds no thread and no Redis connection
+  of its own: the streams of one game share one reader (``feeds.py``), so the cap bounds coroutines
+  and queues (memory), and ``TABLETOP_MAX_WATCHED_GAMES`` bounds the Redis connections. A stream the
+  REST facade opens (proven by ``TABLETOP_PROXY_SECRET``) was admitted by the facade under its own
+  caps (``TABLETOP_MAX_SSE_WATCHES``, per token, per address): it is counted here but never refused,
+  so direct gRPC watchers cannot lock SSE and Connect watchers out (issue 26).
 """
 
 from __future__ import annotations
@@ -43,7 +47,6 @@ from tabletop_server.service.api.errors import (
     Unavailable,
 )
 from tabletop_server.service.api.interceptors import Context, MethodInterceptor
-from tabletop_server.service.api.remembered import RememberedResponses
 from tabletop_server.service.config import Config
 
 PROXY_HEADER = "x-tabletop-proxy"  # the REST facade's shared secret (TABLETOP_PROXY_SECRET)
@@ -101,13 +104,22 @@ class StreamSlots:
                                         f"{self.per_address} watch streams on this replica; close one first.",
                                         limit=self.per_address)
             self.open += 1
-            self.by_token[token] += 1
-            self.by_address[address] += 1
+            if token:
+                self.by_token[token] += 1
+            if address:
+                self.by_address[address] += 1
+
+    def count(self) -> None:
+        """Count a stream that another layer admitted (the REST facade's, under its own caps)."""
+        with self._lock:
+            self.open += 1
 
     def release(self, token: str = "", address: str = "") -> None:
         with self._lock:
             self.open -= 1
             for counter, key in ((self.by_token, token), (self.by_address, address)):
+                if not key:
+                    continue
                 counter[key] -= 1
                 if counter[key] <= 0:
                     del counter[key]
@@ -130,9 +142,6 @@ class LimitsInterceptor(MethodInterceptor):
         self.proxy_secret = config.proxy_secret.encode()
         self.on_limited = on_limited or (lambda scope: None)
         self.creation = CreationLimits(redis, config, self.on_limited) if redis is not None else None
-        self.remembered = (RememberedResponses(redis, config.max_request_ids_per_seat, config.request_id_ttl_seconds,
-                                               self._forgotten)
-                           if redis is not None and config.max_request_ids_per_seat > 0 else None)
 
     def admit(self, method: str, context: Context) -> None:
         """Raise the error that refuses this call, if any."""
@@ -148,10 +157,6 @@ class LimitsInterceptor(MethodInterceptor):
             token = _token(metadata)
             if token:
                 self._take(self.per_token, token, "token")
-
-    def _forgotten(self, count: int) -> None:
-        for _ in range(count):
-            self.on_limited("request_ids_forgotten")
 
     def address(self, peer: str, metadata: Any) -> str:
         """The client address a limit counts (see ``_client_address``)."""
@@ -186,15 +191,6 @@ class LimitsInterceptor(MethodInterceptor):
                 raise
             await self.creation.record(creator, reservation, response.game.name)
             return response
-        async def submit(request: Any, context: Context) -> Any:
-            response = await wrapper(request, context)
-            given = players.caller(context)
-            game_id = request.name.removeprefix("games/")
-            seat = players.seat_hint(players.parse(given), game_id) if given else None
-            if request.request_id and seat is not None:
-                assert self.remembered is not None
-                await self.remembered.remembered(game_id, seat, request.request_id)
-            return response
         async def guest(request: Any, context: Context) -> Any:
             self.admit(method, context)
             assert self.creation is not None
@@ -202,8 +198,6 @@ class LimitsInterceptor(MethodInterceptor):
             if creator is not None:
                 await self.creation.admit(creator)  # a rate only: a guest session is no open game
             return await fn(request, context)
-        if method in ("SubmitAction", "ConcedeGame") and self.remembered is not None:
-            return submit
         if method == "CreateGuestSession" and self.creation is not None:
             return guest
         return create if method == "CreateGame" and self.creation is not None else wrapper
@@ -213,7 +207,11 @@ class LimitsInterceptor(MethodInterceptor):
             self.admit(method, context)
             metadata = context.invocation_metadata() or ()
             token, address = _token(metadata) or "", self.address(context.peer(), metadata)
-            self.streams.acquire(token, address)
+            if _proven(context.peer(), metadata, self.trusted_proxies, self.proxy_secret):
+                token = address = ""  # the facade admitted it under its own caps: counted here, never refused
+                self.streams.count()
+            else:
+                self.streams.acquire(token, address)
             last = int(getattr(request, "from_version", 0) or 0)
             try:
                 async for response in fn(request, _Draining(context, self.stopping)):
@@ -259,8 +257,8 @@ def check_api_key(keys: frozenset[str], metadata: Any) -> None:
 
 def watch_share_per_address(config: Config) -> int:
     """WatchGame streams one client address may hold on a replica (0 = no cap): TABLETOP_MAX_WATCHES_PER_ADDRESS
-    (0 turns it off), and at most a quarter of TABLETOP_MAX_WATCH_STREAMS but never under 8 (48 of 192), so
-    one client cannot lock out every other."""
+    (0 turns it off), and at most a quarter of TABLETOP_MAX_WATCH_STREAMS but never under 8 (256 of 20,000:
+    the setting; 8 of 32), so one client cannot lock out every other."""
     if config.max_watches_per_address <= 0:
         return 0
     total = config.max_watch_streams
@@ -289,19 +287,26 @@ def _client_address(peer: str, metadata: Any, trusted: tuple[Any, ...], secret: 
     process could choose its own address, and so its own rate and open-games buckets.
     """
     address = _address(peer)
-    given = next((str(v) for k, v in metadata if k == PROXY_HEADER), "")
-    if not secret or not hmac.compare_digest(given.encode(), secret):
+    if not _proven(peer, metadata, trusted, secret):
         return address
-    if trusted:
-        try:
-            ip = ipaddress.ip_address(address)
-        except ValueError:
-            return address
-        if not any(ip in network for network in trusted):
-            return address
     forwarded = next((str(v) for k, v in metadata if k == "x-forwarded-for"), "")
     last = forwarded.rsplit(",", 1)[-1].strip()
     return _canonical(last) if last else address
+
+
+def _proven(peer: str, metadata: Any, trusted: tuple[Any, ...], secret: bytes) -> bool:
+    """Whether the call comes from the REST facade: it carries the shared secret (and, when ``trusted``
+    CIDRs are set, comes from one of them)."""
+    given = next((str(v) for k, v in metadata if k == PROXY_HEADER), "")
+    if not secret or not hmac.compare_digest(given.encode(), secret):
+        return False
+    if not trusted:
+        return True
+    try:
+        ip = ipaddress.ip_address(_address(peer))
+    except ValueError:
+        return False
+    return any(ip in network for network in trusted)
 
 
 def _address(peer: str) -> str:

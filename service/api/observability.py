@@ -11,7 +11,7 @@ JSON formatter drops every other attribute and scrubs anything shaped like a tok
 Series (``/metrics`` on ``TABLETOP_METRICS_PORT``): ``tabletop_actions_total{ruleset,
 result=applied|replayed|rejected|failed, reason}``, ``tabletop_action_duration_seconds``,
 ``tabletop_rpcs_total{method,code}``, ``tabletop_cas_conflicts_total``,
-``tabletop_idempotent_replays_total``, ``tabletop_watch_streams_open``,
+``tabletop_doc_copies_total{result=used|missing|refused}``, ``tabletop_idempotent_replays_total``, ``tabletop_watch_streams_open``,
 ``tabletop_rate_limited_total{scope}``, ``tabletop_redis_duration_seconds{op}``, and for
 the REST facade ``tabletop_http_requests_total{route,method,status}``,
 ``tabletop_http_request_duration_seconds{route}``, ``tabletop_http_requests_in_flight``,
@@ -87,6 +87,9 @@ class Metrics:
                                      registry=r)
         self.replays = Counter("tabletop_idempotent_replays", "Requests answered from a remembered request id",
                                registry=r)
+        self.doc_copies = Counter("tabletop_doc_copies", "Changes decided on this process's copy of the game (used), "
+                                  "read first for want of one (missing), or read again after failing on it (refused); "
+                                  "stale copies show as tabletop_cas_conflicts_total", ("result",), registry=r)
         self.redis_unsafe = Gauge("tabletop_redis_unsafe", "1 while Redis runs with settings that can lose games "
                                   "(eviction policy, no persistence; see the log), else 0", registry=r)
         self.watch_streams = Gauge("tabletop_watch_streams_open", "WatchGame streams open now", registry=r)
@@ -124,6 +127,26 @@ class Metrics:
                                 "(all replicas; as this replica saw it at its last sweep)", registry=r)
         self.timer_sweep_errors = Counter("tabletop_timer_sweep_errors", "Sweeps that failed (Redis away); their "
                                           "claims run out and are taken again", registry=r)
+        # Quick play (matcher.py; issue 28).
+        self.match_wait = Histogram("tabletop_match_wait_seconds", "From a table's oldest ticket to its seating",
+                                    buckets=(.1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300), registry=r)
+        self.match_tickets = Counter("tabletop_match_tickets_seated", "Tickets seated by this replica's matcher", registry=r)
+        self.match_bots = Counter("tabletop_match_bot_seats", "Seats the matcher filled with bots", registry=r)
+        self.match_waiting = Gauge("tabletop_match_tickets_waiting", "Tickets waiting in a queue after this "
+                                   "replica's last look at it (a queue is a ruleset with its options)",
+                                   ("ruleset", "queue"), registry=r)
+        # The players' index (indexer.py; issue 27).
+        self.index_lag = Histogram("tabletop_player_index_lag_seconds", "From a write's mark to its players' index "
+                                   "entries (the staleness of ListMyGames)",
+                                   buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10), registry=r)
+        self.index_errors = Counter("tabletop_player_index_errors", "Drain steps that failed (Redis away); their "
+                                    "marks are taken again", registry=r)
+
+    def tickets_seated(self, tickets: int, bots: int, waited: float) -> None:
+        """One table seated by the matcher."""
+        self.match_tickets.inc(tickets)
+        self.match_bots.inc(bots)
+        self.match_wait.observe(waited)
 
 
 class HostObserver:
@@ -151,6 +174,10 @@ class HostObserver:
     def conflict(self, game_id: str) -> None:
         """A compare-and-set lost a race and will be retried on fresh state."""
         self.metrics.cas_conflicts.inc()
+
+    def copy(self, result: str) -> None:
+        """How a change found its game: ``used`` (a cached copy), ``missing`` or ``refused`` (read: store/doc_cache.py)."""
+        self.metrics.doc_copies.labels(result).inc()
 
     def bot_played(self, lag: float, timed_out: bool) -> None:
         """A bot made a due decision ``lag`` seconds after its due time."""

@@ -81,16 +81,10 @@ def server_seed() -> int:
 
 def deal_record(ruleset: Ruleset, state: State, game_id: str, seed: int) -> dict[str, str]:
     """The document fields of a new game's deal: the seed, its salt, the rules version and the commitment."""
-    version = rules_version(ruleset, state)
+    version = ruleset.rules_version(state)
     hexed, salt = seed_hex(seed), secrets.token_hex(32)
     return {"seed": hexed, "salt": salt, "rules_version": version,
             "commitment": commitment(ruleset.INFO.id, version, f"games/{game_id}", hexed, salt)}
-
-
-def rules_version(ruleset: Ruleset, state: State) -> str:
-    """The rules version a game was dealt with (the ruleset's ``rules_version(state)``, else its INFO)."""
-    of_state = getattr(ruleset, "rules_version", None)
-    return str(of_state(state)) if callable(of_state) else ruleset.INFO.rules_version
 
 
 def seed_of(doc: dict[str, Any]) -> int:

@@ -9,7 +9,11 @@ returns once it listens; ``Running.stop`` drains it, from any thread.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
+import os
+import secrets
+import socket
 import threading
 from collections.abc import Coroutine
 from concurrent.futures import Future
@@ -21,22 +25,30 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from tabletop.v1 import game_service_pb2, game_service_pb2_grpc
 
-from tabletop_server.service.api import identity, timers, tls, tracing
+from tabletop_server.service.api import identity, quickplay, timers, tls, tracing
 from tabletop_server.service.api.field_rules import RulesInterceptor
 from tabletop_server.service.api.host import GameHost
+from tabletop_server.service.api.indexer import Indexer, tell_near
 from tabletop_server.service.api.interceptors import ErrorInterceptor, MethodInterceptor
 from tabletop_server.service.api.limits import LimitsInterceptor
+from tabletop_server.service.api.matcher import Matcher
 from tabletop_server.service.api.observability import HostObserver, Metrics, TelemetryInterceptor
 from tabletop_server.service.api.players import IdentityInterceptor
 from tabletop_server.service.api.servicer import AUTHENTICATED, GameServicer
 from tabletop_server.service.api.sessions import Sessions
 from tabletop_server.service.config import Config
 from tabletop_server.service.engine import registry
-from tabletop_server.service.store import safety
+from tabletop_server.service.store import keys, safety
+from tabletop_server.service.store.deadlines import Deadlines
 from tabletop_server.service.store.redis_store import GameStore, connect
+from tabletop_server.service.store.tickets import Tickets
+from tabletop_server.service.webhooks import endpoints as webhook_endpoints
+from tabletop_server.service.webhooks.dispatcher import Dispatcher
+from tabletop_server.service.webhooks.metrics import WebhookMetrics
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 log = logging.getLogger("tabletop.server")
+PENDING_CALLS = 10_000  # new calls core holds for this server before it drops some (1,000 by default; see _server_options)
 T = TypeVar("T")
 
 
@@ -54,11 +66,16 @@ class Running:
     thread: threading.Thread | None = None
     watcher: asyncio.Task[None] | None = None  # health follows Redis
     sweeper: asyncio.Future[None] | None = None  # makes due decisions with bots (timers.Sweeper)
+    webhooks: asyncio.Future[None] | None = None  # delivers queued webhooks (service/webhooks/dispatcher.py)
+    matcher: asyncio.Future[None] | None = None  # seats quick-play tickets (matcher.Matcher)
+    indexer: asyncio.Future[None] | None = None  # drains the player index's marks (indexer.Indexer)
+    near: asyncio.Future[None] | None = None  # sends DEADLINE_NEAR notifications when due (timers.Sweeper)
     safety_mode: str = "refuse"  # TABLETOP_REDIS_SAFETY: unsafe Redis settings keep health NOT_SERVING
     verdict: safety.Verdict | None = None  # the last safety check (logged when it changes)
     loopback_port: int = 0  # plaintext on 127.0.0.1 beside a TLS port, for an in-process facade (0: none)
     health_server: grpc.aio.Server | None = None  # plaintext, grpc.health.v1 only (config.grpc_health_port)
     handlers: dict[str, Any] = field(default_factory=dict)  # "/service/Method": wrapped handler (rest.local)
+    feeds: Any = None  # the games' shared readers (feeds.Feeds): woken when draining, so watch streams end now
 
     def call(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         """Run a coroutine on the server's loop from another thread and wait for its result."""
@@ -85,13 +102,14 @@ class Running:
 
 
 def create_server(config: Config, host: str = "[::]", port: int | None = None, client: Any = None,
-                  tracer: Any = None, loopback: bool = False) -> Running:
+                  tracer: Any = None, loopback: bool = False, reuse_port: bool = False) -> Running:
     """A started server on ``port`` (``config.grpc_port`` by default; 0 picks a free one).
 
     The port serves TLS when ``config`` names a certificate (service/api/tls.py). ``loopback`` also
     opens a plaintext port on 127.0.0.1 when it does, for a REST facade in this process (``serve``).
 
-    ``tracer`` defaults to the one ``tracing.setup_from_env`` made (None: tracing off).
+    ``tracer`` defaults to the one ``tracing.setup_from_env`` made (None: tracing off). ``reuse_port``
+    binds with SO_REUSEPORT, so the workers of ``tabletop serve --workers`` share the port (``workers.py``).
     """
     tracer = tracer if tracer is not None else tracing.current_tracer()
     registry.all_rulesets()  # load every ruleset (data tables, handlers) now, not on the first request
@@ -100,7 +118,7 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
 
     def run() -> None:
         asyncio.set_event_loop(loop)
-        loop.run_until_complete(_start(config, (host, port, loopback), client, tracer, loop, started))
+        loop.run_until_complete(_start(config, (host, port, loopback, reuse_port), client, tracer, loop, started))
         if started.exception() is None:
             loop.run_forever()
         loop.run_until_complete(_finish_tasks())  # what stopping left pending ends on the loop, not in GC
@@ -116,18 +134,21 @@ def create_server(config: Config, host: str = "[::]", port: int | None = None, c
 
 # Helpers
 
-async def _start(config: Config, bind: tuple[str, int | None, bool], client: Any, tracer: Any,
+async def _start(config: Config, bind: tuple[str, int | None, bool, bool], client: Any, tracer: Any,
                  loop: asyncio.AbstractEventLoop, started: Future[Running]) -> None:
-    host, port, loopback = bind
+    host, port, loopback, _ = bind
     try:
         credentials = tls.server_credentials(config)
+        webhook_endpoints.configured(config)  # a bad endpoints file stops the start, with its reason
         metrics, stopping = Metrics(), threading.Event()
         observer = HostObserver(metrics, tracer)
-        client = client if client is not None else connect(config.redis_url, config.max_watch_streams or 1000,
+        client = client if client is not None else connect(config.redis_url, config.max_watched_games or 1000,
                                                            ca_file=config.redis_tls_ca_file)
         store = GameStore(client, probe=observer.redis,
-                          replicas=(config.redis_wait_replicas, config.redis_wait_timeout_ms))
-        server = grpc.aio.server(options=_server_options(config))
+                          replicas=(config.redis_wait_replicas, config.redis_wait_timeout_ms),
+                          cache_games=config.doc_cache_games,
+                          on_forgotten=lambda count: metrics.rate_limited.labels("request_ids_forgotten").inc(count))
+        server = grpc.aio.server(options=_server_options(config, bind[3]))
         verifier = identity.Verifier(identity.parse_issuers(config.jwt_issuers), config.jwt_clock_skew_seconds,
                                      config.jwks_refresh_seconds, config.jwks_min_refresh_seconds)
         sessions = Sessions(client, config, verifier)  # adds Tabletop's own issuer when sessions are on
@@ -150,13 +171,30 @@ async def _start(config: Config, bind: tuple[str, int | None, bool], client: Any
         running = Running(server, bound, health_servicer, store, loop, stopping, metrics,
                           safety_mode=config.redis_safety, loopback_port=local,
                           health_server=await _health_only(config, host, health_servicer),
-                          handlers=generic.handlers)
+                          handlers=generic.handlers, feeds=game_host.feeds)
         await _set_serving(running, await _ready(running))
         running.watcher = asyncio.ensure_future(_watch_redis(running))
         sweeper = timers.Sweeper(game_host.deadlines, game_host.play_due, config.timer_poll_seconds, config.timer_lease_seconds,
                                  config.timer_batch, on_error=metrics.timer_sweep_errors.inc,
                                  on_due=metrics.timers_due.set)
         running.sweeper = asyncio.ensure_future(sweeper.run())  # bot seats and turn timers (timers.py)
+        matcher = Matcher(game_host, Tickets(client, config.ticket_ttl_seconds), on_seated=metrics.tickets_seated,
+                          on_waiting=lambda r, q, n: metrics.match_waiting.labels(r, q).set(n))
+        running.matcher = asyncio.ensure_future(timers.Sweeper(  # quick play: queues claimed like due games
+            quickplay.queues(client), matcher.match, config.timer_poll_seconds, config.timer_lease_seconds,
+            config.timer_batch, on_error=metrics.timer_sweep_errors.inc).run())
+        if webhook_endpoints.configured(config):
+            dispatcher = Dispatcher(client, config, WebhookMetrics(metrics.registry))
+            running.webhooks = asyncio.ensure_future(dispatcher.run())  # signed webhooks (service/webhooks)
+        indexer = Indexer(game_host.index, config, f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}",
+                          on_error=metrics.index_errors.inc, on_indexed=metrics.index_lag.observe)
+        if config.player_index:
+            running.indexer = asyncio.ensure_future(indexer.run())  # players' games and inboxes (indexer.py)
+        if config.player_index and config.deadline_near_share > 0:
+            near = timers.Sweeper(Deadlines(store.client, keys.near_due(), keys.near_claimed()),
+                                  functools.partial(tell_near, game_host.index, config=config), config.timer_poll_seconds,
+                                  config.timer_lease_seconds, config.timer_batch, on_error=metrics.index_errors.inc)
+            running.near = asyncio.ensure_future(near.run())
         started.set_result(running)
     except BaseException as exc:  # noqa: BLE001 - handed to the thread that waits for the start
         started.set_exception(exc)
@@ -202,12 +240,20 @@ def _new_loop() -> asyncio.AbstractEventLoop:
     return uvloop.new_event_loop()
 
 
-def _server_options(config: Config) -> list[tuple[str, int]]:
+def _server_options(config: Config, reuse_port: bool = False) -> list[tuple[str, int]]:
     """gRPC core options. A maximum connection age makes clients reconnect now and then, so
     long-lived HTTP/2 connections spread over new replicas after a scale-out (a Kubernetes
     Service balances connections, not calls); open watch streams then end with UNAVAILABLE
-    after the grace and resume by version."""
-    options = [("grpc.max_receive_message_length", 4 * config.max_request_bytes + 1024), ("grpc.so_reuseport", 0)]
+    after the grace and resume by version.
+
+    gRPC core queues the calls this server has not accepted yet (grpc.aio takes one per turn of the event
+    loop) and, by default, drops them at random past 1,000 waiting (up to all past 3,000), as a bare
+    CANCELLED the client cannot tell from its own cancel: 2,000 WatchGame streams opened in one burst lost
+    about 180 (issue 26). ``PENDING_CALLS`` sizes that queue for the stream caps; the watch caps
+    (limits.py), not this queue, are what refuse a crowd, with a reason."""
+    options = [("grpc.max_receive_message_length", 4 * config.max_request_bytes + 1024), ("grpc.so_reuseport", int(reuse_port)),
+               ("grpc.server.max_pending_requests", PENDING_CALLS),
+               ("grpc.server.max_pending_requests_hard_limit", 2 * PENDING_CALLS)]
     if config.max_connection_age_seconds > 0:
         options += [("grpc.max_connection_age_ms", int(config.max_connection_age_seconds * 1000)),
                     ("grpc.max_connection_age_grace_ms", int(config.shutdown_grace_seconds * 1000))]
@@ -225,8 +271,11 @@ async def _stop(running: Running, grace: float | None) -> None:
     await _set_serving(running, False)
     if running.watcher is not None:
         running.watcher.cancel()
-    if running.sweeper is not None:
-        running.sweeper.cancel()
+    for task in (running.sweeper, running.matcher, running.indexer, running.near, running.webhooks):  # webhooks: in-flight attempts end; their claims run out and are taken again
+        if task is not None:
+            task.cancel()
+    if running.feeds is not None:
+        running.feeds.wake_all()  # each stream sees the drain and ends with SHUTTING_DOWN and its last version
     await running.server.stop(grace)
     if running.health_server is not None:  # after the drain: probes see NOT_SERVING until the end
         await running.health_server.stop(0)

@@ -9,17 +9,20 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 from tabletop.v1 import game_service_pb2 as svc
-from tabletop.v1 import game_service_pb2_grpc, player_pb2
+from tabletop.v1 import game_service_pb2_grpc, matchmaking_pb2, player_pb2, rating_pb2
 
-from tabletop_server.service.api import convert, players, rulesets
+from tabletop_server.service.api import convert, inbox, leaderboards, my_games, players, quickplay, rulesets
 from tabletop_server.service.api.host import GameHost
 from tabletop_server.service.api.interceptors import Context
 from tabletop_server.service.api.sessions import Sessions
 from tabletop_server.service.engine import registry
+from tabletop_server.service.store.ratings import RatingStore
 
 # The methods that read the caller's player token (a malformed one is refused before their fields).
 AUTHENTICATED = frozenset({"GetGame", "ListLegalActions", "SubmitAction", "WatchGame", "GetGameLog", "SetSeatBot", "LeaveGame",
-                           "ConcedeGame", "RematchGame"})
+                           "ConcedeGame", "RematchGame", "ListMyGames", "WatchPlayer", "ListNotifications",
+                           "MarkNotificationsRead", "ListLeaderboard", "GetPlayerProfile",
+                           "FindGame", "GetTicket", "CancelTicket"})
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
@@ -28,12 +31,14 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     def __init__(self, host: GameHost, sessions: Sessions) -> None:
         self.host = host
         self.sessions = sessions
+        self.ratings = RatingStore(host.index.client)
+        self.quickplay = quickplay.Quickplay(host.store.client, host.clock, host.config.ticket_ttl_seconds)
 
     async def ListRulesets(self, request: svc.ListRulesetsRequest, context: Context) -> svc.ListRulesetsResponse:
         return svc.ListRulesetsResponse(rulesets=[convert.ruleset(r.INFO) for r in registry.all_rulesets()])
 
     async def GetRuleset(self, request: svc.GetRulesetRequest, context: Context) -> svc.GetRulesetResponse:
-        return rulesets.get(request.name)
+        return rulesets.get(request.name, request.language_code)
 
     async def CreateGame(self, request: svc.CreateGameRequest,
                          context: Context) -> svc.CreateGameResponse:
@@ -56,7 +61,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         return await self.host.rematch(request, _token(context))
 
     async def GetGame(self, request: svc.GetGameRequest, context: Context) -> svc.GetGameResponse:
-        return await self.host.get(request.name, _token(context))
+        return await self.host.get(request.name, _token(context),
+                                   request.at_version if request.HasField("at_version") else None)
 
     async def ListLegalActions(self, request: svc.ListLegalActionsRequest,
                                context: Context) -> svc.ListLegalActionsResponse:
@@ -92,6 +98,47 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def CreateGuestSession(self, request: player_pb2.CreateGuestSessionRequest,
                                  context: Context) -> player_pb2.CreateGuestSessionResponse:
         return await self.sessions.guest(request)
+
+    async def ListMyGames(self, request: player_pb2.ListMyGamesRequest,
+                          context: Context) -> player_pb2.ListMyGamesResponse:
+        return await my_games.page(self.host.index, my_games.player_of(_token(context)), request, self.host.clock)
+
+    async def WatchPlayer(self, request: player_pb2.WatchPlayerRequest,
+                          context: Context) -> AsyncIterator[player_pb2.WatchPlayerResponse]:
+        active = getattr(context, "is_active", None) or (lambda: True)
+        start, updates = await inbox.watch(self.host.index, my_games.player_of(_token(context)), request.after_id,
+                                           active)
+        await context.send_initial_metadata(((inbox.START_HEADER, start),))  # the player is checked: the stream is open
+        async for update in updates:
+            yield update
+
+    async def ListNotifications(self, request: player_pb2.ListNotificationsRequest,
+                                context: Context) -> player_pb2.ListNotificationsResponse:
+        return await inbox.page(self.host.index, my_games.player_of(_token(context)), request)
+
+    async def MarkNotificationsRead(self, request: player_pb2.MarkNotificationsReadRequest,
+                                    context: Context) -> player_pb2.MarkNotificationsReadResponse:
+        return await inbox.mark_read(self.host.index, my_games.player_of(_token(context)), request)
+
+    async def ListLeaderboard(self, request: rating_pb2.ListLeaderboardRequest,
+                              context: Context) -> rating_pb2.ListLeaderboardResponse:
+        return await leaderboards.page(self.ratings, _token(context), request)
+
+    async def GetPlayerProfile(self, request: rating_pb2.GetPlayerProfileRequest,
+                               context: Context) -> rating_pb2.GetPlayerProfileResponse:
+        return await leaderboards.profile(self.ratings, _token(context), request)
+
+    async def FindGame(self, request: matchmaking_pb2.FindGameRequest,
+                       context: Context) -> matchmaking_pb2.FindGameResponse:
+        return await self.quickplay.find(_token(context), request)
+
+    async def GetTicket(self, request: matchmaking_pb2.GetTicketRequest,
+                        context: Context) -> matchmaking_pb2.GetTicketResponse:
+        return await self.quickplay.get(_token(context), request.name)
+
+    async def CancelTicket(self, request: matchmaking_pb2.CancelTicketRequest,
+                           context: Context) -> matchmaking_pb2.CancelTicketResponse:
+        return await self.quickplay.cancel(_token(context), request.name)
 
 
 # Helpers

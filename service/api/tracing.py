@@ -1,8 +1,9 @@
 """OpenTelemetry tracing: off by default, on through the standard ``OTEL_*`` variables.
 
 One trace runs from the REST request through gRPC to Redis: the REST facade starts a
-server span per request (``instrument_wsgi``) and its channel puts a W3C
-``traceparent`` into the gRPC metadata (``traced_channel``); the gRPC service
+server span per HTTP request at its ASGI layer (``AsgiTracing``) and puts a W3C
+``traceparent`` into the metadata of the call the request makes (``AsgiTracing.inject``;
+``traced_channel`` for the blocking channel of ``/readyz``); the gRPC service
 continues that trace (``server_span``) and every Redis round trip is a child span
 (``redis_span``). Game id and request id are span attributes. Everything here is a
 no-op when tracing is off or OpenTelemetry is not installed, so the hot path pays
@@ -140,47 +141,54 @@ def traced_channel(channel: grpc.Channel, tracer: Any) -> grpc.Channel:
     return channel if tracer is None else grpc.intercept_channel(channel, _TraceParentInterceptor())
 
 
-def instrument_wsgi(app: Any, tracer: Any) -> None:
-    """A SERVER span per REST request, continuing an incoming ``traceparent`` (no-op when off).
+class AsgiTracing:
+    """A SERVER span per REST request, continuing an incoming ``traceparent`` (``rest.dispatch.RequestTracing``).
 
-    It wraps ``app.wsgi_app`` (outermost), so requests the REST facade answers ahead of
-    Flask's routing are traced like the rest. The gRPC call a request makes runs inside
-    the span, so the channel of ``traced_channel`` forwards it as the parent.
+    ``rest.asgi.AsgiApp`` runs every request inside ``__call__``, whichever part answers it
+    (the unary dispatcher, ``:watch``, Connect, or Flask in its thread pool), so all are traced
+    alike; the dispatcher forwards the span as the parent of its call (``inject``), in process
+    or over gRPC. ``for_tracer`` gives None when tracing is off, so an untraced facade pays one
+    ``is None`` check per request.
     """
-    if tracer is None:
-        return
-    from opentelemetry import context as otel_context
-    from opentelemetry import trace
-    from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-    inner = app.wsgi_app
-    propagator = TraceContextTextMapPropagator()
+    def __init__(self, tracer: Any) -> None:
+        from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+        self.tracer = tracer
+        self.propagator = TraceContextTextMapPropagator()
 
-    def traced(environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
-        method, path = environ.get("REQUEST_METHOD", ""), environ.get("PATH_INFO", "")
-        carrier = {"traceparent": environ.get("HTTP_TRACEPARENT", ""), "tracestate": environ.get("HTTP_TRACESTATE", "")}
+    @classmethod
+    def for_tracer(cls, tracer: Any) -> AsgiTracing | None:
+        return None if tracer is None else cls(tracer)
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any, app: Any) -> None:
+        from opentelemetry import context as otel_context
+        from opentelemetry import trace
+        headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in scope["headers"]}
+        method, path = scope["method"], scope["path"]
+        carrier = {"traceparent": headers.get("traceparent", ""), "tracestate": headers.get("tracestate", "")}
         attributes: dict[str, Any] = {"http.request.method": method, "url.path": path}
-        if environ.get("HTTP_X_REQUEST_ID"):
-            attributes["tabletop.request_id"] = environ["HTTP_X_REQUEST_ID"]
+        if headers.get("x-request-id"):
+            attributes["tabletop.request_id"] = headers["x-request-id"]
         if (game := GAME_IN_PATH.search(path)) is not None:
             attributes["tabletop.game_id"] = game.group(1)
-        span = tracer.start_span(f"{method} {route_template(path)}", context=propagator.extract(carrier),
-                                 kind=trace.SpanKind.SERVER, attributes=attributes)
+        span = self.tracer.start_span(f"{method} {route_template(path)}", context=self.propagator.extract(carrier),
+                                      kind=trace.SpanKind.SERVER, attributes=attributes)
 
-        def recording_start_response(status: str, headers: Any, *exc_info: Any) -> Any:
-            span.set_attribute("http.response.status_code", int(status.split(" ", 1)[0]))
-            return start_response(status, headers, *exc_info)
+        async def recording_send(event: dict[str, Any]) -> None:
+            if event["type"] == "http.response.start":
+                span.set_attribute("http.response.status_code", int(event["status"]))
+            await send(event)
 
         token = otel_context.attach(trace.set_span_in_context(span))
         try:
-            return inner(environ, recording_start_response)
+            await app(scope, receive, recording_send)
         finally:
             otel_context.detach(token)
             span.end()
 
-    app.wsgi_app = traced
-    if hasattr(app, "extensions"):  # rest.app.serve then keeps every request on this traced WSGI path
-        app.extensions["tabletop.traced"] = True
+    @staticmethod
+    def inject(metadata: list[tuple[str, str]]) -> list[tuple[str, str]]:
+        return inject(metadata)
 
 
 def route_template(path: str) -> str:

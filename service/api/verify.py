@@ -24,11 +24,11 @@ from google.protobuf import json_format
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from tabletop_server.service.api import convert, seeds
+from tabletop_server.service.api import convert
 from tabletop_server.service.engine import registry
 from tabletop_server.service.engine.commitment import opens
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.replay import new_game
+from tabletop_server.service.engine.replay import new_game, step
 from tabletop_server.service.engine.ruleset import Ruleset, State
 
 CONCEDED = game_pb2.LifecycleEvent.KIND_SEAT_CONCEDED
@@ -113,21 +113,20 @@ def _deal(ruleset: Ruleset, game: game_pb2.Game, seed: int) -> tuple[State, list
         state, opening = new_game(ruleset, options, len(game.seats), seed, game.rules_version)
     except RuleError as exc:
         raise VerificationFailed(f"The seed does not deal rules version {game.rules_version!r}: {exc}") from exc
-    if seeds.rules_version(ruleset, state) != game.rules_version:
+    if ruleset.rules_version(state) != game.rules_version:
         raise VerificationFailed(f"This verifier does not deal rules version {game.rules_version!r}.")
     return state, opening
 
 
 def _step(ruleset: Ruleset, state: State, entry: game_pb2.LogEntry, opening: list[Any]) -> list[Any]:
-    """Apply one log entry to the state; the game events it produces."""
+    """Apply one log entry to the state (the engine's replay step, as every replay does); its game events."""
     try:
         if entry.HasField("action"):
-            action = ruleset.decode_action(getattr(entry.action, ruleset.INFO.proto_field))
-            return list(ruleset.apply(state, entry.seat, action))
+            return step(ruleset, state, entry.seat, ruleset.decode_action(getattr(entry.action, ruleset.INFO.proto_field)))
         conceded = [e.lifecycle.seat for e in entry.events if e.HasField("lifecycle") and e.lifecycle.kind == CONCEDED]
         produced = list(opening)
         for seat in conceded:
-            produced += ruleset.concede(state, seat)  # type: ignore[attr-defined]  # optional in the contract
+            produced += step(ruleset, state, seat, None)
         return produced
     except RuleError as exc:
         raise VerificationFailed(f"Version {entry.version}: the rules refuse the logged action of seat "

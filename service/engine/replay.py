@@ -23,8 +23,13 @@ def replay(ruleset: Ruleset, options: Options, seat_count: int, seed: int,
     None is the seat conceding (``ruleset.concede``: a log entry with a KIND_SEAT_CONCEDED event)."""
     state, _ = new_game(ruleset, options, seat_count, seed, rules_version)
     for seat, action in actions:
-        if action is None:
-            ruleset.concede(state, seat)  # type: ignore[attr-defined]  # optional in the contract
-        else:
-            ruleset.apply(state, seat, action)
+        step(ruleset, state, seat, action)
     return state
+
+
+def step(ruleset: Ruleset, state: State, seat: int, action: Action | None) -> list[Event]:
+    """Apply one logged step to ``state``: ``seat``'s action, or its conceding when ``action`` is None;
+    the events it made (unprojected). Raises ``RuleError`` as ``apply`` and ``concede`` do."""
+    if action is None:
+        return list(ruleset.concede(state, seat))  # type: ignore[attr-defined]  # optional in the contract
+    return list(ruleset.apply(state, seat, action))

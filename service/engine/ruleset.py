@@ -15,8 +15,9 @@ randomness comes from ``service.engine.rng.Rng`` over the state's seed.
   stored game replayed; every version keeps its generator, ``service.engine.rng``). A seat count
   whose ``SeatRange`` requires options the game lacks raises ``MalformedAction`` (INVALID_ARGUMENT)
   with a reason of the game's own and a message naming the option.
-- ``rules_version(state) -> str``: the rules version the game was dealt with (optional: else
-  ``INFO.rules_version``); the deal's commitment names it (``service.engine.commitment``).
+- ``rules_version(state) -> str``: the rules version the game was dealt with (a stored game keeps
+  the version it was dealt with while ``INFO.rules_version`` names the newest); the deal's commitment
+  names it (``service.engine.commitment``).
 - ``to_act(state) -> list[int]``: seats whose decision is awaited now (several while
   choices are simultaneous; empty once the game is over).
 - ``legal_actions(state, seat) -> list[Action]``: every action ``seat`` may take;
@@ -45,12 +46,19 @@ randomness comes from ``service.engine.rng.Rng`` over the state's seed.
 - Optional ``rematch(state, options) -> Options``: the options of the next game at the same table
   from a finished ``state`` (BANG!: survivors keep their characters, the Sheriff passes on);
   without one, a rematch has the same options.
+- Optional ``standings(state) -> list[(seats, place)] | None``: once the game is over, its sides (a seat
+  alone, or a team) with each side's place (1 is first; equal places tie), for ratings (docs/ratings.md);
+  None while the game has no result. A ruleset without one is never rated.
 - Optional ``encode_catalog() -> proto message``: the ruleset's static facts (a board, cards,
   characters, scoring tables) as its catalog message, the field named ``INFO.proto_field`` of
   ``GetRulesetResponse.catalog``. Built from the tables the rules themselves loaded, so the two
   cannot disagree; the same on every call until a release changes it (the service serves it with
   an etag hashed from it, ``service.api.rulesets``). A ruleset without one is served without a catalog.
   (Named as a codec function: ``catalog`` is already BANG!'s module of data rows.)
+- Optional ``CATALOG_LANGUAGES: tuple[str, ...]`` with ``localize_catalog(catalog, language)``: the
+  languages besides English the catalog's names and texts exist in (BANG!: "cs", the Czech editions'
+  words), and the function that puts one of them into a copy of the English catalog (GetRuleset's
+  ``language_code``). Without them the catalog is English only.
 """
 
 from __future__ import annotations
@@ -124,6 +132,8 @@ class Ruleset(Protocol):
     INFO: RulesetInfo
 
     def setup(self, options: Options, seat_count: int, seed: int, rules_version: str | None = None) -> State: ...
+
+    def rules_version(self, state: State) -> str: ...
 
     def to_act(self, state: State) -> list[int]: ...
 

@@ -1,6 +1,6 @@
 """``tabletop backup`` / ``tabletop restore``: every game, or chosen ones, out of and into a Redis.
 
-What a game is in Redis (``keys.py``, ``remembered.py``): every key under its hash tag
+What a game is in Redis (``keys.py``, ``cas.lua``): every key under its hash tag
 ``{g:<id>}``: the hash (version and document), ``:log`` (the stream), ``:req:<seat>:<id>``
 (remembered responses) and ``:reqs:<seat>`` (their index). Nothing else is needed to go on
 playing it; the creators' counters (``{c:...}``) are not games and are left out.

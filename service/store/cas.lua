@@ -1,22 +1,69 @@
 -- Atomic compare-and-set of one game, in one round trip.
--- KEYS[1] game hash, KEYS[2] log stream, KEYS[3] request-id key
+-- KEYS[1] game hash, KEYS[2] log stream, KEYS[3] request-id key, KEYS[4] fence set (player_index.py),
+-- KEYS[5] the seat's index of remembered request ids (a sorted set by ms; absent: not kept)
 -- ARGV[1] expected version ("0": the game must not exist yet)
 -- ARGV[2] new document, ARGV[3] log entry, ARGV[4] ttl seconds of game and log
 -- ARGV[5] response to remember for the request id ("" when none), ARGV[6] its ttl
 -- ARGV[7] the request's fingerprint, stored in front of the response in the same SET, so a
 --         remembered response is never without the fingerprint of the request that made it
--- Returns {1, new_version} when written, {0, current_version} when the version moved.
-local current = redis.call('HGET', KEYS[1], 'v')
+-- ARGV[8] the nonce of this write's player-index mark ("" or absent: none); a fenced nonce is refused
+--         as a lost race (the drain gave up waiting for this write: the writer marks and tries again)
+-- ARGV[9] the stamp (field 'w') of the document the caller decided on ("" or absent: not checked).
+--         Every write stores a new one (ARGV[10]), unique to it: a version alone can name two different
+--         documents after a failover lost a write, a stamp cannot, so a writer deciding on a cached copy
+--         (redis_store.py) never writes over a document it has not seen.
+-- ARGV[10] the stamp of the new document ("" or absent: none, and no cached copy of it is trusted)
+-- ARGV[11] the most request ids the seat's index keeps ("" or absent: no index), ARGV[12] now in ms,
+-- ARGV[13] how long (ms) an id stays in it, ARGV[14] this request id, ARGV[15] the prefix of the seat's
+--          request-id keys: the oldest ids past the bound are popped and their responses deleted, all
+--          under the game's hash tag (one Redis Cluster slot), in the write's own round trip
+-- {1, new_version, ids forgotten} when the index dropped some.
+-- Returns {1, new_version} when written; {0, current_version, current document, its stamp} when the
+-- version or the stamp moved (the caller decides again on that document, with no read: "" when the
+-- game does not exist); {2, remembered} when the request id's response is remembered already (the
+-- request was applied: the caller answers with it and writes nothing).
+local fields = redis.call('HMGET', KEYS[1], 'v', 'w')
+local current = fields[1]
 if not current then current = '0' end
+local stamp = fields[2] or ''
+local function lost()
+  return {0, tonumber(current), redis.call('HGET', KEYS[1], 'doc') or '', stamp}
+end
 if current ~= ARGV[1] then
-  return {0, tonumber(current)}
+  return lost()
+end
+if ARGV[9] and ARGV[9] ~= '' and stamp ~= ARGV[9] then
+  return lost()
+end
+if ARGV[8] and ARGV[8] ~= '' and redis.call('SISMEMBER', KEYS[4], ARGV[8]) == 1 then
+  return lost()
+end
+if ARGV[5] ~= '' then
+  local remembered = redis.call('GET', KEYS[3])
+  if remembered then
+    return {2, remembered}
+  end
 end
 local version = tonumber(current) + 1
-redis.call('HSET', KEYS[1], 'v', version, 'doc', ARGV[2])
+redis.call('HSET', KEYS[1], 'v', version, 'doc', ARGV[2], 'w', ARGV[10] or '')
 redis.call('XADD', KEYS[2], version .. '-0', 'e', ARGV[3])
 redis.call('EXPIRE', KEYS[1], ARGV[4])
 redis.call('EXPIRE', KEYS[2], ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[7] .. ARGV[5], 'EX', ARGV[6])
+  if ARGV[11] and ARGV[11] ~= '' then
+    local now = tonumber(ARGV[12])
+    redis.call('ZADD', KEYS[5], now, ARGV[14])
+    redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - tonumber(ARGV[13]))
+    redis.call('PEXPIRE', KEYS[5], ARGV[13])
+    local over = redis.call('ZCARD', KEYS[5]) - tonumber(ARGV[11])
+    if over > 0 then
+      local popped = redis.call('ZPOPMIN', KEYS[5], over)
+      for i = 1, #popped, 2 do
+        redis.call('DEL', ARGV[15] .. popped[i])
+      end
+      return {1, version, over}
+    end
+  end
 end
 return {1, version}

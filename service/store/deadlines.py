@@ -29,27 +29,29 @@ RELEASE = resp.Script("if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == to
 class Deadlines:
     """The index over a store client (``redis_store.connect``)."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, due_key: str = "", claimed_key: str = "") -> None:
         self.client = client
+        self.due_key = due_key or keys.deadlines_due()  # another pair of keys: another index (player_index's near)
+        self.claimed_key = claimed_key or keys.deadlines_claimed()
 
     async def schedule(self, game_id: str, due: float) -> None:
         """Look at ``game_id`` at ``due`` (epoch seconds) at the latest."""
-        await self.client.execute("ZADD", keys.deadlines_due(), "LT", _ms(due), game_id)
+        await self.client.execute("ZADD", self.due_key, "LT", _ms(due), game_id)
 
     async def claim(self, now: float, lease_end: float, limit: int) -> list[tuple[str, int]]:
         """Due games (and claims whose lease ended) for this replica: ``(game id, lease)`` pairs."""
         lease = _ms(lease_end)
-        claimed = await self.client.evalsha(CLAIM, [keys.deadlines_due(), keys.deadlines_claimed()],
+        claimed = await self.client.evalsha(CLAIM, [self.due_key, self.claimed_key],
                                             [_ms(now), lease, limit])
         return [(m.decode() if isinstance(m, bytes) else str(m), lease) for m in claimed]
 
     async def release(self, game_id: str, lease: int) -> None:
         """Done with a claim (only this claim: a later claim by another replica stays)."""
-        await self.client.evalsha(RELEASE, [keys.deadlines_claimed()], [game_id, lease])
+        await self.client.evalsha(RELEASE, [self.claimed_key], [game_id, lease])
 
     async def due(self) -> int:
         """How many games have a decision scheduled (the gauge)."""
-        return int(await self.client.execute("ZCARD", keys.deadlines_due()))
+        return int(await self.client.execute("ZCARD", self.due_key))
 
 
 def _ms(seconds: float) -> int:

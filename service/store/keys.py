@@ -22,6 +22,12 @@ def request(game_id: str, seat: int, request_id: str) -> str:
     return f"{{g:{game_id}}}:req:{seat}:{request_id}"
 
 
+def remembered(game_id: str, seat: int) -> str:
+    """Sorted set: the seat's remembered request ids by the ms they were remembered (kept to
+    ``TABLETOP_MAX_REQUEST_IDS_PER_SEAT`` by ``cas.lua``, oldest out first)."""
+    return f"{{g:{game_id}}}:reqs:{seat}"
+
+
 def deadlines_due() -> str:
     """Sorted set: game id by the epoch milliseconds its earliest timed decision is due (``deadlines.py``).
 
@@ -32,3 +38,56 @@ def deadlines_due() -> str:
 def deadlines_claimed() -> str:
     """Sorted set: game id by the end of the lease of the replica that claimed it."""
     return "{t}:claimed"
+
+
+def fence(game_id: str) -> str:
+    """Set of the player-index marks given up on (``player_index.py``): a write that carries one is refused."""
+    return f"{{g:{game_id}}}:fence"
+
+
+def index_stream(shard: int) -> str:
+    """Redis Stream of player-index marks (a game id and the version to index), drained by a consumer group."""
+    return f"{{pix:{shard}}}"
+
+
+def player(player_id: str, part: str) -> str:
+    """One of a player's keys, all under the hash tag ``{p:<id>}``: ``games`` (sorted set: the order of
+    ListMyGames), ``meta`` (hash: game id -> indexed version and flags), ``entry`` (hash: game id ->
+    PlayerGame bytes), ``inbox`` (stream of notifications), ``unread`` (sorted set of unread ids)."""
+    return f"{{p:{player_id}}}:{part}"
+
+
+def near_due() -> str:
+    """Sorted set: ``<player>\n<game>\n<turn>`` by the epoch ms a DEADLINE_NEAR is due (hash tag ``{pn}``)."""
+    return "{pn}:due"
+
+
+def near_claimed() -> str:
+    """Sorted set: the DEADLINE_NEAR entries a replica claimed, by the end of its lease."""
+    return "{pn}:claimed"
+
+
+def rated(game_id: str) -> str:
+    """The rating update of a finished game (JSON, ``store/ratings.py``), under the game's hash tag."""
+    return f"{{g:{game_id}}}:rated"
+
+
+def leaderboard(ruleset: str, part: str) -> str:
+    """A ruleset's leaderboard, under the hash tag ``{lb:<ruleset>}``: ``z`` (sorted set: player id by
+    rating) and ``n`` (hash: player id -> the rated-game count its score was written at)."""
+    return f"{{lb:{ruleset}}}:{part}"
+
+
+def queue(queue_id: str, part: str) -> str:
+    """One of a matchmaking queue's keys, all under the hash tag ``{mq:<queue>}`` (``store/tickets.py``)."""
+    return f"{{mq:{queue_id}}}:{part}"
+
+
+def queues_due() -> str:
+    """Sorted set: queue id by the epoch ms the matcher should look at it (hash tag ``{mm}``, timers.Sweeper)."""
+    return "{mm}:due"
+
+
+def queues_claimed() -> str:
+    """Sorted set: the queues a replica's matcher claimed, by the end of its lease."""
+    return "{mm}:claimed"

@@ -1,9 +1,15 @@
-"""The game store: one read round trip, one atomic write round trip (Principle 4).
+"""The game store: one atomic write round trip per action, and a read only when needed (Principle 4).
 
 ``load`` reads the version, the document and (when a request id is given) that
 request's remembered response in one pipelined round trip. ``write`` runs
 ``cas.lua``: check the version, write the document, bump the version, append the
 log entry to the game's stream and remember the response, all at once.
+
+Both keep what they saw in a bounded per-process cache (``doc_cache.py``), which
+``cached`` hands to the host: in the steady state an action is decided on the copy
+of the game this process wrote last, and the write is the one round trip. A write
+that finds the game moved answers with the current document (cached in turn), and
+one whose request id was applied already raises ``Remembered`` with its response.
 
 The store is asynchronous and speaks to Redis through a small client interface
 (``execute``, ``pipeline``, ``evalsha``, ``blocking``, ``ping``, ``close``): the lean
@@ -12,6 +18,9 @@ multiplexed client of ``resp.py`` for one server, ``ClusterClient`` for Redis Cl
 
 from __future__ import annotations
 
+import itertools
+import os
+import secrets
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -24,6 +33,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 
 from tabletop_server.service.store import keys, resp, sentinel
+from tabletop_server.service.store.doc_cache import DocCache
 
 CAS = resp.Script((Path(__file__).with_name("cas.lua")).read_text())
 # A write that changes nothing but is replicated (HINCRBY by 0 of the version): it moves this
@@ -51,6 +61,16 @@ class Loaded:
     doc: bytes | None
     cached_response: bytes | None
     cached_fingerprint: bytes | None = None
+    stamp: str = ""  # the document's write stamp (cas.lua's field w); "" when it has none
+
+
+class Remembered(Exception):
+    """The compare-and-set found the request id's response remembered: the request was applied already."""
+
+    def __init__(self, response: bytes | None, fingerprint: bytes | None) -> None:
+        super().__init__("request applied already")
+        self.response = response
+        self.fingerprint = fingerprint
 
 
 def connect(url: str, blocking_connections: int = 0, ca_file: str = "") -> Any:
@@ -80,45 +100,77 @@ class GameStore:
 
     def __init__(self, client: Any,
                  probe: Callable[[str, str | None], AbstractContextManager[Any]] | None = None,
-                 replicas: tuple[int, int] = (0, 0)) -> None:
+                 replicas: tuple[int, int] = (0, 0), cache_games: int = 0,
+                 on_forgotten: Callable[[int], None] | None = None) -> None:
         self.client = client
+        self.on_forgotten = on_forgotten or (lambda count: None)  # remembered request ids dropped past the bound
         self.replicas = replicas  # (replicas each write waits for, timeout ms); see _cas
         self.probe = probe or _no_probe  # times (and traces) each round trip: probe(op, game_id)
+        self.cache = DocCache(cache_games)  # the last documents seen; 0 games: none kept
+
+    def cached(self, game_id: str) -> Loaded | None:
+        """This process's last copy of the game (possibly stale: the write checks it), or None."""
+        known = self.cache.get(game_id) if self.cache.size > 0 else None
+        return None if known is None else Loaded(known.version, known.doc, None, None, known.stamp)
 
     async def load(self, game_id: str, seat: int | None = None, request_id: str = "") -> Loaded:
         """Version, document and remembered response, in one round trip."""
         cached = None
         with self.probe("load", game_id):
             if request_id and seat is not None:
-                fields, cached = await self.client.pipeline(("HMGET", keys.game(game_id), "v", "doc"),
+                fields, cached = await self.client.pipeline(("HMGET", keys.game(game_id), "v", "doc", "w"),
                                                             ("GET", keys.request(game_id, seat, request_id)))
                 for reply in (fields, cached):
                     if isinstance(reply, Exception):
                         raise reply
-                version, doc = fields
+                version, doc, stamp = fields
             else:
-                version, doc = await self.client.execute("HMGET", keys.game(game_id), "v", "doc")
+                version, doc, stamp = await self.client.execute("HMGET", keys.game(game_id), "v", "doc", "w")
         response, fingerprint = _remembered(cached)
-        return Loaded(int(version or 0), doc, response, fingerprint)
+        text = _text(stamp)
+        self.cache.put(game_id, int(version or 0), text, doc)
+        return Loaded(int(version or 0), doc, response, fingerprint, text)
 
     async def write(self, game_id: str, expected: int, doc: bytes, entry: bytes, ttl: int,
                     seat: int | None = None, request_id: str = "", response: bytes = b"",
-                    response_ttl: int = 86400, fingerprint: bytes = b"") -> tuple[bool, int]:
+                    response_ttl: int = 86400, fingerprint: bytes = b"",
+                    mark: tuple[Any, ...] | None = None, nonce: str = "", stamp: str = "",
+                    remember: tuple[int, int, int] | None = None) -> tuple[bool, int]:
         """Compare-and-set; returns ``(written, version)`` (the current version when not written).
 
-        With a request id, ``response`` is remembered with ``fingerprint`` (a SHA-256 digest
-        of the request), in the same atomic script as the write.
+        ``stamp``: the write stamp of the document the change was decided on (``Loaded.stamp``), checked
+        with the version ("": the version only). With a request id, ``response`` is remembered with
+        ``fingerprint`` (a SHA-256 digest of the request), in the same atomic script as the write, and a
+        response remembered already raises ``Remembered``. ``mark``: the player index's ``XADD``
+        (``player_index.py``), sent before the script, whose ``nonce`` the script checks. ``remember``:
+        ``(most ids, now ms, ttl ms)`` of the seat's index of remembered request ids, which the script
+        keeps to that bound (the oldest responses deleted first; ``on_forgotten`` counts them).
         """
-        req_key = keys.request(game_id, seat if seat is not None else -1, request_id or "-")
+        seat_or_none = seat if seat is not None else -1
+        req_key = keys.request(game_id, seat_or_none, request_id or "-")
+        index = (*remember, request_id, keys.request(game_id, seat_or_none, "")) if remember and request_id else ()
         if request_id and len(fingerprint) != FINGERPRINT_BYTES:
             raise ValueError("a remembered response needs the request's 32-byte fingerprint")
+        new_stamp = _next_stamp()
         with self.probe("write", game_id):
-            ok, version = await self._cas([keys.game(game_id), keys.stream(game_id), req_key],
-                                          [expected, doc, entry, ttl, response if request_id else b"", response_ttl,
-                                           MARK + fingerprint])
-        return bool(ok), int(version)
+            result = await self._cas([keys.game(game_id), keys.stream(game_id), req_key, keys.fence(game_id),
+                                      keys.remembered(game_id, seat_or_none)],
+                                     [expected, doc, entry, ttl, response if request_id else b"", response_ttl,
+                                      MARK + fingerprint, nonce, stamp, new_stamp, *index], mark)
+        outcome = int(result[0])
+        if outcome == 2:
+            raise Remembered(*_remembered(result[1]))
+        version = int(result[1])
+        if outcome == 1:
+            self.cache.put(game_id, version, new_stamp, doc)
+            if len(result) > 2 and int(result[2]) > 0:
+                self.on_forgotten(int(result[2]))
+        else:  # lost: the script answered the current document and its stamp
+            self.cache.put(game_id, version, _text(result[3]) if len(result) > 3 else "",
+                           (result[2] or None) if len(result) > 2 else None)
+        return outcome == 1, version
 
-    async def _cas(self, cas_keys: list[str], args: list[Any]) -> Any:
+    async def _cas(self, cas_keys: list[str], args: list[Any], mark: tuple[Any, ...] | None = None) -> Any:
         """The compare-and-set, followed in the same write by ``WAIT`` when replicas are asked for.
 
         ``WAIT`` counts the replicas that have this connection's writes so far, so a
@@ -127,9 +179,31 @@ class GameStore:
         ``ReplicasBehind`` (UNAVAILABLE, REPLICATION_TIMEOUT): the write stands on the
         primary, and a retry with the same request id returns the remembered response.
         """
+        if mark is not None:
+            if self.replicas[0] > 0 or isinstance(self.client, ClusterClient):
+                await self._marked(mark)  # another slot: sent alone, first (a pipeline might reorder them)
+            else:  # one server, one connection: the mark executes before the script, in one round trip
+                replies = await self.client.pipeline(mark, ("EVALSHA", CAS.sha, len(cas_keys), *cas_keys, *args))
+                if isinstance(replies[1], redis.exceptions.NoScriptError):
+                    replies[1] = await self.client.evalsha(CAS, cas_keys, args)
+                for reply in replies:
+                    if isinstance(reply, Exception):
+                        raise reply
+                return replies[1]
         if self.replicas[0] <= 0:
             return await self.client.evalsha(CAS, cas_keys, args)
         return await self._waited(CAS, cas_keys, args)
+
+    async def _marked(self, mark: tuple[Any, ...]) -> None:
+        """The mark alone, replicated as a write is (``WAIT``) when replicas are asked for."""
+        if self.replicas[0] <= 0:
+            await self.client.execute(*mark)
+            return
+        _, acknowledged = await self.client.pipeline(mark, ("WAIT", *self.replicas))
+        if isinstance(acknowledged, Exception):
+            raise acknowledged
+        if int(acknowledged) < self.replicas[0]:
+            raise resp.ReplicasBehind(int(acknowledged), self.replicas[0])
 
     async def _waited(self, script: resp.Script, script_keys: list[str], args: list[Any]) -> Any:
         """``script`` then ``WAIT`` in one round trip on one connection; ``ReplicasBehind`` when fewer
@@ -145,7 +219,7 @@ class GameStore:
                 raise reply
         result, acknowledged = replies
         written = result[0] if isinstance(result, list) else result
-        if written and int(acknowledged) < wanted:
+        if int(written) == 1 and int(acknowledged) < wanted:
             raise resp.ReplicasBehind(int(acknowledged), wanted)
         return result
 
@@ -252,6 +326,33 @@ class ClusterClient:
 
 def _no_probe(op: str, game_id: str | None) -> AbstractContextManager[Any]:
     return nullcontext()
+
+
+# A write's stamp: this process's random prefix and a counter, unique to the write across every
+# replica and restart (64 random bits per process), and cheaper than fresh randomness per write.
+class _Stamps:
+    """The prefix and counter of this process's stamps; a forked worker (``serve --workers``) draws its own."""
+
+    def __init__(self) -> None:
+        self.prefix = ""
+        self.counter = itertools.count()
+        self.draw()
+
+    def draw(self) -> None:
+        self.prefix = secrets.token_hex(8)
+        self.counter = itertools.count()
+
+
+_STAMPS = _Stamps()
+os.register_at_fork(after_in_child=_STAMPS.draw)
+
+
+def _next_stamp() -> str:
+    return f"{_STAMPS.prefix}{next(_STAMPS.counter):x}"
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else (value or "")
 
 
 def _remembered(value: bytes | None) -> tuple[bytes | None, bytes | None]:

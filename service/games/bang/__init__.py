@@ -9,12 +9,17 @@ the sources differ, ``shared/reference/RULINGS.md`` decides; see ``docs/bang.md`
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, SeatRange, State
+from tabletop_server.service.engine.registry import register
+from tabletop_server.service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, SeatRange
 from tabletop_server.service.games.bang import catalog, checks, costs, cube_requests, damage, turn, upgrades  # noqa: F401  (registers)
+from tabletop_server.service.games.bang.abilities import ABILITIES
 from tabletop_server.service.games.bang.actions import apply, legal_actions, to_act
 from tabletop_server.service.games.bang.bots import BOTS
-from tabletop_server.service.games.bang.catalog_codec import encode_catalog
-from tabletop_server.service.games.bang.characters import ABILITIES
+from tabletop_server.service.games.bang.catalog_codec import (
+    CATALOG_LANGUAGES,
+    encode_catalog,
+    localize_catalog,
+)
 from tabletop_server.service.games.bang.characters import armed_and_dangerous as _ad_characters  # noqa: F401  (registers abilities)
 from tabletop_server.service.games.bang.characters import base as _base_characters  # noqa: F401  (registers abilities)
 from tabletop_server.service.games.bang.characters import dodge_city as _dc_characters  # noqa: F401  (registers abilities)
@@ -33,15 +38,23 @@ from tabletop_server.service.games.bang.effects import (  # noqa: F401  (registe
     EFFECTS,
     armed,
     attacks,
+    bandolier,
+    bell_tower,
+    big_fifty,
+    bomb,
     dangerous,
     draws,
     equipment,
     green,
     healing,
+    thunderer,
+    tumbleweed,
 )
 from tabletop_server.service.games.bang.effects import checks as _check_outcomes  # noqa: F401  (registers draw! outcomes)
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.setup import expansion_option, start
 from tabletop_server.service.games.bang.setup import setup as _deal
+from tabletop_server.service.games.bang.standings import standings
 from tabletop_server.service.games.bang.tables import (
     CARDS,
     CHARACTERS,
@@ -86,7 +99,6 @@ def _seat_ranges() -> tuple[SeatRange, ...]:
         else:
             out.append(SeatRange(n, n, needs))
     return tuple(out)
-
 
 INFO = RulesetInfo(
     id="bang",
@@ -146,6 +158,7 @@ def is_over(state: State) -> bool:
 
 __all__ = [
     "BOTS",
+    "CATALOG_LANGUAGES",
     "INFO",
     "apply",
     "concede",
@@ -157,12 +170,17 @@ __all__ = [
     "encode_options",
     "is_over",
     "legal_actions",
+    "localize_catalog",
     "opening_events",
     "project",
     "rematch",
     "rematch_options",
     "rules_version",
     "setup",
+    "standings",
     "to_act",
     "view",
 ]
+
+# Offered by the server, listed second (service/engine/registry.py).
+register(__name__, listed=2)

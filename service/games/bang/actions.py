@@ -28,10 +28,11 @@ until a player must decide. ``legal_actions`` filters candidates through ``check
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import EngineReason, MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import versions
-from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.games.bang.abilities import ability_of
 from tabletop_server.service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.pending import REQUESTS, STEPS
 from tabletop_server.service.games.bang.play import (
     check_play,
@@ -41,7 +42,7 @@ from tabletop_server.service.games.bang.play import (
     use_from_play,
 )
 from tabletop_server.service.games.bang.reasons import Reason
-from tabletop_server.service.games.bang.state import player, top_request
+from tabletop_server.service.games.bang.state import player, top_entry, top_request
 from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, TYPE_OF
 from tabletop_server.service.games.bang.targeting import candidate_targets
 from tabletop_server.service.games.bang.turn import end_turn, next_turn
@@ -144,7 +145,7 @@ def advance(state: State, events: list[Event]) -> None:
             state["pending"].clear()
             return
         _empty_hands(state, events)
-        req = top_request(state)
+        req = top_entry(state)
         if req is None:
             if state["phase"] == "play" and player(state, state["turn"])["alive"]:
                 return

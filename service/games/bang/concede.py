@@ -20,10 +20,11 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_server.service.engine.errors import EngineReason, RuleError
-from tabletop_server.service.engine.ruleset import Event, Options, State
+from tabletop_server.service.engine.ruleset import Event, Options
 from tabletop_server.service.games.bang.actions import advance, check_rules_version
 from tabletop_server.service.games.bang.codec import decode_options, rematch_options
 from tabletop_server.service.games.bang.damage import eliminate
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.pending import REQUESTS
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import player
@@ -45,8 +46,9 @@ def concede(state: State, seat: int) -> list[Event]:
     for req in state["pending"]:
         if req["kind"] == "dying" and req["seat"] == seat:
             killer = req["source"]
-        handler = REQUESTS.get(req["kind"]) if req["seat"] is not None else None
-        if handler is None or not handler.forfeit(state, req, seat):
+        forfeited = (req["seat"] is not None and req["kind"] in REQUESTS
+                     and REQUESTS[req["kind"]].forfeit(state, req, seat))
+        if not forfeited:
             kept.append(req)
     state["pending"][:] = kept
     eliminate(state, seat, killer, events)

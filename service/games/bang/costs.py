@@ -20,8 +20,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
-from tabletop_server.service.games.bang.pending import RequestKind, request
+from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.pending import RequestKind, continue_play, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import Request, discard_from_hand, player, push
 from tabletop_server.service.games.bang.tables import TYPE_OF
@@ -69,10 +70,7 @@ class PayCost(RequestKind):
         if args["discard"] > 0:
             return
         state["pending"].pop()
-        from tabletop_server.service.games.bang.play import (
-            proceed,  # play.py asks for costs: imported when paid
-        )
-        proceed(state, seat, args["action"], events, "upgrade")
+        continue_play(state, seat, args["action"], "upgrade", events)
 
     def auto(self, state: State, req: Request) -> Action | None:
         hand = player(state, req["seat"])["hand"]

@@ -21,11 +21,12 @@ reveals nothing).
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import cubes
+from tabletop_server.service.games.bang.layout import State, StepEntry
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
-from tabletop_server.service.games.bang.state import Request, draw, player, push
+from tabletop_server.service.games.bang.state import Request, draw, player, push, source_seat
 from tabletop_server.service.games.bang.versions import first_ad_readings
 
 
@@ -130,8 +131,8 @@ class PlaceCubes(RequestKind):
 class DrawStep(Step):
     """Draw ``count`` cards once what lies above is done (Al Preacher's card after his payment)."""
 
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
-        seat = req["source"]
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+        seat = source_seat(req)
         if player(state, seat)["alive"]:
             draw(state, seat, int(req["args"]["count"]), events, reason=str(req["args"]["reason"]))
 

@@ -10,22 +10,37 @@ Facts: S3 (``seeds/003``), NOTES (c) "Armed & Dangerous cube mechanics", RULES_C
   stays in (or goes back to) the supply (AD-013).
 - Every cube gained comes from the supply and every cube paid or removed goes back to it
   (AD-002), so the total is always ``SUPPLY``: ``total`` adds them up for the property tests.
-- An orange card that loses its last cube is discarded at once (AD-008, AD-021); a Bomb explodes
-  (its holder loses 2 life, caused by no one; AD-050, 051). One that leaves play any other way
-  drops its cubes back into the supply (``state.leave_play``; AD-015, 016).
+- An orange card that loses its last cube is discarded at once (AD-008, AD-021), unless its card
+  registered what happens instead (``when_emptied``: the Bomb explodes, ``effects/bomb.py``). One
+  that leaves play any other way drops its cubes back into the supply (``state.leave_play``; AD-015, 016).
 """
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.ruleset import Event, State
+from collections.abc import Callable
+
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.engine.ruleset import Event
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.state import discard_from_table, player
 from tabletop_server.service.games.bang.tables import KEY_OF, TYPE_OF
 
 SUPPLY = 32
 MAX_ON_HOLDER = 4
 DANGEROUS_CUBES = 3  # an orange card enters play with 3 (AD-005)
-BOMB_DAMAGE = 2
 CHARACTER = "character"
+
+# What an orange card does when its last cube is taken, instead of being discarded, by card key:
+# ``(state, seat, card, events)``, called once the card is discarded from play (the Bomb explodes).
+Emptied = Callable[[State, int, str, list[Event]], None]
+WHEN_EMPTIED: Registry[Emptied] = Registry("emptied card")
+
+
+def when_emptied(key: str) -> Callable[[Emptied], Emptied]:
+    """Register what the card ``key`` does when it loses its last cube (instead of the ``no_cubes`` discard event)."""
+    def deco(fn: Emptied) -> Emptied:
+        return WHEN_EMPTIED.add(key, fn)
+    return deco
 
 
 def armed(state: State) -> bool:
@@ -93,7 +108,7 @@ def remove(state: State, seat: int, holder: str, count: int, events: list[Event]
 
 def take(state: State, seat: int, holder: str, count: int, events: list[Event], reason: str) -> int:
     """Take up to ``count`` cubes off a holder *into the caller's hand* (the caller puts them
-    somewhere or back into the supply); an emptied orange card is discarded, a Bomb explodes."""
+    somewhere or back into the supply); an emptied orange card is discarded (``emptied``)."""
     have = on(state, seat, holder)
     taken = max(0, min(count, have))
     if not taken:
@@ -129,14 +144,14 @@ def load(state: State, card: str) -> None:
 
 
 def emptied(state: State, seat: int, card: str, events: list[Event]) -> None:
-    """An orange card lost its last cube: it is discarded; a Bomb explodes (AD-008, 050, 051)."""
+    """An orange card lost its last cube: it is discarded (AD-008), and does what its card registered
+    (``when_emptied``), or is announced as discarded for want of cubes."""
     if card not in player(state, seat)["table"]:
         return
     discard_from_table(state, seat, card)
-    if KEY_OF[card] == "bomb":
-        from tabletop_server.service.games.bang.damage import damage
-        events.append({"kind": "explode", "seat": seat, "cards": [card]})
-        damage(state, seat, BOMB_DAMAGE, None, events)
+    instead = WHEN_EMPTIED.get(KEY_OF[card])
+    if instead is not None:
+        instead(state, seat, card, events)
         return
     events.append({"kind": "discard", "seat": seat, "cards": [card], "reason": "no_cubes"})
 

@@ -17,8 +17,9 @@ from collections.abc import Callable
 
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.engine.ruleset import Action, Event, State
-from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.abilities import ability_of
+from tabletop_server.service.games.bang.layout import State, StepEntry
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
@@ -223,7 +224,7 @@ class Dying(RequestKind):
 class AfterHit(Step):
     """On-hit abilities, after the dying window and only for a survivor (RULINGS BANG-085/091)."""
 
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
         seat = req["args"]["hit"]
         if player(state, seat)["alive"]:
             ability_of(state, seat).on_hit(state, seat, req["args"]["amount"], req["source"], events)

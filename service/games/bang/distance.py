@@ -2,13 +2,15 @@
 
 Distance counts seats between two players the shorter way round over living players,
 then adds the target's ``distance_in`` passives (Mustang, Paul Regret) and the
-observer's ``distance_out`` passives (Scope, Rose Doolan), never below 1. Reach is
+observer's ``distance_out`` passives (Scope, Rose Doolan), never below 1, unless a lasting modifier
+sets it (``modifiers.distance_override``: the Bell Tower). Reach is
 distance <= weapon range (Colt .45: 1). "Distance 1" cards ignore weapons.
 """
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.modifiers import distance_override
 from tabletop_server.service.games.bang.state import passive_sum, weapon
 from tabletop_server.service.games.bang.tables import TYPE_OF
 
@@ -30,9 +32,9 @@ def distance(state: State, a: int, b: int) -> int:
     """How far ``a`` sees ``b``, with every modifier (never below 1 for another player)."""
     if a == b:
         return 0
-    bell = state.get("bell")  # Bell Tower: everyone at distance 1 for his next card (AD-067)
-    if bell is not None and (bell == a or (isinstance(bell, list) and bell[0] == a)):
-        return 1
+    fixed = distance_override(state, a, b)  # a lasting modifier (the Bell Tower: everyone at 1)
+    if fixed is not None:
+        return fixed
     base = seat_distance(state, a, b)
     return max(1, base + passive_sum(state, b, "distance_in") + passive_sum(state, a, "distance_out"))
 
@@ -46,9 +48,3 @@ def weapon_range(state: State, seat: int) -> int:
 def in_reach(state: State, a: int, b: int) -> bool:
     """Whether ``a`` can shoot ``b`` with a BANG!."""
     return distance(state, a, b) <= weapon_range(state, a)
-
-
-def without_bell(state: State) -> State:
-    """The state as an ability's reach sees it: a Bell Tower paid for its player's next *card* does not
-    stretch a shot that is no card (Doc Holyday, Mexicali Kid: as far as the weapon; AD-038, AD-067)."""
-    return {k: v for k, v in state.items() if k != "bell"} if "bell" in state else state

@@ -12,10 +12,11 @@ abilities). Registering a name twice raises.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Final, TypeVar
 
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.layout import State, StepEntry
 from tabletop_server.service.games.bang.state import Request
 
 
@@ -64,7 +65,7 @@ class RequestKind:
 class Step:
     """An engine step: resolves without a player, in stack order."""
 
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
         """Do the step (it has already been popped)."""
         raise NotImplementedError
 
@@ -83,6 +84,24 @@ def request(kind: str) -> Callable[[R], R]:
         REQUESTS.add(kind, cls())
         return cls
     return deco
+
+
+PLAY: Final = "play"  # the engine step that carries a committed play through its stages (registered by play.py)
+
+
+def play_step(seat: int, action: Action, stage: str) -> StepEntry:
+    """A play in progress as data: the ``play`` step that runs ``seat``'s committed ``action`` (its card,
+    target and what was decided for it) from the pipeline's ``stage`` on (``play.STAGES``)."""
+    return {"kind": PLAY, "seat": None, "source": seat, "args": {"stage": stage, "action": action}}
+
+
+def continue_play(state: State, seat: int, action: Action, stage: str, events: list[Event]) -> None:
+    """Go on with a committed play from ``stage``, now: a stage's question was answered.
+
+    The step runs at once (it is not queued: nothing the engine does between two requests, such as an
+    emptied hand's draw, may come between an answer and the play it lets go on). A module below the
+    pipeline (a cost, an upgrade, a weapon, an ignore) names the next stage and never imports ``play``."""
+    STEPS[PLAY].run(state, play_step(seat, action, stage), events)
 
 
 def step(kind: str) -> Callable[[S], S]:

@@ -31,28 +31,38 @@ card in play or an ability does not count).
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.abilities import ability_of
 from tabletop_server.service.games.bang.catalog import CardType
-from tabletop_server.service.games.bang.characters import ability_of
 from tabletop_server.service.games.bang.costs import ask_cost, check_payable
 from tabletop_server.service.games.bang.cubes import armed, on, pay_use
-from tabletop_server.service.games.bang.distance import without_bell
 from tabletop_server.service.games.bang.effects import EFFECTS, Effect
-from tabletop_server.service.games.bang.effects.attacks import may_shoot_again
+from tabletop_server.service.games.bang.effects.attacks import may_shoot_again, pay_extra_bang
+from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.modifiers import (
+    card_played,
+    card_played_out,
+    seen_without_card_modifiers,
+)
+from tabletop_server.service.games.bang.pending import PLAY, Step, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     discard_from_hand,
-    in_effect,
     passive_sum,
     player,
     push,
     ready,
+    source_seat,
     trait,
 )
 from tabletop_server.service.games.bang.tables import TYPE_OF, TYPES
 from tabletop_server.service.games.bang.targeting import check_affects, check_target
-from tabletop_server.service.games.bang.turn import count_use
+from tabletop_server.service.games.bang.upgrades import (
+    after_placed,
+    offer_upgrade,
+    offer_weapon,
+    reached_by_shot,
+)
 from tabletop_server.service.games.bang.versions import first_ad_readings
 
 STAGES = ("cost", "upgrade", "weapon", "ignore", "effect")
@@ -77,7 +87,7 @@ def check_play(state: State, seat: int, action: Action) -> None:
         check_target(state, seat, t, action)
         check_affects(state, seat, card, action)
     except RuleError as err:
-        if not (t.bang_card and _big_fifty_reaches(state, seat, action, err)):
+        if not (t.bang_card and _reached_by_shot(state, seat, action, err)):
             raise
     handler = EFFECTS[TYPE_OF[card].effect]
     check_effect(state, seat, t.name, handler, card, action)
@@ -88,15 +98,12 @@ def check_play(state: State, seat: int, action: Action) -> None:
         check_payable(state, seat, card, t.cost, in_hand=True)
 
 
-def _big_fifty_reaches(state: State, seat: int, action: Action, err: RuleError) -> bool:
-    """A BANG! card out of reach or at a player it does not affect, for the Big Fifty: its shot ignores the
-    target's cards in play and ability, so his Mustang or Apache Kid's ability do not count (NOTES b #17;
-    the weapon's cube is then paid without asking, ``upgrades.offer_weapon``)."""
+def _reached_by_shot(state: State, seat: int, action: Action, err: RuleError) -> bool:
+    """A BANG! card out of reach or at a player it does not affect, whose weapon's shot reaches him (a Big
+    Fifty's ignores his cards in play and ability; its cube is then due, ``upgrades.offer_weapon``)."""
     if not armed(state) or err.reason not in (Reason.OUT_OF_RANGE, Reason.TARGET_UNAFFECTED):
         return False
-    from tabletop_server.service.games.bang.upgrades import ignoring_weapon, reach_ignoring_target
-    return (ignoring_weapon(state, seat, action["card"]) is not None
-            and reach_ignoring_target(state, seat, int(action["target"])))
+    return reached_by_shot(state, seat, action)
 
 
 def check_effect(state: State, seat: int, name: str, handler: Effect, card: str, action: Action) -> None:
@@ -110,20 +117,18 @@ def play_from_hand(state: State, seat: int, action: Action, events: list[Event])
     """Pay for a checked card from the hand, then resolve its effect."""
     card = action["card"]
     handler = EFFECTS[TYPE_OF[card].effect]
-    if "bell" in state:
-        _bell_for(state, seat, card)
+    card_played(state, seat, card)
     if handler.placed:  # going into play is the whole effect; nothing else is asked
-        state.pop("bell", None)
+        card_played_out(state)
         handler.resolve(state, seat, card, action, events)
         if armed(state):
-            from tabletop_server.service.games.bang.upgrades import after_placed
             after_placed(state, seat, card, events)
         return
     pay_from_hand(state, seat, card, action, events)
     t = play_type(state, seat, card)
     if t.bang_card:  # the row's fact (DC-016): Punch and Springfield are BANG! effects, not BANG! cards
-        if state["bangs"] and "supply" in state and not passive_sum(state, seat, "unlimited_bang"):
-            _pay_bandolier(state, seat, events)
+        if state["bangs"] and not passive_sum(state, seat, "unlimited_bang"):
+            pay_extra_bang(state, seat, events)
         state["bangs"] += 1
     proceed(state, seat, action, events, spec=t)
 
@@ -156,7 +161,6 @@ def _cost_stage(state: State, seat: int, action: Action, spec: CardType, events:
 def _upgrade_stage(state: State, seat: int, action: Action, spec: CardType, events: list[Event]) -> bool:
     if action["type"] != "play":
         return False
-    from tabletop_server.service.games.bang.upgrades import offer_upgrade
     return offer_upgrade(state, seat, action)
 
 
@@ -164,7 +168,6 @@ def _weapon_stage(state: State, seat: int, action: Action, spec: CardType, event
     # The BANG! card as it plays: Calamity Janet's Missed! is her BANG! card, for the limit and the weapon (AD-020).
     if action["type"] != "play" or not spec.bang_card:
         return False
-    from tabletop_server.service.games.bang.upgrades import offer_weapon
     return offer_weapon(state, seat, action)
 
 
@@ -181,8 +184,7 @@ def _ignore_stage(state: State, seat: int, action: Action, spec: CardType, event
 
 
 def _effect_stage(state: State, seat: int, action: Action, spec: CardType, events: list[Event]) -> bool:
-    if "bell" in state and isinstance(state["bell"], list):
-        state.pop("bell")  # the Bell Tower's card is played out
+    card_played_out(state)
     target = action.get("target")
     if isinstance(target, int) and not state["p"][target]["alive"]:
         # Its target left the game while the play's cost was pending (he conceded; nobody dies meanwhile
@@ -196,38 +198,24 @@ def _reach_seen(state: State, card: str) -> State:
     """The state a used card's reach is checked in: a green card's use is no card played, so a paid
     Bell Tower does not stretch it (AD-067; ``bang-ad-1``: it does). An orange card's use reaches any
     distance anyway (Lockpick, Whip)."""
-    if "bell" in state and TYPE_OF[card].color == "green" and not first_ad_readings(state):
-        return without_bell(state)
+    if TYPE_OF[card].color == "green" and not first_ad_readings(state):
+        return seen_without_card_modifiers(state)
     return state
-
-
-def _bell_for(state: State, seat: int, card: str) -> None:
-    """A Bell Tower paid before this card applies to it (``[seat, card]`` until it resolves), never to a later one."""
-    bell = state.get("bell")
-    if bell is None:
-        return
-    if bell == seat:
-        state["bell"] = [seat, card]
-    else:
-        state.pop("bell")
 
 
 _STAGE = {"cost": _cost_stage, "upgrade": _upgrade_stage, "weapon": _weapon_stage, "ignore": _ignore_stage,
           "effect": _effect_stage}
 
 
-def _pay_bandolier(state: State, seat: int, events: list[Event]) -> None:
-    """A BANG! card beyond the limit is the Bandolier's: 1 of its cubes, once per turn (AD-045)."""
-    from tabletop_server.service.games.bang.effects.attacks import bandolier
-    card = bandolier(state, seat)
-    assert card is not None  # checked: may_shoot_again
-    count_use(state, seat, "bandolier")
-    pay_use(state, seat, card, events, reason="bandolier")
+@step(PLAY)
+class PlayInProgress(Step):
+    """A committed play, as data (``pending.play_step``): its seat (``source``), its action (card, target,
+    what was decided for it) and the stage to run next. A stage's request, once answered, names the
+    next stage (``pending.continue_play``) and the pipeline goes on here."""
 
-
-def resume(state: State, req: Request, events: list[Event], stage: str) -> None:
-    """Continue the committed play a request holds (``args.action``) from ``stage``."""
-    proceed(state, req["source"], req["args"]["action"], events, stage)
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+        args = req["args"]
+        proceed(state, source_seat(req), args["action"], events, args["stage"])
 
 
 def pay_from_hand(state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
@@ -239,22 +227,22 @@ def pay_from_hand(state: State, seat: int, card: str, action: Action, events: li
     events.append(event)
 
 
-def check_use(state: State, seat: int, action: Action, answering: bool = False) -> CardType:
-    """Check a card used from play: in front of the seat, usable, ready, then like a played card."""
+def check_use(state: State, seat: int, action: Action) -> CardType:
+    """Check a card used from play in its player's phase 2: in front of him, usable, ready, then like a
+    played card. (His own cards act in his own turn, so no silence applies: an answer with a card in
+    play is checked by ``attacks.check_missed_in_play``.)"""
     card = action["card"]
     if card not in player(state, seat)["table"]:
         raise RuleError(Reason.CARD_NOT_IN_PLAY, "That card is not in play in front of you", card=card)
     use = TYPE_OF[card].use
     if use is None:
         raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{TYPE_OF[card].name} is not used from play", card=card)
-    if card not in in_effect(state, seat):
-        raise RuleError(Reason.CARD_SILENCED, "Your cards in play have no effect in this turn", card=card)
     if not ready(state, card):
         raise RuleError(Reason.CARD_NOT_READY, f"{use.name} can be used from the turn after it was played",
                         card=card)
-    if use.missed and not answering:
+    if use.missed:
         raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{use.name} is used only to cancel a shot at you", card=card)
-    if use.when != "own_turn" and not answering:
+    if use.when != "own_turn":
         raise RuleError(Reason.CARD_NOT_PLAYABLE_NOW, f"{use.name} is used only {_WHEN_TEXT[use.when]}", card=card)
     check_cubes(state, seat, card)
     check_target(_reach_seen(state, card), seat, use, action)
@@ -273,8 +261,8 @@ def use_from_play(state: State, seat: int, action: Action, events: list[Event]) 
     Using a card in play is not playing a card (RULINGS AD-067): a Bell Tower paid before neither
     stretches it nor is spent by it, and stays for the next card played from the hand. A ``bang-ad-1``
     game keeps the first reading: a green card's use is stretched by it and spends it."""
-    if "bell" in state and TYPE_OF[action["card"]].color == "green" and first_ad_readings(state):
-        _bell_for(state, seat, action["card"])
+    if TYPE_OF[action["card"]].color == "green" and first_ad_readings(state):
+        card_played(state, seat, action["card"])
     pay_use(state, seat, action["card"], events, target=action.get("target"))
     proceed(state, seat, action, events)
 

@@ -24,9 +24,13 @@ from typing import Any
 
 from tabletop_server.service.engine.errors import EngineReason, MalformedAction
 from tabletop_server.service.engine.rng import Rng, seed_state, shake_state
-from tabletop_server.service.engine.ruleset import Event, Options, State
+from tabletop_server.service.engine.ruleset import Event, Options
 from tabletop_server.service.games.bang import versions
+from tabletop_server.service.games.bang.actions import advance
+from tabletop_server.service.games.bang.cubes import SUPPLY
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.state import game_rng
 from tabletop_server.service.games.bang.tables import (
     CHARACTERS,
     REQUIRES,
@@ -34,6 +38,7 @@ from tabletop_server.service.games.bang.tables import (
     deck_and_characters,
     mode_of,
 )
+from tabletop_server.service.games.bang.turn import start_turn
 
 DEFAULT_OPTIONS: dict[str, Any] = {"expansions": [], "sheriff_extra_card": False}
 # House rules of Dodge City characters (RULINGS, Dodge City table), boolean, off by default. They
@@ -80,7 +85,7 @@ def setup(options: Options, seat_count: int, seed: int, rules_version: str | Non
     state: State = {"v": version, "opts": opts, "rng": rng_state, "deck": list(deck),
                     "discard": [], "p": [], "turn": 0, "phase": "draw", "turn_no": 0, "bangs": 0,
                     "pending": [], "winners": []}
-    rng = Rng(state)
+    rng = game_rng(state)
     roles = deal_roles(rng, seat_count, opts.get("sheriff_seat"))
     chars = deal_characters(rng, seat_count, opts)
     rng.shuffle(state["deck"])
@@ -101,7 +106,6 @@ def setup(options: Options, seat_count: int, seed: int, rules_version: str | Non
 def deal_cubes(state: State) -> None:
     """Armed & Dangerous: the shared supply of 32 cubes; a character with ``starting_cubes`` (Red Ringo:
     4, AD-040) starts with them on his character card, from the supply."""
-    from tabletop_server.service.games.bang.cubes import SUPPLY
     state["supply"] = SUPPLY
     for p in state["p"]:
         start = int(CHARACTERS[p["char"]].traits.get("starting_cubes", 0))
@@ -135,8 +139,6 @@ def deal_characters(rng: Rng, seat_count: int, opts: dict[str, Any]) -> list[str
 
 def start(state: State) -> list[Event]:
     """Start the Sheriff's first turn (run by the package's ``setup``); returns its events."""
-    from tabletop_server.service.games.bang.actions import advance
-    from tabletop_server.service.games.bang.turn import start_turn
     events: list[Event] = []
     start_turn(state, state["turn"], events)
     advance(state, events)

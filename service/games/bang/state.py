@@ -1,28 +1,42 @@
 """The game state as plain JSON data, and the small moves every rule uses.
 
-Layout (compact, reloaded from Redis on every request)::
+Layout (compact, reloaded from Redis on every request; the types are ``layout.GameState``, and
+``tests/games/bang/test_bang_layout.py`` keeps this list equal to them)::
 
-    {"v": rules version, "opts": {...}, "rng": int, "n": seats,
+    {"v": rules version, "opts": {...}, "rng": generator state,
      "deck": [card ids, top LAST], "discard": [card ids, top LAST],
-     "p": [{"role", "char", "life", "max", "hand": [], "table": [], "alive": bool}],
-     "turn": seat, "phase": "draw" | "play" | "discard" | "over", "turn_no": int,
+     "p": [{"role", "char", "life", "max", "hand": [], "table": [], "alive": bool,
+            optional "as": copied character, "cubes": cubes on the character}],
+     "turn": seat, "phase": "draw" | "play" | "discard" | "end" | "over", "turn_no": int,
      "bangs": BANG! cards played this turn, "pending": [requests, top LAST],
-     "winners": [seats]}
+     "winners": [seats],
+     optional "uses": {"seat:name": count}, "bell": a Bell Tower in force, "supply": cubes,
+     "marks": {card id: {"ready", "cubes"}}, "opening": [the first turn's events]}
 
 A request is ``{"kind", "seat", "source", "args"}`` (DESIGN 8): ``seat`` is None for an
-engine step that resolves without a player.
+engine step that resolves without a player (``layout.RequestEntry``, ``layout.StepEntry``).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast, overload
 
 from tabletop_server.service.engine.rng import Rng
-from tabletop_server.service.engine.ruleset import Event, State
+from tabletop_server.service.engine.ruleset import Event
+from tabletop_server.service.engine.ruleset import State as EngineState
+from tabletop_server.service.games.bang.layout import (
+    PendingEntry,
+    PlayerData,
+    RequestEntry,
+    RequestKindName,
+    State,
+    StepEntry,
+    StepKindName,
+)
 from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, KEY_OF, TYPE_OF
 
-Player = dict[str, Any]
-Request = dict[str, Any]
+Player = PlayerData
+Request = RequestEntry
 
 
 def player(state: State, seat: int) -> Player:
@@ -123,7 +137,7 @@ def pop_deck(state: State, events: list[Event]) -> str | None:
             return None
         # The whole discard pile becomes the new deck, as bang-server does (NOTES c).
         state["deck"], state["discard"] = state["discard"], []
-        Rng(state).shuffle(state["deck"])
+        game_rng(state).shuffle(state["deck"])
         events.append({"kind": "reshuffle", "count": len(state["deck"])})
     card: str = state["deck"].pop()
     return card
@@ -203,13 +217,35 @@ def discard_from_table(state: State, seat: int, card: str) -> None:
 
 
 def top_request(state: State) -> Request | None:
-    """The request on top of the pending stack."""
+    """The request on top of the pending stack, between two actions (``actions.advance`` has run every engine
+    step by then, so the top entry is a request)."""
+    return cast(Request, state["pending"][-1]) if state["pending"] else None
+
+
+def top_entry(state: State) -> PendingEntry | None:
+    """The entry on top of the pending stack: a request or an engine step."""
     return state["pending"][-1] if state["pending"] else None
 
 
-def push(state: State, kind: str, seat: int | None, source: int | None = None, **args: Any) -> Request:
-    """Open a request (or queue an engine step) on top of the stack."""
-    req: Request = {"kind": kind, "seat": seat, "source": source, "args": args}
+def source_seat(entry: PendingEntry) -> int:
+    """The seat a pending entry comes from or acts for (its ``source``), where its kind always has one."""
+    seat = entry["source"]
+    assert seat is not None  # pushed with a seat: every kind whose handler reads it
+    return seat
+
+
+def game_rng(state: State) -> Rng:
+    """The game's seeded generator (the engine's ``Rng`` keeps its state in ``state["rng"]``)."""
+    return Rng(cast(EngineState, state))
+
+
+@overload
+def push(state: State, kind: RequestKindName, seat: int, source: int | None = None, **args: Any) -> RequestEntry: ...
+@overload
+def push(state: State, kind: StepKindName, seat: None, source: int | None = None, **args: Any) -> StepEntry: ...
+def push(state: State, kind: str, seat: int | None, source: int | None = None, **args: Any) -> PendingEntry:
+    """Open a request (or queue an engine step, ``seat`` None) on top of the stack."""
+    req = cast(PendingEntry, {"kind": kind, "seat": seat, "source": source, "args": args})
     state["pending"].append(req)
     return req
 

@@ -1,12 +1,13 @@
 """The turn: start-of-turn "draw!" checks, phase 1 draw, phase 3 discard, next player.
 
 Start of turn (NOTES c "Start-of-turn order"): the engine steps named in
-``START_STEPS``, in order: Dynamite, then Jail, then phase 1, queued so that a Lucky Duke
-choice or a dying window can interrupt them. An expansion inserts its own with
-:func:`add_start_step` (the Bomb after the Jail; Vera Custer's choice after the checks,
-before phase 1); a step that only one character needs names that character, so that no
-other turn (and no base game) pays for it. A failed Jail skips phases 1 and 2 but phase 3 still applies (RULINGS
-BANG-076).
+``START_STEPS``, in order: the draw! checks of the cards in play (Dynamite, then Jail), then
+phase 1, queued so that a Lucky Duke choice or a dying window can interrupt them. Each card's
+module inserts its own with :func:`add_start_step` (Dynamite and Jail, ``effects/checks.py``; the
+Bomb after the Jail; Vera Custer's choice after the checks, before phase 1); a step that only one
+character needs names that character, so that no other turn (and no base game) pays for it. A lost turn
+(a failed Jail) skips phases 1 and 2 and the steps added ``skippable``, but phase 3 still applies
+(RULINGS BANG-076).
 
 Per-turn counters are data too: ``state["uses"]`` (absent until something is counted,
 dropped when a turn starts) counts uses of any ability or card per seat in this turn;
@@ -18,37 +19,46 @@ counter, ``state["bangs"]``, which the view shows.
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
-from tabletop_server.service.games.bang.characters import ABILITIES, ability_of
-from tabletop_server.service.games.bang.checks import draw_check
+from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.abilities import ABILITIES, ability_of
+from tabletop_server.service.games.bang.cube_requests import ask_recharge
+from tabletop_server.service.games.bang.layout import State, StepEntry, StepKindName
+from tabletop_server.service.games.bang.modifiers import turn_started
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
     Request,
-    card_in_effect,
     discard_from_hand,
     draw,
     next_alive,
     player,
     push,
+    source_seat,
 )
 from tabletop_server.service.games.bang.tables import CHARACTERS
 
 DRAW_COUNT = 2
-# The start-of-turn steps, in the order they run (each is a registered engine step).
-START_STEPS: list[str] = ["t_dynamite", "t_jail", "t_draw"]
+# The start-of-turn steps, in the order they run (each is a registered engine step): phase 1 here, the
+# cards' draw! checks before it (Dynamite, then Jail: ``effects/checks.py``; the Bomb), each added by its card.
+START_STEPS: list[StepKindName] = ["t_draw"]
 # A start step queued only in the turns of one (printed) character: step name -> character key.
 START_STEP_CHARACTER: dict[str, str] = {}
 # A start step queued only in the games of one expansion (the Bomb's): step name -> expansion key.
 START_STEP_EXPANSION: dict[str, str] = {}
+# The start steps a lost turn drops (a failed Jail): phase 1, and those added ``skippable`` (the Bomb's
+# check, RULINGS AD-052).
+SKIPPABLE_STEPS: list[str] = ["t_draw"]
 
 
-def add_start_step(name: str, before: str, character: str | None = None, expansion: str | None = None) -> None:
+def add_start_step(name: StepKindName, before: StepKindName, character: str | None = None, expansion: str | None = None,
+                   skippable: bool = False) -> None:
     """Insert a registered step into the start of every turn (or only of ``character``'s turns, or
-    only in games with ``expansion``), just before ``before``."""
+    only in games with ``expansion``), just before ``before``; ``skippable``: a lost turn drops it."""
     if name in START_STEPS:
         raise ValueError(f"start step {name!r} added twice")
     START_STEPS.insert(START_STEPS.index(before), name)
+    if skippable:
+        SKIPPABLE_STEPS.append(name)
     if character is not None:
         START_STEP_CHARACTER[name] = character
     if expansion is not None:
@@ -92,7 +102,7 @@ def start_turn(state: State, seat: int, events: list[Event]) -> None:
     state["phase"] = "draw"
     state["bangs"] = 0
     state.pop("uses", None)
-    state.pop("bell", None)
+    turn_started(state)
     events.append({"kind": "turn", "seat": seat, "count": state["turn_no"]})
     printed = state["p"][seat]["char"]
     expansions = state["opts"]["expansions"]
@@ -123,32 +133,12 @@ def draw_phase_done(state: State) -> None:
     state["phase"] = "play"
 
 
-@step("t_dynamite")
-class DynamiteCheck(Step):
-    """Draw! for a Dynamite in front of the turn player (BANG-070)."""
-
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
-        seat = req["source"]
-        if player(state, seat)["alive"] and card_in_effect(state, seat, "dynamite"):
-            draw_check(state, seat, "dynamite", events)
-
-
-@step("t_jail")
-class JailCheck(Step):
-    """Draw! for a Jail in front of the turn player (BANG-075)."""
-
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
-        seat = req["source"]
-        if player(state, seat)["alive"] and card_in_effect(state, seat, "jail"):
-            draw_check(state, seat, "jail", events)
-
-
 @step("t_draw")
 class DrawPhase(Step):
     """Phase 1: draw 2, or as the character says."""
 
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
-        seat = req["source"]
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+        seat = source_seat(req)
         if not player(state, seat)["alive"] or state["turn"] != seat:
             return
         if not ability_of(state, seat).draw_phase(state, seat, events):
@@ -177,7 +167,6 @@ class DiscardExcess(RequestKind):
             state["pending"].pop()
             state["phase"] = "end"
         if "supply" in state:  # Armed & Dangerous: 1 cube per card he is forced to discard (AD-011)
-            from tabletop_server.service.games.bang.cube_requests import ask_recharge
             ask_recharge(state, seat, "hand_limit")
 
     def settled(self, state: State, req: Request) -> bool:

@@ -12,9 +12,10 @@ enumerated legal actions stay card x target:
   its effect on this shot, before the target reacts (AD-019, 020). The weapon's row says the
   effect (``use.args.shot``: ``ignore`` the target's cards and ability, Big Fifty; ``buntline``;
   ``sure``: no cancelling, Double Barrel, for a BANG! of the row's ``suit``, Diamonds, AD-054;
-  ``take_back`` the BANG! card, Thunderer), which the shot's request carries as a flag. A target
-  that only a Big Fifty shot reaches or affects (his Mustang, Hideout, Paul Regret, Apache Kid do
-  not count for it: NOTES b #17, AD-047) makes its cube due: ``forced``, paid without asking.
+  ``take_back`` the BANG! card, Thunderer), which the shot's request carries as a flag. What a
+  shot does beyond its flag is its registered ``Shot`` handler, in its card's module: a target
+  only the shot reaches (``Shot.reaches``, ``Shot.forced``: ``effects/big_fifty.py``), something
+  done once the cube is paid (``Shot.paid``: ``effects/thunderer.py``).
 - ``ignore``: Ms. Abigail, the only target of a brown J, Q, K or A of another player, may
   ignore it (AD-039: never a card that hits every player; Big Fifty overrides her).
 - ``discard_one``: Buntline Special's target discards a card of his choice when the shot is
@@ -31,25 +32,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import cubes
-from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.games.bang.abilities import ability_of
 from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_recharge
-from tabletop_server.service.games.bang.distance import in_reach, seat_distance, weapon_range
-from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
+from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.modifiers import card_played_out
+from tabletop_server.service.games.bang.pending import RequestKind, Step, continue_play, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
     Request,
     alive_seats,
-    passive_sum,
     player,
     push,
     seats_from,
+    source_seat,
     suit,
     weapon,
 )
 from tabletop_server.service.games.bang.tables import TYPE_OF
-from tabletop_server.service.games.bang.targeting import affects, check_affects, check_target
+from tabletop_server.service.games.bang.targeting import check_affects, check_target
 
 
 def upgrade_of(card: str) -> Mapping[str, Any]:
@@ -113,8 +116,7 @@ class Upgrade(RequestKind):
             if not args.get("late"):
                 played = {**args["action"], **({"bought": args["bought"], "extra": args["extra"]}
                                                if args["bought"] else {})}
-                from tabletop_server.service.games.bang.play import proceed
-                proceed(state, seat, played, events, "weapon")
+                continue_play(state, seat, played, "weapon", events)
             return
         args["bought"] += 1
         if "target" in action:
@@ -135,8 +137,8 @@ class Upgrade(RequestKind):
 class CardBack(Step):
     """A late upgrade, paid: the card goes from the discard pile back into its player's hand."""
 
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
-        seat, card = req["source"], req["args"]["card"]
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+        seat, card = source_seat(req), req["args"]["card"]
         if player(state, seat)["alive"] and card in state["discard"]:
             state["discard"].remove(card)
             player(state, seat)["hand"].append(card)
@@ -156,34 +158,46 @@ def weapon_for(state: State, seat: int, card: str) -> str | None:
     return w
 
 
-def ignoring_weapon(state: State, seat: int, card: str) -> str | None:
-    """A Big Fifty that can pay for this BANG! card: its shot ignores the target's cards and ability."""
+class Shot:
+    """What a Dangerous weapon's paid effect on a BANG! card (its row's ``use.args.shot``) does besides the
+    flag its shot carries. Registered under the shot's name in ``SHOTS``; the defaults do nothing."""
+
+    def reaches(self, state: State, seat: int, target: int) -> bool:
+        """Whether this shot reaches or affects ``target`` though the card alone does not."""
+        return False
+
+    def forced(self, state: State, seat: int, action: Action) -> bool:
+        """Whether the weapon must pay for this play (its target is reached only by the shot)."""
+        return False
+
+    def paid(self, state: State, seat: int, played: Action, events: list[Event]) -> None:
+        """What happens as soon as the weapon's cube is paid, before the target reacts."""
+
+
+SHOTS: Registry[Shot] = Registry("weapon shot")
+
+
+def shot_of(state: State, seat: int, card: str) -> Shot | None:
+    """The registered shot of the Dangerous weapon that can pay for this BANG! card, if any."""
     w = weapon_for(state, seat, card)
     use = TYPE_OF[w].use if w is not None else None
-    return w if use is not None and use.args.get("shot") == "ignore" else None
+    return SHOTS.get(str(use.args.get("shot"))) if use is not None else None
 
 
-def reached_only_ignoring(state: State, seat: int, action: Action) -> bool:
-    """Whether the BANG! card's target is in reach and affected only when his cards and ability are
-    ignored (his Mustang, Hideout, Paul Regret, Apache Kid: NOTES b #17, AD-047)."""
-    target = action.get("target")
-    return target is not None and (not in_reach(state, seat, target)
-                                   or not affects(state, seat, target, action["card"]))
-
-
-def reach_ignoring_target(state: State, seat: int, target: int) -> bool:
-    """Reach counted without the target's own distance modifiers (a Big Fifty shot, NOTES b #17)."""
-    return max(1, seat_distance(state, seat, target) + passive_sum(state, seat, "distance_out")) \
-        <= weapon_range(state, seat)
+def reached_by_shot(state: State, seat: int, action: Action) -> bool:
+    """A BANG! card's target out of reach or unaffected, reached by its weapon's shot (a Big Fifty's)."""
+    shot = shot_of(state, seat, action["card"])
+    return shot is not None and shot.reaches(state, seat, int(action["target"]))
 
 
 def offer_weapon(state: State, seat: int, action: Action) -> bool:
     """Ask the player of a real BANG! card whether his Dangerous weapon pays for this shot (``forced``:
-    a target only a Big Fifty shot reaches, NOTES b #17)."""
+    a target only its shot reaches, ``Shot.forced``)."""
     w = weapon_for(state, seat, action["card"])
     if w is None:
         return False
-    forced = ignoring_weapon(state, seat, action["card"]) is not None and reached_only_ignoring(state, seat, action)
+    shot = shot_of(state, seat, action["card"])
+    forced = shot is not None and shot.forced(state, seat, action)
     push(state, "weapon", seat, seat, card=w, action=dict(action), **({"forced": True} if forced else {}))
     return True
 
@@ -202,7 +216,8 @@ class WeaponOption(RequestKind):
 
     def check(self, state: State, req: Request, action: Action) -> None:
         if action["type"] == "pass" and req["args"].get("forced"):
-            raise RuleError(Reason.WRONG_ANSWER, "Only a Big Fifty shot reaches or affects this target: use it")
+            raise RuleError(Reason.WRONG_ANSWER,
+                            f"Only a {TYPE_OF[req['args']['card']].name} shot reaches or affects this target: use it")
         if action["type"] == "use" and action["card"] != req["args"]["card"]:
             raise RuleError(Reason.WRONG_ANSWER, "Answer with your Dangerous weapon, or pass", card=action["card"])
         if action["type"] == "use" and ("target" in action or "pick" in action):
@@ -218,15 +233,13 @@ class WeaponOption(RequestKind):
             use = TYPE_OF[w].use
             assert use is not None  # offered: a weapon with a use
             played["weapon"] = str(use.args["shot"])
-            if played["weapon"] == "take_back" and played["card"] in state["discard"]:  # before the target reacts (AD-066)
-                state["discard"].remove(played["card"])
-                player(state, seat)["hand"].append(played["card"])
-                events.append({"kind": "take", "seat": seat, "cards": [played["card"]], "reason": "thunderer"})
-        from tabletop_server.service.games.bang.play import proceed
-        proceed(state, seat, played, events, "ignore")
+            shot = SHOTS.get(played["weapon"])
+            if shot is not None:
+                shot.paid(state, seat, played, events)
+        continue_play(state, seat, played, "ignore", events)
 
     def auto(self, state: State, req: Request) -> Action | None:
-        # The target was chosen out of reach but for the Big Fifty: paying is the only answer (public).
+        # The target was chosen reached only by the weapon's shot (Big Fifty): paying is the only answer (public).
         return {"type": "use", "card": req["args"]["card"]} if req["args"].get("forced") else None
 
 
@@ -247,13 +260,11 @@ class Ignore(RequestKind):
     def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         if action["type"] == "ability":
-            if isinstance(state.get("bell"), list):
-                state.pop("bell")  # the Bell Tower's card is played out
+            card_played_out(state)  # the card is played out (a Bell Tower's for it ends)
             events.append({"kind": "unaffected", "seat": req["seat"], "other": req["source"],
                            "cards": [req["args"]["card"]], "reason": "ms_abigail"})
             return
-        from tabletop_server.service.games.bang.play import proceed
-        proceed(state, req["source"], req["args"]["action"], events, "effect")
+        continue_play(state, source_seat(req), req["args"]["action"], "effect", events)
 
 
 def shot_cancelled(state: State, req: Request, events: list[Event]) -> None:

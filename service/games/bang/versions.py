@@ -6,7 +6,7 @@ Kept apart so that a test (or a replica of another release) is one attribute awa
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.ruleset import State
+from tabletop_server.service.games.bang.layout import State
 
 RULES_VERSION = "bang-base-2"
 # The rules versions this code plays: games store the version they were created with

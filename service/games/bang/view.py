@@ -13,9 +13,11 @@ from typing import Any
 
 from tabletop.v1 import bang_pb2
 
-from tabletop_server.service.engine.ruleset import Event, State
+from tabletop_server.service.engine.ruleset import Event
+from tabletop_server.service.games.bang.actions import to_act
 from tabletop_server.service.games.bang.codec import card_pb, role_pb
 from tabletop_server.service.games.bang.cubes import use_payable
+from tabletop_server.service.games.bang.layout import RequestEntry, State
 from tabletop_server.service.games.bang.state import ready
 from tabletop_server.service.games.bang.tables import ROLES, TYPE_OF, mode_of
 
@@ -72,7 +74,6 @@ def role_goal(state: State, role: str) -> str:
 
 def view(state: State, seat: int | None) -> bang_pb2.BangView:
     """The game as ``seat`` (None: a spectator) may see it."""
-    from tabletop_server.service.games.bang.actions import to_act
     out = bang_pb2.BangView(turn_seat=state["turn"], phase=PHASES[state["phase"]], turn_number=state["turn_no"],
                             deck_count=len(state["deck"]), discard_count=len(state["discard"]),
                             winners=state["winners"], bangs_played=state["bangs"], to_act=to_act(state))
@@ -136,7 +137,7 @@ def _may_see(event: Event, seat: int | None) -> bool:
     return True
 
 
-def _request_pb(req: dict[str, Any], seat: int | None) -> bang_pb2.BangRequest:
+def _request_pb(req: RequestEntry, seat: int | None) -> bang_pb2.BangRequest:
     args = req["args"]
     if req["kind"] not in REQUEST_KINDS:  # fail closed: never sent as UNSPECIFIED
         raise ValueError(f"BANG! request kind {req['kind']!r} has no BangRequestKind in view.REQUEST_KINDS")

@@ -11,6 +11,7 @@ listed in ``docs/ttr_europe.md``.
 
 from __future__ import annotations
 
+from tabletop_server.service.engine.registry import register
 from tabletop_server.service.engine.ruleset import OptionInfo, RulesetInfo
 from tabletop_server.service.games.ttr_europe.actions import apply, legal_actions
 from tabletop_server.service.games.ttr_europe.bots import BOTS
@@ -23,6 +24,7 @@ from tabletop_server.service.games.ttr_europe.codec import (
     encode_options,
 )
 from tabletop_server.service.games.ttr_europe.concede import concede
+from tabletop_server.service.games.ttr_europe.scoring import standings
 from tabletop_server.service.games.ttr_europe.setup import RULES_VERSION, rules_version, setup
 from tabletop_server.service.games.ttr_europe.turns import is_over, to_act
 from tabletop_server.service.games.ttr_europe.view import project, view
@@ -48,5 +50,8 @@ INFO = RulesetInfo(
 
 __all__ = [
     "BOTS", "INFO", "apply", "concede", "decode_action", "decode_options", "encode_action", "encode_catalog", "encode_event", "encode_options",
-    "is_over", "legal_actions", "project", "rules_version", "setup", "to_act", "view",
+    "is_over", "legal_actions", "project", "rules_version", "setup", "standings", "to_act", "view",
 ]
+
+# Offered by the server, listed first (service/engine/registry.py).
+register(__name__, listed=1)

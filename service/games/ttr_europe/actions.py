@@ -24,11 +24,11 @@ from typing import Any
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.games.ttr_europe import claim, draw, stations, tickets, tunnels
+from tabletop_server.service.games.ttr_europe.layout import State
 from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 from tabletop_server.service.games.ttr_europe.setup import check_rules_version
 from tabletop_server.service.games.ttr_europe.turns import end_turn, gate, open_kinds
 
-State = dict[str, Any]
 Action = dict[str, Any]
 Event = dict[str, Any]
 

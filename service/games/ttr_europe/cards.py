@@ -12,12 +12,13 @@ empty (TTR-022), and writes what happened to the event list.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from tabletop_server.service.engine.rng import Rng
+from tabletop_server.service.engine.ruleset import State as EngineState
 from tabletop_server.service.games.ttr_europe.board import CARD_NAMES, COLORS, LOCO, RULES
+from tabletop_server.service.games.ttr_europe.layout import State
 
-State = dict[str, Any]
 Event = dict[str, Any]
 EMPTY = -1  # an empty face-up slot
 
@@ -42,7 +43,7 @@ def draw_top(state: State, events: list[Event]) -> int | None:
             return None
         deck.extend(discard)
         discard.clear()
-        Rng(state).shuffle(deck)
+        game_rng(state).shuffle(deck)
         events.append({"type": "reshuffled", "deck": len(deck)})
     return deck.pop()
 
@@ -103,3 +104,8 @@ def card_total(state: State) -> int:
     if tunnel is not None:
         total += tunnel["cards"] + tunnel["locos"] + len(tunnel["revealed"])
     return int(total)
+
+
+def game_rng(state: State) -> Rng:
+    """The game's seeded generator (the engine's ``Rng`` keeps its state in ``state["rng"]``)."""
+    return Rng(cast(EngineState, state))

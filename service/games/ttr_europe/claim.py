@@ -15,10 +15,10 @@ from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.games.ttr_europe import payment
 from tabletop_server.service.games.ttr_europe.board import LOCO, PARTNER, ROUTES, RULES, Route
 from tabletop_server.service.games.ttr_europe.cards import take_from_hand
+from tabletop_server.service.games.ttr_europe.layout import State
 from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 from tabletop_server.service.games.ttr_europe.turns import end_turn
 
-State = dict[str, Any]
 Event = dict[str, Any]
 Plan = tuple[Route, payment.Payment]
 FIELD = "action.ttr_europe.claim_route"

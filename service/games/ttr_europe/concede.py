@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_server.service.engine.errors import EngineReason, RuleError
+from tabletop_server.service.games.ttr_europe.layout import State
 from tabletop_server.service.games.ttr_europe.tunnels import give_up_tunnel
 from tabletop_server.service.games.ttr_europe.turns import conceded, end_turn, finish, playing, start_play
 
-State = dict[str, Any]
 Event = dict[str, Any]
 
 

@@ -15,10 +15,10 @@ from typing import Any
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.games.ttr_europe.board import LOCO, RULES
 from tabletop_server.service.games.ttr_europe.cards import EMPTY, can_draw, draw_top, name_of, refill_face_up
+from tabletop_server.service.games.ttr_europe.layout import State
 from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 from tabletop_server.service.games.ttr_europe.turns import end_turn
 
-State = dict[str, Any]
 Event = dict[str, Any]
 FIELD = "action.ttr_europe.draw_train_card"
 

@@ -21,8 +21,8 @@ from itertools import product
 from typing import Any
 
 from tabletop_server.service.games.ttr_europe.board import ROUTES, ROUTES_AT, RULES, TICKETS
+from tabletop_server.service.games.ttr_europe.layout import State
 
-State = dict[str, Any]
 Edge = tuple[str, str, int]  # city, city, length
 
 
@@ -50,10 +50,20 @@ def winners(scores: Sequence[dict[str, Any]], conceded: Iterable[int] = ()) -> l
     """The seats ranked first by points and the tie-breaks (TTR-060, TTR-061); a seat that
     conceded ranks below every seat that did not (``concede.py``)."""
     out = set(conceded)
-    def rank(entry: dict[str, Any]) -> tuple[bool, int, int, int, int]:
-        return entry["seat"] not in out, entry["total"], entry["completed"], -entry["stations_used"], entry["express"]
-    top = max(rank(entry) for entry in scores)
-    return [entry["seat"] for entry in scores if rank(entry) == top]
+    top = max(_rank(entry, out) for entry in scores)
+    return [entry["seat"] for entry in scores if _rank(entry, out) == top]
+
+
+def standings(state: State) -> list[tuple[list[int], int]] | None:
+    """Every seat alone, with its place (1 first; equal places tie) by the winners' order: points and the
+    tie-breaks, a seat that conceded below every other (docs/ratings.md). None until final scoring."""
+    result = state.get("result")
+    if not result:
+        return None
+    out = set(state.get("conceded", ()))
+    keys = [_rank(entry, out) for entry in result["scores"]]
+    return [([entry["seat"]], 1 + sum(other > key for other in keys))
+            for entry, key in zip(result["scores"], keys, strict=True)]
 
 
 def longest_path(edges: Sequence[Edge]) -> int:
@@ -104,6 +114,11 @@ def ticket_results(own: Iterable[Edge], borrowable: Sequence[Sequence[Edge]],
 
 
 # Helpers
+
+def _rank(entry: dict[str, Any], conceded: set[int]) -> tuple[bool, int, int, int, int]:
+    """The order of TTR-060/061: not conceded, points, completed tickets, fewer stations, the Express."""
+    return entry["seat"] not in conceded, entry["total"], entry["completed"], -entry["stations_used"], entry["express"]
+
 
 
 def _score_seat(state: State, seat: int, owned: list[list[int]], stations: list[str]) -> dict[str, Any]:

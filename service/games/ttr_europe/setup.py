@@ -16,6 +16,9 @@ The whole state is plain JSON; its keys are documented here once:
 - ``tunnel``: the pending tunnel decision or None. ``last``: ``{"trigger", "left"}`` or None.
 - ``passes``: turns passed in a row (every seat passing in a row ends a deadlocked game).
 - ``result``: final scoring once ``over``, else None.
+- optional ``conceded``: the seats that conceded, in order (``concede.py``).
+
+The types are ``layout.GameState``; ``tests/games/ttr_europe/test_ttr_layout.py`` keeps this list equal to them.
 """
 
 from __future__ import annotations
@@ -23,12 +26,12 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_server.service.engine.errors import EngineReason, MalformedAction, RuleError
-from tabletop_server.service.engine.rng import Rng, seed_state, shake_state
+from tabletop_server.service.engine.rng import seed_state, shake_state
 from tabletop_server.service.games.ttr_europe.board import LONG_TICKETS, REGULAR_TICKETS, ROUTE_IDS, RULES
-from tabletop_server.service.games.ttr_europe.cards import EMPTY, new_deck, refill_face_up
+from tabletop_server.service.games.ttr_europe.cards import EMPTY, game_rng, new_deck, refill_face_up
+from tabletop_server.service.games.ttr_europe.layout import State
 from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 
-State = dict[str, Any]
 STATE_VERSION = 2
 # The rules version of each state version. Version 2 (issue 33) deals from the SHAKE-256 generator
 # keyed by a 256-bit seed; games stored at version 1 keep SplitMix64 and replay exactly as dealt.
@@ -58,7 +61,7 @@ def setup(options: dict[str, Any], seat_count: int, seed: int, rules_version: st
         "score": [0] * seat_count, "owner": [-1] * len(ROUTE_IDS), "station_at": {},
         "tunnel": None, "last": None, "passes": 0, "result": None,
     }
-    rng = Rng(state)
+    rng = game_rng(state)
     rng.shuffle(state["deck"])
     deal(state)
     longs, regulars = list(LONG_TICKETS), list(REGULAR_TICKETS)

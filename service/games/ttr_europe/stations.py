@@ -14,10 +14,10 @@ from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.games.ttr_europe import payment
 from tabletop_server.service.games.ttr_europe.board import CITIES, CITY_NAMES, GRAY, RULES
 from tabletop_server.service.games.ttr_europe.cards import take_from_hand
+from tabletop_server.service.games.ttr_europe.layout import State
 from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 from tabletop_server.service.games.ttr_europe.turns import end_turn
 
-State = dict[str, Any]
 Event = dict[str, Any]
 Plan = tuple[str, payment.Payment]
 FIELD = "action.ttr_europe.build_station"

@@ -13,10 +13,10 @@ from typing import Any
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.games.ttr_europe.board import RULES, TICKETS
+from tabletop_server.service.games.ttr_europe.layout import State
 from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 from tabletop_server.service.games.ttr_europe.turns import end_turn, start_play
 
-State = dict[str, Any]
 Event = dict[str, Any]
 FIELD = "action.ttr_europe.keep_tickets.ticket_ids"
 

@@ -20,9 +20,9 @@ from tabletop_server.service.games.ttr_europe import payment
 from tabletop_server.service.games.ttr_europe.board import LOCO, ROUTES, RULES, Route
 from tabletop_server.service.games.ttr_europe.cards import draw_top, name_of, take_from_hand
 from tabletop_server.service.games.ttr_europe.claim import place_route
+from tabletop_server.service.games.ttr_europe.layout import State, Tunnel
 from tabletop_server.service.games.ttr_europe.turns import end_turn
 
-State = dict[str, Any]
 Event = dict[str, Any]
 FIELD = "action.ttr_europe.pay_tunnel"
 
@@ -41,7 +41,7 @@ def start_tunnel(state: State, seat: int, route: Route, pay: payment.Payment, ev
     extra = sum(1 for c in revealed if c == LOCO or (cards and c == code))
     events.append({"type": "tunnel_revealed", "seat": seat, "route": route.id,
                    "revealed": [name_of(c) for c in revealed], "extra": extra})
-    tunnel = {"seat": seat, "route": route.id, "color": code, "cards": cards, "locos": locos,
+    tunnel: Tunnel = {"seat": seat, "route": route.id, "color": code, "cards": cards, "locos": locos,
               "revealed": revealed, "extra": extra}
     if extra == 0:
         state["tunnel"] = tunnel
@@ -50,9 +50,16 @@ def start_tunnel(state: State, seat: int, route: Route, pay: payment.Payment, ev
         state["tunnel"] = tunnel
 
 
+def pending_tunnel(state: State) -> Tunnel:
+    """The tunnel whose decision is pending (its actions are offered and checked only while one is)."""
+    tunnel = state["tunnel"]
+    assert tunnel is not None  # checked by the caller: the pending decision is the tunnel's
+    return tunnel
+
+
 def check_pay_tunnel(state: State, seat: int, action: dict[str, Any]) -> payment.Payment:
     """Check the extra cards: ``extra`` cards of the played colour or locomotives."""
-    tunnel = state["tunnel"]
+    tunnel = pending_tunnel(state)
     pay = payment.parse(action, FIELD)
     payment.check(state["hands"][seat], pay, tunnel["extra"], tunnel["color"])
     return pay
@@ -77,7 +84,7 @@ def withdraw_tunnel(state: State, seat: int, plan: None, events: list[Event]) ->
 
 def give_up_tunnel(state: State, seat: int, events: list[Event]) -> None:
     """End the tunnel attempt without building (a withdrawal, or the seat conceding)."""
-    tunnel = state["tunnel"]
+    tunnel = pending_tunnel(state)
     played = [tunnel["color"]] * tunnel["cards"] + [LOCO] * tunnel["locos"]
     discarded = bool(state["opts"]["tunnel_failure_discards"])
     if discarded:
@@ -94,7 +101,7 @@ def give_up_tunnel(state: State, seat: int, events: list[Event]) -> None:
 
 def tunnel_options(state: State, seat: int) -> list[dict[str, Any]]:
     """Every affordable extra payment."""
-    tunnel = state["tunnel"]
+    tunnel = pending_tunnel(state)
     return [{"kind": "pay_tunnel", **payment.spell(p)}
             for p in payment.options(state["hands"][seat], tunnel["extra"], tunnel["color"])]
 
@@ -109,7 +116,7 @@ def withdraw_options(state: State, seat: int) -> list[dict[str, Any]]:
 
 def _build(state: State, seat: int, extra: payment.Payment, events: list[Event]) -> None:
     """Discard the played and revealed cards, place the route, end the turn."""
-    tunnel = state["tunnel"]
+    tunnel = pending_tunnel(state)
     code, cards, locos = tunnel["color"], tunnel["cards"], tunnel["locos"]
     state["discard"].extend([code] * cards + [LOCO] * locos)
     state["discard"].extend(tunnel["revealed"])

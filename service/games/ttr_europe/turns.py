@@ -14,10 +14,10 @@ from typing import Any
 from tabletop_server.service.engine.errors import EngineReason, RuleError
 from tabletop_server.service.games.ttr_europe.board import RULES
 from tabletop_server.service.games.ttr_europe.cards import EMPTY, refill_face_up
+from tabletop_server.service.games.ttr_europe.layout import State
 from tabletop_server.service.games.ttr_europe.reasons import TtrReason
 from tabletop_server.service.games.ttr_europe.scoring import final_result
 
-State = dict[str, Any]
 Event = dict[str, Any]
 
 # The kinds that start a turn's one action (TTR-013); ``pass`` only when nothing else is possible.

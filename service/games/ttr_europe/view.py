@@ -14,9 +14,9 @@ from typing import Any
 from tabletop.v1 import ttr_europe_pb2 as pb
 
 from tabletop_server.service.games.ttr_europe.board import LOCO, TICKETS
+from tabletop_server.service.games.ttr_europe.layout import State, Tunnel
 from tabletop_server.service.games.ttr_europe.turns import to_act
 
-State = dict[str, Any]
 Event = dict[str, Any]
 
 PHASES = {"tickets": pb.TTR_PHASE_INITIAL_TICKETS, "play": pb.TTR_PHASE_PLAYING,
@@ -93,7 +93,7 @@ def score_pb(entry: dict[str, Any]) -> pb.TtrScore:
 # Helpers
 
 
-def _tunnel(msg: pb.TtrTunnel, tunnel: dict[str, Any]) -> None:
+def _tunnel(msg: pb.TtrTunnel, tunnel: Tunnel) -> None:
     msg.seat = tunnel["seat"]
     msg.route_id = tunnel["route"]
     msg.extra_cost = tunnel["extra"]

@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import cubes
-from tabletop_server.service.games.bang.characters import Ability, ability
+from tabletop_server.service.games.bang.abilities import Ability, ability
 from tabletop_server.service.games.bang.characters.dodge_city_turn import (
     check_own_phase_2,
     limit_of,
@@ -27,7 +27,10 @@ from tabletop_server.service.games.bang.characters.dodge_city_turn import (
 )
 from tabletop_server.service.games.bang.checks import check, draw_check
 from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_placement
-from tabletop_server.service.games.bang.distance import in_reach, without_bell
+from tabletop_server.service.games.bang.distance import in_reach
+from tabletop_server.service.games.bang.effects.attacks import shoot
+from tabletop_server.service.games.bang.layout import RequestEntry, State
+from tabletop_server.service.games.bang.modifiers import seen_without_card_modifiers
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
@@ -116,7 +119,7 @@ class BassGreeves(Ability):
 class BloodyMary(Ability):
     """Each time a BANG! card she played is cancelled she draws 1 (AD-035; not other BANG! effects)."""
 
-    def on_shot_cancelled(self, state: State, seat: int, shot: dict[str, Any], events: list[Event]) -> None:
+    def on_shot_cancelled(self, state: State, seat: int, shot: RequestEntry, events: list[Event]) -> None:
         if shot["args"].get("bang_card"):
             draw(state, seat, 1, events, reason="bloody_mary")
 
@@ -173,7 +176,6 @@ def julie_cutter(state: State, seat: int, good: bool, events: list[Event], ctx: 
     """Julie Cutter's draw!: red, the player who hit her is the target of a BANG! effect from her."""
     attacker = int(ctx["attacker"])
     if good and player(state, seat)["alive"] and player(state, attacker)["alive"]:
-        from tabletop_server.service.games.bang.effects.attacks import shoot
         shoot(state, seat, attacker, None, 1)
 
 
@@ -188,7 +190,7 @@ class MexicaliKid(Ability):
         if (not own_phase_2(state, seat) or used_up(state, seat, "mexicali_kid")
                 or cubes.owned(state, seat) < MEXICALI_COST):
             return []
-        unbelled = without_bell(state)
+        unbelled = seen_without_card_modifiers(state)
         return [{"type": "ability", "cards": [], "target": t} for t in seats_from(state, seat, include_self=False)
                 if in_reach(unbelled, seat, t)]
 
@@ -197,14 +199,13 @@ class MexicaliKid(Ability):
         if action.get("cards"):
             raise MalformedAction(Reason.UNEXPECTED_FIELD, "Name only the target; the cubes are asked next",
                                   field="cards")
-        check_target(without_bell(state), seat, TYPES["bang"], action)
+        check_target(seen_without_card_modifiers(state), seat, TYPES["bang"], action)
         if cubes.owned(state, seat) < MEXICALI_COST:
             raise RuleError(Reason.NOT_ENOUGH_CUBES, f"Mexicali Kid's shot costs {MEXICALI_COST} cubes",
                             need=MEXICALI_COST)
         check_uses_left(state, seat, "mexicali_kid", limit_of(state, seat))
 
     def activate(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
-        from tabletop_server.service.games.bang.effects.attacks import shoot
         count_use(state, seat, "mexicali_kid")
         shoot(state, seat, action["target"], None, 1)
         ask_payment(state, seat, MEXICALI_COST, "mexicali_kid")  # paid first (on top), then the target answers

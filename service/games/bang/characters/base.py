@@ -11,16 +11,17 @@ from __future__ import annotations
 from itertools import combinations
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.rng import Rng
-from tabletop_server.service.engine.ruleset import Action, Event, State
-from tabletop_server.service.games.bang.characters import Ability, ability, ability_of
+from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.abilities import Ability, ability, ability_of
 from tabletop_server.service.games.bang.damage import heal, revive
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
     Request,
     clear_table,
     draw,
+    game_rng,
     player,
     pop_deck,
     push,
@@ -64,7 +65,7 @@ class ElGringo(Ability):
         for _ in range(amount):
             if not victim["hand"]:
                 break
-            card = victim["hand"].pop(Rng(state).below(len(victim["hand"])))
+            card = victim["hand"].pop(game_rng(state).below(len(victim["hand"])))
             player(state, seat)["hand"].append(card)
             events.append({"kind": "take", "seat": seat, "other": source, "cards": [card], "reason": "hand"})
 
@@ -87,7 +88,7 @@ class JesseJones(Ability):
     def draw_choice(self, state: State, seat: int, action: Action, events: list[Event]) -> None:
         if action["source"] == "player":
             victim = player(state, action["target"])
-            card = victim["hand"].pop(Rng(state).below(len(victim["hand"])))
+            card = victim["hand"].pop(game_rng(state).below(len(victim["hand"])))
             player(state, seat)["hand"].append(card)
             events.append({"kind": "take", "seat": seat, "other": action["target"], "cards": [card],
                            "reason": "hand"})

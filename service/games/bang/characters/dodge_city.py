@@ -13,20 +13,19 @@ House rules (RULINGS.md Dodge City table) are boolean game options read here:
 
 from __future__ import annotations
 
-from typing import Any
-
-from tabletop_server.service.engine.ruleset import Action, Event, State
-from tabletop_server.service.games.bang.characters import Ability, ability
+from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.abilities import Ability, ability
 from tabletop_server.service.games.bang.damage import heal
+from tabletop_server.service.games.bang.layout import RequestEntry, State, StepEntry
 from tabletop_server.service.games.bang.pending import Step, step
 from tabletop_server.service.games.bang.state import (
-    Request,
     all_cards,
     draw,
     leave_play,
     player,
     push,
     seats_from,
+    source_seat,
     trait,
 )
 from tabletop_server.service.games.bang.tables import CARDS, TYPE_OF
@@ -112,7 +111,7 @@ class MollyStark(Ability):
             return
         draw(state, seat, 1, events, reason="molly_stark")
 
-    def on_duel_over(self, state: State, seat: int, duel: dict[str, Any], events: list[Event]) -> None:
+    def on_duel_over(self, state: State, seat: int, duel: RequestEntry, events: list[Event]) -> None:
         owed = duel["args"].get("owed", []).count(seat)
         if owed:
             push(state, "molly_stark", None, seat, count=owed)
@@ -122,8 +121,8 @@ class MollyStark(Ability):
 class MollyAfterDuel(Step):
     """Molly Stark's replacements for the cards she gave in a Duel, once it is over (DC-032)."""
 
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
-        seat = req["source"]
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+        seat = source_seat(req)
         if player(state, seat)["alive"]:
             draw(state, seat, int(req["args"]["count"]), events, reason="molly_stark")
 

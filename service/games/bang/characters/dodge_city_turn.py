@@ -10,11 +10,16 @@ DC-039). Facts and rulings: DC-023..025, 029, 030, 038..040; RULINGS.md (Dodge C
 
 from __future__ import annotations
 
+from typing import Final
+
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
-from tabletop_server.service.games.bang.characters import Ability, ability
-from tabletop_server.service.games.bang.distance import in_reach, without_bell
+from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.abilities import Ability, ability
+from tabletop_server.service.games.bang.distance import in_reach
 from tabletop_server.service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang.effects import checks as _draw_checks  # noqa: F401  (its start steps, which Vera's surround)
+from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.modifiers import seen_without_card_modifiers
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
@@ -25,6 +30,7 @@ from tabletop_server.service.games.bang.state import (
     player,
     push,
     seats_from,
+    source_seat,
     trait,
 )
 from tabletop_server.service.games.bang.tables import CHARACTERS, TYPE_OF, TYPES
@@ -34,7 +40,7 @@ from tabletop_server.service.games.bang.turn import add_start_step, check_uses_l
 CHUCK_DRAW = 2
 JOSE_DRAW = 2
 DOC_DISCARDS = 2
-VERA = "vera_custer"
+VERA: Final = "vera_custer"
 
 
 @ability("chuck_wengam")
@@ -121,14 +127,14 @@ class DocHolyday(Ability):
                 or used_up(state, seat, "doc_holyday")):
             return []
         return [{"type": "ability", "cards": [], "target": t} for t in seats_from(state, seat, include_self=False)
-                if in_reach(without_bell(state), seat, t) and _reachable_with_hand(state, seat, t)]
+                if in_reach(seen_without_card_modifiers(state), seat, t) and _reachable_with_hand(state, seat, t)]
 
     def check_activate(self, state: State, seat: int, action: Action) -> None:
         check_own_phase_2(state, seat, "Doc Holyday")
         if action.get("cards"):
             raise MalformedAction(Reason.UNEXPECTED_FIELD, "Name only the target; the two discards are asked next",
                                   field="cards")
-        check_target(without_bell(state), seat, TYPES["bang"], action)  # a Bell Tower is for a card (AD-067)
+        check_target(seen_without_card_modifiers(state), seat, TYPES["bang"], action)  # a Bell Tower is for a card (AD-067)
         if len(player(state, seat)["hand"]) < DOC_DISCARDS:
             raise RuleError(Reason.NEED_TWO_CARDS, "Doc Holyday needs two cards in hand to discard")
         if not _reachable_with_hand(state, seat, action["target"]):
@@ -200,8 +206,8 @@ class VeraCuster(Ability):
 class VeraForget(Step):
     """Start of her turn: the ability she copied last turn is gone."""
 
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
-        p = player(state, req["source"])
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+        p = player(state, source_seat(req))
         if p["char"] == VERA:
             p.pop("as", None)
 
@@ -210,8 +216,8 @@ class VeraForget(Step):
 class VeraChoose(Step):
     """After the draw! checks, before phase 1: Vera Custer chooses whom to copy (skipped by a failed Jail)."""
 
-    def run(self, state: State, req: Request, events: list[Event]) -> None:
-        seat = req["source"]
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+        seat = source_seat(req)
         p = player(state, seat)
         if p["char"] != VERA or not p["alive"] or state["turn"] != seat or state["phase"] != "draw":
             return  # a failed Jail ended the turn already (phase 3 or over)

@@ -19,17 +19,18 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
-from tabletop_server.service.games.bang.characters import ability_of
+from tabletop_server.service.engine.handlers import Registry
+from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.abilities import ability_of
 from tabletop_server.service.games.bang.checks import draw_check
 from tabletop_server.service.games.bang.cubes import pay_use, use_payable
 from tabletop_server.service.games.bang.damage import damage
 from tabletop_server.service.games.bang.effects import EFFECTS, Effect, effect, effect_args
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
     Request,
-    card_in_effect,
     discard_from_hand,
     draw,
     in_effect,
@@ -42,7 +43,7 @@ from tabletop_server.service.games.bang.state import (
 )
 from tabletop_server.service.games.bang.tables import TYPE_OF
 from tabletop_server.service.games.bang.targeting import affected
-from tabletop_server.service.games.bang.turn import uses
+from tabletop_server.service.games.bang.upgrades import offer_late_upgrade, shot_cancelled
 
 CHARACTER_BARREL = "character"
 
@@ -92,17 +93,33 @@ def counts_as_bang(state: State, seat: int, card: str) -> bool:
 
 def may_shoot_again(state: State, seat: int) -> bool:
     """One BANG! card per turn, unless Volcanic or Willy the Kid (BANG-018, 078, 106), or once more
-    with a Bandolier (AD-045)."""
+    through an extra BANG! that can pay (a Bandolier, AD-045)."""
     return (state["bangs"] == 0 or passive_sum(state, seat, "unlimited_bang") > 0
-            or ("supply" in state and bandolier(state, seat) is not None))
+            or any(extra.payable(state, seat) for extra in EXTRA_BANGS.values()))
 
 
-def bandolier(state: State, seat: int) -> str | None:
-    """A Bandolier in effect that can pay for one more BANG! card this turn (1 of its cubes, once per turn)."""
-    card = card_in_effect(state, seat, "bandolier")
-    if card is None or uses(state, seat, "bandolier") or not use_payable(state, seat, card):
-        return None
-    return card
+class ExtraBang:
+    """A card that lets its player play one more BANG! card this turn, for a price (the Bandolier)."""
+
+    def payable(self, state: State, seat: int) -> bool:
+        """Whether it can pay for one more BANG! card of ``seat`` now."""
+        raise NotImplementedError
+
+    def pay(self, state: State, seat: int, events: list[Event]) -> None:
+        """Pay for the BANG! card played beyond the limit."""
+        raise NotImplementedError
+
+
+EXTRA_BANGS: Registry[ExtraBang] = Registry("extra BANG!")
+
+
+def pay_extra_bang(state: State, seat: int, events: list[Event]) -> None:
+    """A BANG! card played beyond the limit (checked: ``may_shoot_again``) is paid by the first extra BANG!
+    that can (none pays when nothing is registered for the game's cards)."""
+    for extra in EXTRA_BANGS.values():
+        if extra.payable(state, seat):
+            extra.pay(state, seat, events)
+            return
 
 
 def barrel_sources(state: State, seat: int, ignored: bool = False) -> list[str]:
@@ -265,7 +282,6 @@ class BangResponse(RequestKind):
             missed_once(state, req, events)
             answer_with_card(state, seat, action["card"], "missed", events, ignored=bool(args.get("ignore")))
             if "supply" in state:  # Duck!'s upgrade: back into the hand (AD-069)
-                from tabletop_server.service.games.bang.upgrades import offer_late_upgrade
                 offer_late_upgrade(state, seat, action["card"], "answered")
         elif action["type"] == "use":
             card = action["card"]
@@ -320,7 +336,6 @@ def missed_once(state: State, req: Request, events: list[Event]) -> None:
     if req["args"]["got"] >= req["args"]["need"] and state["pending"] and state["pending"][-1] is req:
         state["pending"].pop()
         if "supply" in state:
-            from tabletop_server.service.games.bang.upgrades import shot_cancelled
             shot_cancelled(state, req, events)
 
 

@@ -1,23 +1,31 @@
-"""Outcomes of the draw! checks for Dynamite, Jail and Barrel (NOTES c, BANG-069..076)."""
+"""The draw! cards: Dynamite, Jail and Barrel (NOTES c, BANG-069..076): their outcomes, and the start-of-turn
+checks of Dynamite and Jail (``t_dynamite``, ``t_jail``: queued by ``turn.start_turn``, added here)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop_server.service.engine.ruleset import Event, State
-from tabletop_server.service.games.bang.checks import check, dynamite_safe, is_heart
+from tabletop_server.service.engine.ruleset import Event
+from tabletop_server.service.games.bang.checks import check, draw_check, dynamite_safe, is_heart
 from tabletop_server.service.games.bang.damage import damage
 from tabletop_server.service.games.bang.effects.attacks import missed_once
-from tabletop_server.service.games.bang.state import discard_from_table, in_play, next_alive, player
-from tabletop_server.service.games.bang.turn import end_turn
+from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.pending import Step, step
+from tabletop_server.service.games.bang.state import (
+    card_in_effect,
+    discard_from_table,
+    in_play,
+    next_alive,
+    player,
+    source_seat,
+)
+from tabletop_server.service.games.bang.turn import SKIPPABLE_STEPS, add_start_step, end_turn
 
 DYNAMITE_DAMAGE = 3
-# Start-of-turn steps a failed Jail skips: phase 1, and the Bomb's check (RULINGS AD-052).
-SKIPPED_BY_JAIL = ("t_draw", "t_bomb")
 
 
-@check("dynamite", dynamite_safe)
+@check("dynamite", dynamite_safe, no_card_good=True)
 def dynamite(state: State, seat: int, good: bool, events: list[Event], ctx: Mapping[str, Any]) -> None:
     """Explode for 3 (no author, BANG-074) or pass to the next living player on the left (BANG-071)."""
     card = in_play(state, seat, "dynamite")
@@ -47,9 +55,9 @@ def jail(state: State, seat: int, good: bool, events: list[Event], ctx: Mapping[
     events.append({"kind": "jail", "seat": seat, "success": good})
     if good:
         return
-    # Drop this turn's phase 1 step (and the Bomb's check after it: RULINGS AD-052); phase 3
+    # Drop this turn's start steps a lost turn skips (phase 1, ``turn.SKIPPABLE_STEPS``); phase 3
     # (discard down to life) still applies.
-    state["pending"][:] = [r for r in state["pending"] if not (r["kind"] in SKIPPED_BY_JAIL and r["source"] == seat)]
+    state["pending"][:] = [r for r in state["pending"] if not (r["kind"] in SKIPPABLE_STEPS and r["source"] == seat)]
     state["phase"] = "play"
     end_turn(state, seat, events)
 
@@ -61,3 +69,28 @@ def barrel(state: State, seat: int, good: bool, events: list[Event], ctx: Mappin
     req = state["pending"][-1] if state["pending"] else None
     if good and req is not None and req["kind"] == "bang" and req["seat"] == seat:
         missed_once(state, req, events)
+
+
+@step("t_dynamite")
+class DynamiteCheck(Step):
+    """Draw! for a Dynamite in front of the turn player (BANG-070)."""
+
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+        seat = source_seat(req)
+        if player(state, seat)["alive"] and card_in_effect(state, seat, "dynamite"):
+            draw_check(state, seat, "dynamite", events)
+
+
+@step("t_jail")
+class JailCheck(Step):
+    """Draw! for a Jail in front of the turn player (BANG-075)."""
+
+    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+        seat = source_seat(req)
+        if player(state, seat)["alive"] and card_in_effect(state, seat, "jail"):
+            draw_check(state, seat, "jail", events)
+
+
+# Dynamite first, then Jail (NOTES c "Start-of-turn order"), both before phase 1.
+add_start_step("t_dynamite", before="t_draw")
+add_start_step("t_jail", before="t_draw")

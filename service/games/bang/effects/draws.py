@@ -16,15 +16,16 @@ nothing to lose is skipped, one with a single choice is answered without asking.
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.rng import Rng
-from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
     Request,
     alive_seats,
     draw,
+    game_rng,
     leave_play,
     next_alive,
     player,
@@ -107,7 +108,7 @@ class StorePick(RequestKind):
         return False
 
 
-class _TakeOrDiscard(Effect):
+class TakeOrDiscard(Effect):
     """A card of a player: ``pick`` is ``hand`` (random) or a card he has in play.
 
     On yourself (RULINGS BANG-066) Panic! takes back a card you have in play only: a
@@ -141,7 +142,7 @@ class _TakeOrDiscard(Effect):
         target, pick = action["target"], action["pick"]
         victim = player(state, target)
         if pick == HAND:
-            taken: str = victim["hand"].pop(Rng(state).below(len(victim["hand"])))
+            taken: str = victim["hand"].pop(game_rng(state).below(len(victim["hand"])))
         else:
             leave_play(state, target, pick)
             taken = pick
@@ -149,7 +150,7 @@ class _TakeOrDiscard(Effect):
 
 
 @effect("panic")
-class Panic(_TakeOrDiscard):
+class Panic(TakeOrDiscard):
     """Panic!: take the card into your hand."""
 
     def resolve(self, state: State, seat: int, card: str, action: Action, events: list[Event]) -> None:
@@ -160,7 +161,7 @@ class Panic(_TakeOrDiscard):
 
 
 @effect("cat_balou")
-class CatBalou(_TakeOrDiscard):
+class CatBalou(TakeOrDiscard):
     """Cat Balou: the card goes to the discard pile (face up, so public); also your own hand."""
 
     own_hand = True
@@ -203,7 +204,7 @@ class VictimCard(RequestKind):
         victim, pick = req["args"]["victim"], action["pick"]
         hand = player(state, victim)["hand"]
         if pick == HAND:
-            lost: str = hand.pop(Rng(state).below(len(hand)))
+            lost: str = hand.pop(game_rng(state).below(len(hand)))
         else:
             leave_play(state, victim, pick)
             lost = pick

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event, State
+from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.damage import beer_heal, heal
 from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import alive_seats, player, seats_from
 from tabletop_server.service.games.bang.tables import KEY_OF
