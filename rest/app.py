@@ -1,12 +1,14 @@
 """The Flask REST facade: ``create_app(grpc_target)`` and ``serve`` (uvicorn, see ``rest.server``).
 
 A thin gRPC client (DESIGN 1 and 11). Its routes come from the contract
-(``rest.routes``); each request is decoded once (``rest.transcode``), sent over the
-app's one channel with the caller's ``authorization``, ``x-api-key`` and
-``x-request-id`` as metadata and a deadline, and the response printed once. Rules,
-authorization and errors live in the gRPC service; the facade maps its status codes
-generically (``rest.errors``). The server-streaming WatchGame is served as
-Server-Sent Events (``rest.sse``).
+(``rest.routes``) and live in the Flask app's URL map; ``serve`` puts the app behind
+``rest.asgi.AsgiApp``, where each unary call takes the one request path of
+``rest.dispatch`` (decoded once by ``rest.transcode``, sent on the facade's one channel
+with the caller's ``authorization``, ``x-api-key`` and ``x-request-id`` as metadata and a
+deadline, printed once) and every streaming route (WatchGame, WatchPlayer) is served as
+Server-Sent Events by ``rest.watch``.
+Rules, authorization and errors live in the gRPC service; the facade maps its status
+codes generically (``rest.errors``).
 """
 
 from __future__ import annotations
@@ -24,23 +26,14 @@ from werkzeug.routing import BaseConverter
 
 from tabletop_server.rest.asgi import AsgiApp
 from tabletop_server.rest.cors import Cors
+from tabletop_server.rest.cursors import CURSORS
+from tabletop_server.rest.dispatch import RequestTracing
 from tabletop_server.rest.errors import HTTP_STATUS, ApiError, Reason, from_rpc_error, local_error
-from tabletop_server.rest.handlers import (
-    FastPath,
-    Reply,
-    UnaryHandler,
-    cache_control,
-    error_reply,
-    internal_error,
-    log,
-    metadata,
-)
+from tabletop_server.rest.handlers import Reply, UnaryHandler, error_reply, internal_error, log
 from tabletop_server.rest.openapi import build_openapi
-from tabletop_server.rest.routes import ROUTES, SEGMENT_PATTERN, SERVICE, Route
+from tabletop_server.rest.routes import INNER_SEGMENT_PATTERN, ROUTES, SEGMENT_PATTERN, SERVICE, Route
 from tabletop_server.rest.server import HttpLimits, HttpServer, bind
-from tabletop_server.rest.sse import EventStream, WatchSlots
 from tabletop_server.rest.static import add_web_routes
-from tabletop_server.rest.transcode import decode_request, parse_last_event_id
 from tabletop_server.rest.watch import WatchCaps
 
 JSON = "application/json"
@@ -58,45 +51,43 @@ def create_app(
     watch_open_seconds: float = 1.0,
     health_service: str = "",
     channel: grpc.Channel | None = None,
-    fast_path: bool = True,
     max_watch_streams: int | None = None,
     cors_origins: Iterable[str] = (),
     proxy_secret: str = "",
 ) -> Flask:
-    """The REST app for the gRPC service at ``grpc_target`` (one channel, reused).
+    """The REST app for the gRPC service at ``grpc_target``, to be served by ``serve``.
 
-    ``fast_path`` serves the unary contract routes through ``rest.handlers.FastPath``
-    ahead of Flask's routing (and on the event loop under ``serve``); off, the same handlers
-    run as ordinary Flask views. ``max_watch_streams`` caps open SSE streams of the server
-    (None: ``serve``'s ``WatchCaps``). ``cors_origins`` lets browser frontends of
-    those origins call the facade (``rest.cors``). ``proxy_secret`` (TABLETOP_PROXY_SECRET)
-    goes with every call, so the service believes the client address the facade forwards.
+    The app holds the routes and the operational endpoints; the calls of the service are
+    made by ``serve``'s ASGI front on its channel (``rest.dispatch``). ``channel`` is the
+    blocking channel of ``/readyz``'s health check. ``max_watch_streams`` caps open SSE
+    streams of the server (None: ``serve``'s ``WatchCaps``). ``cors_origins`` lets browser
+    frontends of those origins call the facade (``rest.cors``). ``proxy_secret``
+    (TABLETOP_PROXY_SECRET) goes with every call, so the service believes the client
+    address the facade forwards.
     """
     app = Flask("tabletop.rest", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = max_body_bytes
     channel = channel or grpc.insecure_channel(grpc_target, options=CHANNEL_OPTIONS)
     app.extensions["tabletop.channel"] = channel
     app.url_map.converters["segment"] = _SegmentConverter
+    app.url_map.converters["inner"] = _InnerSegmentConverter
     handlers = []
-    slots = app.extensions["tabletop.watch_slots"] = WatchSlots(max_watch_streams)
+    streams = [route for route in ROUTES if route.streaming]
+    unplaced = [route.name for route in streams if route.name not in CURSORS]
+    if unplaced:  # a stream rest.watch cannot resume would go unserved: say so at once
+        raise RuntimeError(f"no rest.cursors.Cursor for the streaming method(s) {', '.join(unplaced)}")
     for route in ROUTES:
-        rpc = _rpc(channel, route)
-        if route.streaming:
-            view = _watch_view(route, rpc, heartbeat_seconds, watch_open_seconds, slots, proxy_secret)
-        else:
-            handlers.append(UnaryHandler(route, rpc, deadline_seconds, max_body_bytes, proxy_secret))
-            view = _unary_view(handlers[-1])
-        app.add_url_rule(route.rule, endpoint=route.name, view_func=view, methods=[route.verb])
+        if not route.streaming:
+            handlers.append(UnaryHandler(route, deadline_seconds, max_body_bytes, proxy_secret))
+        # In the URL map for 404/405/Allow and OPTIONS; the requests themselves are the ASGI front's.
+        app.add_url_rule(route.rule, endpoint=route.name, view_func=_dispatched, methods=[route.verb])
     _add_operational_routes(app, health_pb2_grpc.HealthStub(channel), health_service)
     add_web_routes(app)  # the reference web client at / and the API explorer at /docs
     _add_error_handlers(app)
-    if fast_path:
-        app.wsgi_app = FastPath(app.wsgi_app, handlers)  # type: ignore[method-assign]
     cors = Cors(app.wsgi_app, cors_origins)  # with no origins it only refuses preflights, clearly
     app.wsgi_app = cors  # type: ignore[method-assign]
-    watch = next((route for route in ROUTES if route.streaming), None)
-    app.extensions["tabletop.rest"] = RestParts(grpc_target, handlers, watch, heartbeat_seconds, watch_open_seconds,
-                                                proxy_secret, fast_path, cors, max_watch_streams, max_body_bytes,
+    app.extensions["tabletop.rest"] = RestParts(grpc_target, handlers, streams, heartbeat_seconds, watch_open_seconds,
+                                                proxy_secret, cors, max_watch_streams, max_body_bytes,
                                                 deadline_seconds)
     return app
 
@@ -107,11 +98,10 @@ class RestParts:
 
     grpc_target: str
     handlers: list[UnaryHandler]
-    watch_route: Route | None
+    stream_routes: list[Route]  # every streaming route, served as SSE (rest.watch, rest.cursors)
     heartbeat_seconds: float
     watch_open_seconds: float
     proxy_secret: str
-    fast_path: bool
     cors: Cors | None
     max_watch_streams: int | None
     max_body_bytes: int = 65536
@@ -123,28 +113,30 @@ class RestParts:
 
 
 def serve(app: Flask, host: str, port: int, threads: int = 16, *, limits: HttpLimits | None = None,
-          caps: WatchCaps | None = None, metrics: Any = None, in_flight: Any = None, async_unary: bool = True,
-          loop: Any = None, forwarded_allow_ips: str = "", aio_channel: Any = None) -> HttpServer:
+          caps: WatchCaps | None = None, metrics: Any = None, in_flight: Any = None, loop: Any = None,
+          forwarded_allow_ips: str = "", channel: Callable[[], Any] | None = None,
+          tracing: RequestTracing | None = None, reuse_port: bool = False) -> HttpServer:
     """Serve ``app`` (from ``create_app``) over HTTP on ``host:port``; ``.close()`` drains and stops.
 
     One uvicorn server on ``loop`` (a private loop thread when None) runs the ASGI front of
-    ``rest.asgi``: the unary routes and ``:watch`` on the loop, the rest of Flask on a pool of
-    ``threads``. Raises ``PortBusy`` (one line) when the port is taken. ``aio_channel`` makes the
-    ``grpc.aio`` channel of the loop's routes (default: plaintext to the app's gRPC target).
+    ``rest.asgi``: the unary routes and the streams on the loop, the rest of Flask on a pool of
+    ``threads``. Raises ``PortBusy`` (one line) when the port is taken. ``channel`` makes the
+    facade's channel on the loop (``rest.dispatch.facade_channel``; default: ``grpc.aio``,
+    plaintext, to the app's gRPC target). ``tracing`` traces every request at the HTTP layer.
+    ``reuse_port`` shares the port with the other workers of ``tabletop serve --workers`` (SO_REUSEPORT).
     """
     caps = caps or WatchCaps()
     parts = app.extensions["tabletop.rest"]
     if parts.max_watch_streams is not None:
         caps = replace(caps, total=parts.max_watch_streams)
-    async_unary = async_unary and not app.extensions.get("tabletop.traced")  # tracing wraps the WSGI app
     if metrics is None and "tabletop.metrics" in app.extensions:  # service.api.rest_metrics.instrument_rest
         metrics, in_flight = app.extensions["tabletop.metrics"]
-    front = AsgiApp(app, threads, caps, metrics, in_flight, async_unary, aio_channel)
+    front = AsgiApp(app, threads, caps, metrics, in_flight, channel, tracing)
     if metrics is not None and hasattr(metrics, "http_connections"):
         # Connect watches are admitted under the same caps (rest.connect) but counted apart.
         metrics.watches.labels("sse").set_function(lambda: front.watches.open - front.connect.open)
         metrics.watches.labels("connect").set_function(lambda: front.connect.open)
-    sock = bind(host, port)
+    sock = bind(host, port, reuse_port=reuse_port)
     server = HttpServer(front, sock, limits or HttpLimits(), loop, front._refused, forwarded_allow_ips)
     if metrics is not None and hasattr(metrics, "http_connections"):
         metrics.http_connections.set_function(lambda: server.connections)
@@ -160,15 +152,10 @@ class _SegmentConverter(BaseConverter):
     regex = SEGMENT_PATTERN
 
 
-def _rpc(channel: grpc.Channel, route: Route) -> Any:
-    """The route's multi-callable on ``channel``: the app's one stub, built once."""
-    call: Any = channel.unary_stream if route.streaming else channel.unary_unary  # stubs lack the kwarg
-    return call(
-        f"/{SERVICE.full_name}/{route.name}",
-        request_serializer=route.request_class.SerializeToString,
-        response_deserializer=route.response_class.FromString,
-        _registered_method=True,  # as generated stubs do: the method path is interned once
-    )
+class _InnerSegmentConverter(BaseConverter):
+    """A segment more of the path follows: ":" allowed, as no verb can come there (see ``rest.routes``)."""
+
+    regex = INNER_SEGMENT_PATTERN
 
 
 def _add_error_handlers(app: Flask) -> None:
@@ -180,39 +167,12 @@ def _add_error_handlers(app: Flask) -> None:
     app.after_request(_echo_request_id)
 
 
-def _unary_view(handler: UnaryHandler) -> Callable[..., Response]:
-    def view(**path_params: str) -> Response:
-        reply = handler(request.environ, path_params)
-        return _response(reply)
-
-    view.__name__ = handler.route.name
-    return view
-
-
-def _watch_view(
-    route: Route, rpc: Any, heartbeat: float, open_wait: float, slots: WatchSlots, proxy_secret: str
-) -> Callable[..., Response]:
-    def view(**path_params: str) -> Response:
-        message = decode_request(route, path_params, request.args, request.get_data(), request.content_type)
-        last_event_id = request.headers.get("Last-Event-ID")
-        if last_event_id:
-            message.from_version = parse_last_event_id(last_event_id)  # type: ignore[attr-defined]
-        call_metadata = metadata(request.environ, proxy_secret)
-        stream = EventStream(lambda: rpc(message, metadata=call_metadata), "version", heartbeat, slots)
-        first = stream.first(open_wait)
-        opening = (
-            f"watching {getattr(message, 'name', '')} after version {getattr(message, 'from_version', 0)}"
-        )
-        headers = {"Cache-Control": cache_control("GET", request.environ), "Vary": "Authorization",
-                   "X-Accel-Buffering": "no"}
-        response = Response(stream.body(first, opening), 200, headers, content_type="text/event-stream")
-        # The server closes the body even when it never iterates it (HEAD, an early disconnect);
-        # an unstarted generator's ``finally`` would not run, so the stream is closed from here.
-        response.call_on_close(stream.close)
-        return response
-
-    view.__name__ = route.name
-    return view
+def _dispatched(**_path_params: str) -> Response:
+    """A contract route reached through Flask: only when the app is served without ``serve``'s ASGI
+    front (which answers every method of these routes itself), so say so instead of calling nothing."""
+    log.error("a contract route reached Flask: serve the app with rest.app.serve (its ASGI front answers them)")
+    raise local_error(500, grpc.StatusCode.INTERNAL, Reason.INTERNAL,
+                      "This server is misconfigured: the contract routes are answered by rest.app.serve's front.")
 
 
 def _add_operational_routes(app: Flask, health: Any, service: str) -> None:

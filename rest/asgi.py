@@ -1,20 +1,26 @@
-"""The REST facade as one ASGI app: hot routes and ``:watch`` on the event loop, Flask beside them.
+"""The REST facade as one ASGI app: the contract routes on the event loop, Flask beside them.
 
-Flask stays the REST framework (DESIGN 11): every route it serves (errors, CORS
-preflight, ``/readyz``, ``/openapi.json``, unmatched paths) runs in a bounded thread
-pool through ``a2wsgi``. Two kinds of request never take a thread:
+Flask stays the REST framework (DESIGN 11): it holds the route table built from the protos
+(``rest.routes``, with the ``segment`` converter), answers what is not a call of the
+service (404 and 405 with ``Allow``, automatic ``OPTIONS``, CORS preflight, ``/healthz``,
+``/readyz``, ``/openapi.json``, the web client and ``/docs``) in a bounded thread pool
+through ``a2wsgi``, and turns every error it meets into the JSON error shape. The calls
+of the service never take a thread:
 
-- the unary contract routes (``:act``, GetGame, ...): the same ``UnaryHandler`` decodes
-  and prints them, but the call is awaited on ``grpc.aio``, so a request costs no
-  thread hop and no blocking channel (``bench/run.py`` measures the difference);
-- ``:watch``, served by ``rest.watch`` as a coroutine per watcher.
+- every unary contract route (``:act``, GetGame, ...; ``HEAD`` of a GET route too) goes
+  through ``rest.dispatch.Dispatcher``, the one request path, on the facade's one channel
+  (``rest.dispatch.facade_channel``: the service's handlers in process under ``tabletop
+  serve``, ``grpc.aio`` in the standalone facade);
+- every streaming route (``GET`` and ``HEAD``: WatchGame's ``/v1/{name=games/*}:watch``,
+  WatchPlayer's ``/v1/players/me:watch``), served by ``rest.watch`` as a coroutine per
+  watcher, the one implementation of Server-Sent Events (``rest.cursors`` says how each
+  stream resumes);
+- POSTs under ``/tabletop.v1.GameService/``: ``rest.connect`` (Connect and gRPC-Web, issue
+  13), on the same loop and channel.
 
-Those routes are counted into the same metrics as the WSGI ones (``instrument_rest``)
-and into its in-flight count, so the SIGTERM drain waits for them too. When tracing is
-on, or the app was built without its fast path, the unary routes go through Flask as
-before (tracing instruments the WSGI app and its blocking channel). POSTs under
-``/tabletop.v1.GameService/`` go to ``rest.connect`` (Connect and gRPC-Web, issue 13) on the
-same loop and channel.
+Tracing, when on, is a layer here (``RequestTracing``): a SERVER span around every request,
+whichever part answers it, and the trace forwarded on the call it makes. Every answer gets
+``X-Content-Type-Options: nosniff`` (and ``Vary: Origin`` when CORS is configured).
 """
 
 from __future__ import annotations
@@ -30,25 +36,14 @@ import grpc
 from a2wsgi import WSGIMiddleware
 from werkzeug.datastructures import MultiDict
 
-from tabletop_server.rest.aio import rpc_error
 from tabletop_server.rest.connect import PREFIX as CONNECT_PREFIX
 from tabletop_server.rest.connect import ConnectApp
-from tabletop_server.rest.errors import ApiError, from_rpc_error
-from tabletop_server.rest.handlers import (
-    Reply,
-    UnaryHandler,
-    _regex,
-    cache_control,
-    error_reply,
-    final_headers,
-    internal_error,
-    log,
-    metadata,
-    read_body,
-    too_large,
-)
+from tabletop_server.rest.cursors import CURSORS, Cursor, Position
+from tabletop_server.rest.dispatch import Dispatcher, RequestTracing, facade_channel
+from tabletop_server.rest.errors import ApiError
+from tabletop_server.rest.handlers import cache_control, error_reply, final_headers, metadata, route_regex
 from tabletop_server.rest.routes import Route
-from tabletop_server.rest.transcode import decode_request, parse_last_event_id
+from tabletop_server.rest.transcode import decode_request
 from tabletop_server.rest.watch import Key, WatchCaps, Watches
 
 Scope = dict[str, Any]
@@ -61,35 +56,31 @@ class AsgiApp:
     """``flask_app`` (from ``rest.app.create_app``) behind an ASGI front (see the module docstring)."""
 
     def __init__(self, flask_app: Any, workers: int, caps: WatchCaps, metrics: Any = None, in_flight: Any = None,
-                 async_unary: bool = True, aio_channel: Any = None) -> None:
+                 channel: Callable[[], Any] | None = None, tracing: RequestTracing | None = None) -> None:
         parts = flask_app.extensions["tabletop.rest"]
         self.parts = parts
         self.wsgi = WSGIMiddleware(flask_app, workers=workers)
-        self.metrics, self.in_flight = metrics, in_flight
-        self.watches = Watches(caps, self._refused)
+        self.metrics, self.in_flight, self.tracing = metrics, in_flight, tracing
+        self.watches = Watches(caps, self._refused, parts.heartbeat_seconds)
         self.refusals: dict[str, int] = {}
         self.channel: Any = None
-        self.aio_channel = aio_channel  # () -> grpc.aio.Channel (TLS to the target: service.api.tls)
-        self.async_unary = async_unary and parts.fast_path
-        self._unary: list[tuple[str, re.Pattern[str], UnaryHandler, Any]] = []
-        self._watch: tuple[re.Pattern[str], Route, Any] | None = None
+        # () -> the facade's channel (rest.dispatch.facade_channel); default: grpc.aio to the app's target
+        self.make_channel = channel or (lambda: facade_channel(
+            lambda: grpc.aio.insecure_channel(parts.grpc_target, options=CHANNEL_OPTIONS)))
+        self.unary = Dispatcher(parts.handlers, parts.method_path, metrics, in_flight, tracing)
+        self._streams: list[tuple[re.Pattern[str], Route, Any, Cursor]] = []
         self.connect = ConnectApp(parts, self.watches, metrics, in_flight)
 
     async def start(self) -> None:
-        """Open the ``grpc.aio`` channel on the serving loop (call it there, before serving)."""
-        self.channel = (self.aio_channel() if self.aio_channel is not None
-                        else grpc.aio.insecure_channel(self.parts.grpc_target, options=CHANNEL_OPTIONS))
-        for handler in self.parts.handlers:
-            rpc = self.channel.unary_unary(self.parts.method_path(handler.route),
-                                           request_serializer=handler.route.request_class.SerializeToString,
-                                           response_deserializer=handler.route.response_class.FromString)
-            self._unary.append((handler.route.verb, _regex(handler.route.openapi_path), handler, rpc))
-        route = self.parts.watch_route
-        if route is not None:
+        """Open the facade's channel on the serving loop (call it there, before serving)."""
+        self.channel = self.make_channel()
+        self.unary.start(self.channel)
+        self._streams = []
+        for route in self.parts.stream_routes:
             rpc = self.channel.unary_stream(self.parts.method_path(route),
                                             request_serializer=route.request_class.SerializeToString,
                                             response_deserializer=route.response_class.FromString)
-            self._watch = (_regex(route.openapi_path), route, rpc)
+            self._streams.append((route_regex(route.openapi_path), route, rpc, CURSORS[route.name]))
         self.connect.start(self.channel)
 
     def end_watches(self) -> None:
@@ -106,53 +97,28 @@ class AsgiApp:
         if scope["type"] != "http":
             return
         send = _with_common_headers(send, self.parts.cors is not None and self.parts.cors.configured)
+        if self.tracing is not None:
+            await self.tracing(scope, receive, send, self._route)
+        else:
+            await self._route(scope, receive, send)
+
+    async def _route(self, scope: Scope, receive: Receive, send: Send) -> None:
         method, path = scope["method"], scope["path"]
         if method == "POST" and path.startswith(CONNECT_PREFIX):
             await self.connect(scope, receive, send)
             return
-        if self._watch is not None and method == "GET" and self._watch[0].fullmatch(path):
-            match = self._watch[0].fullmatch(path)
-            assert match is not None
-            await self._serve_watch(scope, receive, send, match.groupdict())
-            return
-        if self.async_unary:
-            for verb, regex, handler, rpc in self._unary:
-                if verb == method and (match := regex.fullmatch(path)) is not None:
-                    await self._serve_unary(scope, receive, send, handler, rpc, match.groupdict())
+        if method in ("GET", "HEAD"):
+            for regex, route, rpc, cursor in self._streams:
+                if (match := regex.fullmatch(path)) is not None:
+                    await self._serve_watch(scope, receive, send, match.groupdict(), (route, rpc, cursor))
                     return
+        if (matched := self.unary.match(method, path)) is not None:
+            environ = _environ(scope)
+            await self.unary.serve(scope, receive, send, environ, matched, self._cors(environ))
+            return
         await self.wsgi(scope, receive, send)  # type: ignore[arg-type]
 
-    # Unary routes
-
-    async def _serve_unary(self, scope: Scope, receive: Receive, send: Send, handler: UnaryHandler, rpc: Any,
-                           params: dict[str, str]) -> None:
-        started = time.perf_counter()
-        environ = _environ(scope)
-        in_flight = self.in_flight
-        if in_flight is not None:
-            in_flight.__enter__()
-        reply = Reply(500)
-        try:
-            try:
-                body = await _read_body(receive, environ, handler.max_body_bytes)
-                message, call_metadata = handler.prepare(environ, params, body)
-                try:
-                    response = await rpc(message, timeout=handler.deadline, metadata=call_metadata)
-                except grpc.RpcError as error:
-                    raise from_rpc_error(rpc_error(error)) from None
-                reply = handler.finish(environ, response)
-            except ApiError as error:
-                reply = error_reply(error)
-            except Exception:  # noqa: BLE001 - logged, answered with a 500
-                log.exception("REST request failed: %s %s", scope["method"], scope["path"])
-                reply = error_reply(internal_error())
-            await self._send_reply(send, environ, reply)
-        finally:
-            if in_flight is not None:
-                in_flight.__exit__()
-            self._count(handler.route.openapi_path, scope["method"], reply.status, started)
-
-    async def _send_reply(self, send: Send, environ: dict[str, Any], reply: Reply) -> None:
+    async def _send_reply(self, send: Send, environ: dict[str, Any], reply: Any) -> None:
         headers = final_headers(environ, reply) + self._cors(environ)
         await send({"type": "http.response.start", "status": reply.status,
                     "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
@@ -160,9 +126,9 @@ class AsgiApp:
 
     # Watch
 
-    async def _serve_watch(self, scope: Scope, receive: Receive, send: Send, params: dict[str, str]) -> None:
-        assert self._watch is not None
-        _, route, rpc = self._watch
+    async def _serve_watch(self, scope: Scope, receive: Receive, send: Send, params: dict[str, str],
+                           stream: tuple[Route, Any, Cursor]) -> None:
+        route, rpc, cursor = stream
         started = time.perf_counter()
         environ = _environ(scope)
         parts = self.parts
@@ -173,33 +139,41 @@ class AsgiApp:
             message = decode_request(route, params, args, b"", environ.get("CONTENT_TYPE"))
             last_event_id = environ.get("HTTP_LAST_EVENT_ID")
             if last_event_id:
-                message.from_version = parse_last_event_id(last_event_id)  # type: ignore[attr-defined]
+                setattr(message, cursor.field, cursor.value(cursor.parse(last_event_id)))
             call_metadata = metadata(environ, parts.proxy_secret)
+            if self.tracing is not None:
+                call_metadata = self.tracing.inject(call_metadata)
             self.watches.admit(token, address)
         except ApiError as error:
             self._count(route.openapi_path, "GET", error.http_status, started)
             await self._send_reply(send, environ, error_reply(error))
             return
         try:
-            await self._stream(scope, receive, send, environ, message, call_metadata, rpc)
+            await self._stream(scope, receive, send, environ, message, call_metadata, (route, rpc, cursor))
         finally:
             self.watches.release(token, address)
 
     async def _stream(self, scope: Scope, receive: Receive, send: Send, environ: dict[str, Any], message: Any,
-                      call_metadata: list[tuple[str, str]], rpc: Any) -> None:
+                      call_metadata: list[tuple[str, str]], stream: tuple[Route, Any, Cursor]) -> None:
+        route, rpc, cursor = stream
         parts = self.parts
-        after = int(getattr(message, "from_version", 0))
-        key: Key = (getattr(message, "name", ""), environ.get("HTTP_AUTHORIZATION", ""),
-                    environ.get("HTTP_X_API_KEY", ""))
+        label = getattr(message, "name", "") or route.openapi_path
+        key: Key | None = (f"{route.name} {label}", environ.get("HTTP_AUTHORIZATION", ""),
+                           environ.get("HTTP_X_API_KEY", ""))
+        try:
+            after = cursor.requested(message)
+        except ApiError:  # a position the service refuses in its own words: a call of its own, sent as it came
+            after, key = None, None
 
-        def open_call(from_version: int) -> Any:
+        def open_call(position: Position) -> Any:
             request = type(message)()
             request.CopyFrom(message)
-            request.from_version = from_version
+            if position is not None:
+                setattr(request, cursor.field, cursor.value(position))
             return rpc(request, metadata=call_metadata)
 
         try:
-            hub, watcher = await self.watches.subscribe(key, after, open_call, parts.watch_open_seconds)
+            hub, watcher = await self.watches.subscribe(key, after, open_call, parts.watch_open_seconds, cursor)
         except ApiError as error:
             await self._send_reply(send, environ, error_reply(error))
             return
@@ -211,7 +185,10 @@ class AsgiApp:
                 headers.append(("X-Request-Id", request_id))
             await send({"type": "http.response.start", "status": 200,
                         "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers]})
-            opening = f": watching {key[0]} after version {after}\nretry: 1000\n\n".encode()
+            if scope["method"] == "HEAD":  # the stream's answer without its body: no event is pumped
+                await send({"type": "http.response.body", "body": b""})
+                return
+            opening = _opening(label, cursor, after, watcher.start)
             await send({"type": "http.response.body", "body": opening, "more_body": True})
             await self._pump(receive, send, watcher)
             await send({"type": "http.response.body", "body": b""})
@@ -219,26 +196,16 @@ class AsgiApp:
             hub.leave(watcher)
 
     async def _pump(self, receive: Receive, send: Send, watcher: Any) -> None:
-        """Events and heartbeats until the stream ends or the client goes away."""
+        """Events and heartbeats (``Watches.heartbeats``) until the stream ends or the client goes away."""
         gone = asyncio.ensure_future(_disconnected(receive))
-        heartbeat = self.parts.heartbeat_seconds
+        gone.add_done_callback(lambda _: watcher.gone())
+        beats = self.watches.heartbeats
+        beats.add(watcher)
         try:
-            while True:
-                getting = asyncio.ensure_future(watcher.queue.get())
-                done, _ = await asyncio.wait({getting, gone}, timeout=heartbeat,
-                                             return_when=asyncio.FIRST_COMPLETED)
-                if gone in done:
-                    getting.cancel()
-                    return
-                if getting not in done:
-                    getting.cancel()
-                    await send({"type": "http.response.body", "body": b": heartbeat\n\n", "more_body": True})
-                    continue
-                item = getting.result()
-                if item is None:
-                    return
+            while (item := await watcher.queue.get()) is not None:
                 await send({"type": "http.response.body", "body": item, "more_body": True})
         finally:
+            beats.discard(watcher)
             gone.cancel()
 
     # Helpers
@@ -303,28 +270,15 @@ def _environ(scope: Scope) -> dict[str, Any]:
     return environ
 
 
-async def _read_body(receive: Receive, environ: dict[str, Any], limit: int) -> bytes:
-    """The request body, refusing more than ``limit`` bytes with a 413 (as ``handlers.read_body``)."""
-    length = environ.get("CONTENT_LENGTH")
-    if length:
-        try:
-            if int(length) > limit:
-                raise too_large(limit)
-        except ValueError:
-            read_body(environ, limit)  # raises its 400
-    chunks, size = [], 0
-    while True:
-        event = await receive()
-        if event["type"] != "http.request":
-            break
-        chunk = event.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise too_large(limit)
-        chunks.append(chunk)
-        if not event.get("more_body"):
-            break
-    return b"".join(chunks)
+def _opening(label: str, cursor: Cursor, asked: Position, start: Position) -> bytes:
+    """The stream's first bytes: a comment saying what is watched, the reconnection delay and, for a
+    watch from now on placed in its stream, that place as the ``id`` (an SSE ``id`` without data sets
+    the client's Last-Event-ID and dispatches nothing), so reconnecting before any message loses none."""
+    where = "from now on" if start is None else f"after {cursor.event_id(start)}"
+    text = f": watching {label} {where}\nretry: 1000\n\n"
+    if asked is None and start is not None:
+        text += f"id: {cursor.event_id(start)}\n\n"
+    return text.encode()
 
 
 async def _disconnected(receive: Receive) -> None:

@@ -1,9 +1,10 @@
 """CORS for browser frontends: which other origins may call the REST facade.
 
 Web frontends are served from the studios' own origins, so the browser asks before
-every cross-origin call. This WSGI middleware wraps the whole app (the fast path,
-Flask and the SSE stream alike): it answers preflight requests itself and adds the
-CORS headers to every answer for an allowed ``Origin``. Origins come from
+every cross-origin call. This WSGI middleware wraps the Flask app, where it answers
+preflight requests itself; the routes the ASGI front answers (``rest.dispatch``,
+``rest.watch``) add ``headers_for`` itself. Every answer for an allowed ``Origin`` gets the
+CORS headers. Origins come from
 ``TABLETOP_CORS_ORIGINS`` (comma-separated, or ``*``); empty means no CORS at all.
 Credentials travel in ``Authorization``, never in cookies, so no
 ``Access-Control-Allow-Credentials`` is sent. The Connect and gRPC-Web routes

@@ -1,29 +1,26 @@
-"""Unary contract routes as plain WSGI handlers, shared by the Flask views and the fast path.
+"""What a unary contract route does on each side of its call, and the HTTP helpers around it.
 
-One ``UnaryHandler`` per route does the whole request: read the path variables, query
-and body from the WSGI environ, bind the headers (``Idempotency-Key``, ``If-Match``),
-call the RPC with the forwarded metadata and a deadline, and print the reply with its
-``ETag`` (or a 304 for a matching ``If-None-Match``). It needs nothing from Flask, so
-``rest.app`` can serve the hot routes through a precompiled dispatcher in front of
-Flask (``FastPath``) and through ordinary Flask views with the same code and results.
+One ``UnaryHandler`` per route: ``prepare`` reads the path variables, query and body (from
+a WSGI-style environ), binds the headers (``Idempotency-Key``, ``If-Match``) and builds the
+forwarded metadata; ``finish`` prints the reply with its ``ETag`` (or a 304 for a matching
+``If-None-Match``). The call between them is awaited by ``rest.dispatch``, the one request
+path of every unary route; nothing here needs Flask or a channel.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from typing import Any
 from urllib.parse import parse_qsl
 
 import grpc
 from werkzeug.datastructures import MultiDict
 
-from tabletop_server.rest.errors import ApiError, Reason, from_rpc_error, local_error
-from tabletop_server.rest.routes import PUBLIC_MAX_AGE, SEGMENT_PATTERN, Route, field_path_value
-from tabletop_server.rest.transcode import apply_headers, decode_request, encode_response
+from tabletop_server.rest.errors import ApiError, Reason, local_error
+from tabletop_server.rest.routes import PUBLIC_MAX_AGE, Route, field_path_value, segment_pattern, split_path
+from tabletop_server.rest.transcode import apply_headers, apply_language, decode_request, encode_response
 
 log = logging.getLogger("tabletop.rest")
 
@@ -36,7 +33,6 @@ FORWARDED = (
 )
 MAX_HEADER = 1024  # a forwarded header (tokens are ~60 characters, API keys are the operator's)
 _NO_QUERY: MultiDict[str, str] = MultiDict()
-StartResponse = Callable[[str, list[tuple[str, str]]], Any]
 
 
 @dataclass
@@ -52,24 +48,15 @@ class Reply:
 class UnaryHandler:
     """One unary RPC served over HTTP (see the module docstring)."""
 
-    def __init__(self, route: Route, rpc: Any, deadline: float, max_body_bytes: int, proxy_secret: str = "") -> None:
+    def __init__(self, route: Route, deadline: float, max_body_bytes: int, proxy_secret: str = "") -> None:
         self.route = route
-        self.rpc = rpc
         self.deadline = deadline
         self.max_body_bytes = max_body_bytes
         self.proxy_secret = proxy_secret
 
-    def __call__(self, environ: dict[str, Any], path_params: dict[str, str]) -> Reply:
-        message, call_metadata = self.prepare(environ, path_params, read_body(environ, self.max_body_bytes))
-        try:
-            reply = self.rpc(message, timeout=self.deadline, metadata=call_metadata)
-        except grpc.RpcError as error:
-            raise from_rpc_error(error) from None
-        return self.finish(environ, reply)
-
     def prepare(self, environ: dict[str, Any], path_params: dict[str, str],
                 body: bytes) -> tuple[Any, list[tuple[str, str]]]:
-        """The request message and the call's metadata (``rest.asgi`` awaits the call itself)."""
+        """The request message and the call's metadata (``rest.dispatch`` awaits the call)."""
         route = self.route
         query = environ.get("QUERY_STRING")
         args = MultiDict(parse_qsl(query, keep_blank_values=True)) if query else _NO_QUERY
@@ -77,12 +64,16 @@ class UnaryHandler:
         idempotency_key, if_match = environ.get("HTTP_IDEMPOTENCY_KEY"), environ.get("HTTP_IF_MATCH")
         if idempotency_key is not None or if_match is not None:
             apply_headers(route, message, idempotency_key, if_match)
+        accept_language = environ.get("HTTP_ACCEPT_LANGUAGE")
+        if accept_language and route.language_field is not None:
+            apply_language(route, message, accept_language)
         return message, metadata(environ, self.proxy_secret)
 
     def finish(self, environ: dict[str, Any], reply: Any) -> Reply:
         """The HTTP reply for the RPC's response."""
         route = self.route
-        headers = [("Cache-Control", cache_control(route.verb, environ, route.public_etag)), ("Vary", "Authorization")]
+        vary = "Authorization, Accept-Language" if route.language_field is not None else "Authorization"
+        headers = [("Cache-Control", cache_control(route.verb, environ, route.public_etag)), ("Vary", vary)]
         if route.etag_path is None:
             return Reply(200, encode_response(reply), headers)
         value = field_path_value(reply, route.etag_path)
@@ -91,49 +82,6 @@ class UnaryHandler:
         if route.verb == "GET" and etag_matches(environ.get("HTTP_IF_NONE_MATCH"), etag):
             return Reply(304, b"", headers, None)
         return Reply(200, encode_response(reply), headers)
-
-
-class FastPath:
-    """WSGI middleware: unary contract routes by precompiled regex, everything else to Flask.
-
-    Flask's request context, URL adapter and response processing cost about a quarter
-    of a millisecond per request, as much as the gRPC call itself; the hot ``:act`` route
-    does not need them. Unmatched paths and methods (404, 405, HEAD, OPTIONS), the SSE
-    route and the operational routes still go through Flask.
-    """
-
-    def __init__(self, flask_wsgi: Callable[..., Iterable[bytes]], handlers: list[UnaryHandler]) -> None:
-        self.flask_wsgi = flask_wsgi
-        self.routes = [(h.route.verb, _regex(h.route.openapi_path), h) for h in handlers]
-
-    def __call__(self, environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        method, path = environ["REQUEST_METHOD"], environ.get("PATH_INFO", "")
-        for verb, regex, handler in self.routes:
-            if verb == method and (match := regex.fullmatch(path)) is not None:
-                return _respond(environ, start_response, handler, match.groupdict())
-        return self.flask_wsgi(environ, start_response)
-
-
-def read_body(environ: dict[str, Any], limit: int) -> bytes:
-    """The request body, refusing more than ``limit`` bytes with a 413."""
-    length_header = environ.get("CONTENT_LENGTH")
-    try:
-        length = int(length_header) if length_header else None
-    except ValueError:
-        raise local_error(
-            400, grpc.StatusCode.INVALID_ARGUMENT, Reason.INVALID_HEADER, "Content-Length is not a number"
-        )
-    if length is not None and length > limit:
-        raise too_large(limit)
-    stream = environ["wsgi.input"]
-    if length is not None:
-        return bytes(stream.read(length)) if length else b""
-    if not environ.get("wsgi.input_terminated"):
-        return b""  # no length and no terminated stream: WSGI says there is no body to read
-    body = bytes(stream.read(limit + 1))
-    if len(body) > limit:
-        raise too_large(limit)
-    return body
 
 
 def too_large(limit: int) -> ApiError:
@@ -215,9 +163,6 @@ def internal_error() -> ApiError:
 
 # Helpers
 
-_STATUS_TEXT = {200: "200 OK", 304: "304 Not Modified"}
-
-
 def final_headers(environ: dict[str, Any], reply: Reply) -> list[tuple[str, str]]:
     """The reply's headers with Content-Type, Content-Length and the echoed X-Request-Id."""
     headers = reply.headers
@@ -230,33 +175,11 @@ def final_headers(environ: dict[str, Any], reply: Reply) -> list[tuple[str, str]
     return headers
 
 
-def _respond(
-    environ: dict[str, Any], start_response: StartResponse, handler: UnaryHandler, params: dict[str, str]
-) -> Iterable[bytes]:
-    try:
-        reply = handler(environ, params)
-    except ApiError as error:
-        reply = error_reply(error)
-    except Exception:
-        log.exception("REST request failed: %s %s", environ["REQUEST_METHOD"], environ.get("PATH_INFO"))
-        reply = error_reply(internal_error())
-    headers = final_headers(environ, reply)
-    start_response(_STATUS_TEXT.get(reply.status) or _status_line(reply.status), headers)
-    return [reply.body]
-
-
-def _status_line(status: int) -> str:
-    try:
-        return f"{status} {HTTPStatus(status).phrase}"
-    except ValueError:
-        return f"{status} Error"
-
-
-def _regex(openapi_path: str) -> re.Pattern[str]:
+def route_regex(openapi_path: str) -> re.Pattern[str]:
     """``/v1/games/{game}:act`` -> a regex with one named group per path parameter."""
-    parts = re.split(r"\{([a-z_0-9]+)\}", openapi_path)
+    parts = split_path(openapi_path)
     pattern = "".join(
-        re.escape(part) if index % 2 == 0 else f"(?P<{part}>{SEGMENT_PATTERN})"
+        re.escape(part) if index % 2 == 0 else f"(?P<{part}>{segment_pattern(parts, index)})"
         for index, part in enumerate(parts)
     )
     return re.compile(pattern)

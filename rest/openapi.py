@@ -37,6 +37,7 @@ from google.protobuf.message import DecodeError
 from google.rpc import error_details_pb2
 
 from tabletop_server.rest import openapi_rules
+from tabletop_server.rest.cursors import CURSORS
 from tabletop_server.rest.routes import SEGMENT_PATTERN, SERVICE, Route
 
 Schema = dict[str, Any]
@@ -451,8 +452,15 @@ def _parameters(route: Route, notes: _Comments) -> list[dict[str, Any]]:
         )
     if route.etag_path and route.verb == "GET" and not route.streaming:
         headers.append(("If-None-Match", "An ETag from an earlier read; 304 when unchanged."))
+    if route.language_field:
+        field = route.method.input_type.fields_by_name[route.language_field].json_name
+        said = (f"Sets `{field}` when the query gives none: the most wanted language tag by quality (RFC 9110), "
+                "such as `cs-CZ, en;q=0.8`; none valid is English.")
+        headers.append(("Accept-Language", said))
     if route.streaming:
-        headers.append(("Last-Event-ID", "Resume after this version (overrides the fromVersion parameter)."))
+        cursor = CURSORS[route.name]
+        field = route.method.input_type.fields_by_name[cursor.field].json_name
+        headers.append(("Last-Event-ID", f"Resume after this {cursor.what} (overrides the {field} parameter)."))
     limits = {"Idempotency-Key": route.idempotency_field}
     params += [
         {"name": h, "in": "header", "description": d, "schema": openapi_rules.header_schema(route, limits.get(h))}
@@ -474,22 +482,30 @@ def _query_schema(param: Any) -> Schema:
 def _responses(route: Route) -> dict[str, Any]:
     response_ref = {"$ref": REF + route.method.output_type.full_name}
     if route.streaming:
+        cursor = CURSORS[route.name]
         ok = {
             "description": (
-                "Server-Sent Events: `id: <version>`, `event: <oneof member>`, `data: <JSON of the "
-                f"{route.method.output_type.full_name} schema>`; `: heartbeat` comments; `event: error` last on failure."
+                f"Server-Sent Events: `id: <{cursor.what}>`, `event: {' | '.join(cursor.events)}`, `data: <JSON of "
+                f"the {route.method.output_type.full_name} schema>`; `: heartbeat` comments; `event: error` last "
+                "on failure."
             ),
             "content": {"text/event-stream": {"schema": {"type": "string"}, "x-data-schema": response_ref}},
         }
     else:
         ok = {"description": "OK", "content": {"application/json": {"schema": response_ref}}}
     responses: dict[str, Any] = {"200": ok}
+    headers: dict[str, Any] = {}
+    if route.language_field and not route.streaming:
+        headers["Vary"] = {"description": "`Authorization, Accept-Language`: the words follow the header, so a "
+                                          "shared cache keeps the languages apart.", "schema": {"type": "string"}}
     if route.etag_path and not route.streaming:
         what = "A strong hash of the response, quoted (the `etag` field)." if route.public_etag else \
             "The game version, quoted."
-        ok["headers"] = {"ETag": {"description": what, "schema": {"type": "string"}}}
+        headers["ETag"] = {"description": what, "schema": {"type": "string"}}
         if route.verb == "GET":
             responses["304"] = {"description": "Not modified (If-None-Match matched the current ETag)."}
+    if headers:
+        ok["headers"] = headers
     responses["default"] = {
         "description": "An error (any gRPC status, mapped to HTTP generically).",
         "content": {"application/json": {"schema": {"$ref": REF + ERROR_SCHEMA}}},

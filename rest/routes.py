@@ -28,11 +28,17 @@ SERVICE: ServiceDescriptor = game_service_pb2.DESCRIPTOR.services_by_name["GameS
 # custom-verb separator), so ``GET /v1/games/x:act`` is a 405 on ``:act`` and never
 # a GetGame of a game called "x:act".
 SEGMENT_PATTERN = r"[^/:]+"
+# A segment followed by more of the path (``/v1/players/{player}/profile``) may hold ":": a custom verb
+# only ever ends a path (google.api.http's ``Template = "/" Segments [ Verb ]``), so nothing is
+# ambiguous there, and a guest's id (``guest:...``) reaches its profile.
+INNER_SEGMENT_PATTERN = r"[^/]+"
 
 # Headers bound to request fields where the request message has that field.
 IDEMPOTENCY_FIELD = "request_id"
 IF_MATCH_FIELD = "expected_version"
-ETAG_FIELD_PATHS = ("game.version", "version", "etag")
+LANGUAGE_FIELD = "language_code"  # Accept-Language, where the query gives none (GetRuleset's catalog words)
+# A top-level version first: SubmitActionResponse.version is sent whatever the read mask, its game.version not.
+ETAG_FIELD_PATHS = ("version", "game.version", "etag")
 # A response with a string ``etag`` field (AIP-154: already a quoted entity tag, GetRuleset's hash of
 # its catalog) is the same for every caller and changes only with a release: shared caches may keep
 # it this long (seconds) and then revalidate it with If-None-Match (a 304). An hour: a release
@@ -77,6 +83,7 @@ class Route:
     query: dict[str, QueryParam] = field(default_factory=dict)  # by JSON and proto name
     idempotency_field: str | None = None
     if_match_field: str | None = None
+    language_field: str | None = None
     etag_path: tuple[str, ...] | None = None  # response field path holding the version (or the etag)
     public_etag: bool = False  # the etag is a string field: a public, cacheable response (PUBLIC_MAX_AGE)
 
@@ -121,9 +128,25 @@ def field_path_value(message: Message, path: tuple[str, ...]) -> Any:
     return value
 
 
+def split_path(openapi_path: str) -> list[str]:
+    """``/v1/players/{player}/profile`` -> ``["/v1/players/", "player", "/profile"]`` (parameters at odd places)."""
+    return _PLACEHOLDER.split(openapi_path)
+
+
+def segment_pattern(parts: list[str], index: int) -> str:
+    """The pattern of path parameter ``parts[index]`` (``split_path``): ":" only where no verb can follow."""
+    return INNER_SEGMENT_PATTERN if _inner(parts, index) else SEGMENT_PATTERN
+
+
 # Helpers
 
 _VARIABLE = re.compile(r"\{([a-z_][a-z0-9_.]*)(?:=([^}]*))?\}")
+_PLACEHOLDER = re.compile(r"\{([a-z_0-9]+)\}")
+
+
+def _inner(parts: list[str], index: int) -> bool:
+    """Is parameter ``parts[index]`` followed by another path segment (not by a verb or the end)?"""
+    return index + 1 < len(parts) and parts[index + 1].startswith("/")
 
 
 def _route(method: MethodDescriptor, verb: str, template: str, body: str) -> Route:
@@ -149,6 +172,7 @@ def _route(method: MethodDescriptor, verb: str, template: str, body: str) -> Rou
         query=query,
         idempotency_field=IDEMPOTENCY_FIELD if IDEMPOTENCY_FIELD in fields else None,
         if_match_field=IF_MATCH_FIELD if IF_MATCH_FIELD in fields else None,
+        language_field=LANGUAGE_FIELD if LANGUAGE_FIELD in fields else None,
         etag_path=etag[0] if etag else None,
         public_etag=etag is not None and etag[1] == FieldDescriptor.TYPE_STRING,
     )
@@ -156,23 +180,24 @@ def _route(method: MethodDescriptor, verb: str, template: str, body: str) -> Rou
 
 def _parse_template(method: MethodDescriptor, template: str) -> tuple[str, str, tuple[PathVariable, ...]]:
     """Split a template into a Flask rule, an OpenAPI path and its variables."""
-    rule, openapi, variables, last = [], [], [], 0
+    openapi: list[str] = []
+    variables, last = [], 0
     for match in _VARIABLE.finditer(template):
-        literal = template[last : match.start()]
-        rule.append(literal)
-        openapi.append(literal)
+        openapi.append(template[last : match.start()])
         field_name, sub = match.group(1), match.group(2) or "*"
         if field_name not in method.input_type.fields_by_name:
             raise ValueError(f"{method.full_name}: path field {field_name!r} not in the request")
         value_template, params = _sub_template(field_name, sub)
-        rule.append(value_template.format(**{p: f"<segment:{p}>" for p in params}))
         openapi.append(value_template)
         json_name = method.input_type.fields_by_name[field_name].json_name
         variables.append(PathVariable(field_name, json_name, value_template, params))
         last = match.end()
-    rule.append(template[last:])
     openapi.append(template[last:])
-    return "".join(rule), "".join(openapi), tuple(variables)
+    path = "".join(openapi)
+    parts = split_path(path)
+    rule = "".join(part if i % 2 == 0 else f"<{'inner' if _inner(parts, i) else 'segment'}:{part}>"
+                   for i, part in enumerate(parts))
+    return rule, path, tuple(variables)
 
 
 def _sub_template(field_name: str, sub: str) -> tuple[str, tuple[str, ...]]:

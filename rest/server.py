@@ -65,11 +65,22 @@ class PortBusy(OSError):
     """The port is taken: its message is one line for the operator."""
 
 
-def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
-    """A listening socket on ``host:port`` ("::" = every interface, IPv4 too; falls back to 0.0.0.0)."""
+BACKLOG = 65535  # the kernel clamps it to net.core.somaxconn (4096 on current Linux)
+
+
+def bind(host: str, port: int, backlog: int = BACKLOG, reuse_port: bool = False) -> socket.socket:
+    """A listening socket on ``host:port`` ("::" = every interface, IPv4 too; falls back to 0.0.0.0).
+
+    The accept backlog is as deep as the kernel allows: a crowd of clients reconnecting at once (each
+    cut at the header timeout) filled the old 2048 and left connects to time out (issue 26, item 4),
+    while the server, one event loop, accepts them a little later at no extra cost. ``reuse_port``: the
+    port is shared with other processes that bind it so (SO_REUSEPORT: ``tabletop serve --workers``),
+    and the kernel spreads new connections over them."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     try:
         if family == socket.AF_INET6:
             sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
@@ -79,7 +90,7 @@ def bind(host: str, port: int, backlog: int = 2048) -> socket.socket:
         if error.errno == errno.EADDRINUSE:
             raise PortBusy(error.errno, f"port {port} on {host} is already in use") from None
         if family == socket.AF_INET6 and host.strip("[]") == "::":  # no IPv6 on this host
-            return bind("0.0.0.0", port, backlog)
+            return bind("0.0.0.0", port, backlog, reuse_port)
         raise
     sock.listen(backlog)
     sock.setblocking(False)

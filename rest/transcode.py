@@ -75,6 +75,27 @@ def apply_headers(route: Route, message: Message, idempotency_key: str | None, i
         _bind(message, route.if_match_field, parse_etag(if_match), "If-Match")
 
 
+def apply_language(route: Route, message: Message, accept_language: str) -> None:
+    """Bind ``Accept-Language`` to the route's language field when the query set none: its most wanted
+    language tag (RFC 9110 12.5.4 quality values; ``*`` and malformed entries are skipped), so a browser's
+    own header picks the catalog's words. Nothing valid in it leaves the field empty (English)."""
+    if route.language_field is None or getattr(message, route.language_field):
+        return
+    ranked: list[tuple[float, int, str]] = []
+    for index, entry in enumerate(accept_language[:512].split(",")[:32]):
+        tag, _, params = entry.strip().partition(";")
+        quality = 1.0
+        match = _QUALITY.fullmatch(params.strip()) if params else None
+        if params and match is None:
+            continue
+        if match is not None:
+            quality = float(match.group(1))
+        if quality > 0 and _LANGUAGE_TAG.fullmatch(tag.strip()):
+            ranked.append((-quality, index, tag.strip()))
+    if ranked:
+        setattr(message, route.language_field, min(ranked)[2])
+
+
 def parse_etag(header: str) -> int:
     """The version in an ETag header value: ``"12"``, ``W/"12"`` or ``12``."""
     match = _ETAG.fullmatch(header.strip())
@@ -101,6 +122,8 @@ def encode_response(message: Message) -> bytes:
 # Helpers
 
 _ETAG = re.compile(r'(?:W/)?"?(-?[0-9]{1,19})"?')
+_QUALITY = re.compile(r"q=(0(?:\.[0-9]{0,3})?|1(?:\.0{0,3})?)", re.IGNORECASE)
+_LANGUAGE_TAG = re.compile(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8}){0,4}")  # GetRulesetRequest.language_code's rule
 _AT_PATH = re.compile(r'at "?([A-Za-z0-9_.\[\]]+?)"?\.?$', re.MULTILINE)
 _NO_FIELD = re.compile(r'has no field named "([^"]+)" at "([^"]+)"')
 _AVAILABLE = re.compile(r'Available Fields\(except extensions\): "(\[.*?\])"')
