@@ -23,6 +23,10 @@ export * from "./gen/tabletop/v1/game_service_pb.js";
 export * from "./gen/tabletop/v1/game_pb.js";
 export * from "./gen/tabletop/v1/ttr_europe_pb.js";
 export * from "./gen/tabletop/v1/bang_pb.js";
+export * from "./gen/tabletop/v1/player_pb.js";
+export * from "./gen/tabletop/v1/rating_pb.js";
+export * from "./gen/tabletop/v1/matchmaking_pb.js";
+export { followPlayer, listAllMyGames } from "./players.js";
 // The limits of request fields, as the contract annotates them (the server enforces exactly these):
 // getOption(JoinGameRequestSchema.field.displayName, fieldRules).maxLength is 64.
 export { FieldRulesSchema, rules as fieldRules } from "./gen/tabletop/v1/field_rules_pb.js";

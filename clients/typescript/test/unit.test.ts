@@ -128,6 +128,15 @@ test("the generated service names every RPC of the contract", () => {
       "CreatePlayerSession",
       "RefreshPlayerSession",
       "CreateGuestSession",
+      "ListMyGames",
+      "WatchPlayer",
+      "ListNotifications",
+      "MarkNotificationsRead",
+      "ListLeaderboard",
+      "GetPlayerProfile",
+      "FindGame",
+      "GetTicket",
+      "CancelTicket",
     ],
   );
 });

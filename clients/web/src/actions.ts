@@ -6,14 +6,57 @@
 import { BangCardColor, BangDrawSource, BangRequestKind } from "@tabletop/client/browser";
 import type { Action, BangAction, BangChoose, BangUseAbility, BangView, GetRulesetResponse, TtrEuropeAction, TtrEuropeView, View } from "@tabletop/client/browser";
 import { h } from "./dom.js";
-import { cardName, cardTitle, characterName, colorName, cubeCost, paymentText, routeText, ticketText, upgradeCost } from "./names.js";
+import { has, t } from "./i18n/index.js";
+import { cardName, cardTitle, characterName, colorName, cubeCost, cubesText, nameOf, paymentText, routeText, ticketText, upgradeCost } from "./names.js";
 
-/** What a renderer needs: the catalog, the caller's view, seat names, and the caller's seat if any. */
+/** What a renderer needs: the catalog, the caller's view, seat names, and the caller's seat if any; for a
+ * seat, its legal actions and `offer`, which the board calls with the actions an element stands for (a
+ * route's claims, a card's plays): one is sent at once, several are asked about (which payment, which target). */
 export interface Context {
   catalog: GetRulesetResponse;
   view: View | undefined;
   names: string[];
   seat: number | undefined;
+  actions?: Action[];
+  offer?: (title: string, actions: Action[]) => void;
+}
+
+/** Make a board element act like a button (click, Enter, Space) with a label for screen readers. */
+export function actionable(element: Element, label: string, run: () => void): void {
+  element.setAttribute("tabindex", "0");
+  element.setAttribute("role", "button");
+  element.setAttribute("aria-label", label);
+  element.classList.add("actionable");
+  element.addEventListener("click", run);
+  element.addEventListener("keydown", (event) => {
+    const key = (event as KeyboardEvent).key;
+    if (key === "Enter" || key === " ") {
+      event.preventDefault();
+      run();
+    }
+  });
+}
+
+/** Make a board element (a card, the deck) offer `actions` when there are any: a click sends the one, or asks
+ * which of several; `data-actions` says how many it stands for. */
+export function offering(element: HTMLElement, ctx: Context, label: string, title: string, actions: Action[]): HTMLElement {
+  const offer = ctx.offer;
+  if (offer !== undefined && actions.length > 0) {
+    // The label starts with the element's visible words (WCAG 2.5.3, label in name): "Deck (40): draw from it".
+    const shown = (element.textContent ?? "").replace(/\s+/g, " ").trim();
+    actionable(element, shown === "" || label.includes(shown) ? label : `${shown}: ${label}`, () => offer(title, actions));
+    element.dataset["actions"] = String(actions.length);
+  }
+  return element;
+}
+
+/** The choice the board asked for (a route's payments, a card's targets), as buttons with a Cancel. */
+export function choicePanel(title: string, actions: Action[], ctx: Context, busy: boolean, pick: (action: Action) => void,
+  cancel: () => void): HTMLElement {
+  return h("section", { class: "choice", "data-testid": "choice", role: "group", "aria-label": title }, h("h3", {}, title),
+    h("div", { class: "buttons" }, ...actions.map((action) => h("button", { type: "button", "data-testid": "choice-option",
+      "data-index": (ctx.actions ?? []).indexOf(action), disabled: busy, onclick: () => pick(action) }, describe(action, ctx))),
+    h("button", { type: "button", class: "cancel", "data-testid": "choice-cancel", onclick: cancel }, t("ttr.cancel"))));
 }
 
 /** The panel of `actions`; `pick` is called with the chosen one. */
@@ -25,11 +68,13 @@ export function actionPanel(actions: Action[], ctx: Context, busy: boolean, pick
       disabled: busy, onclick: () => pick(action) }, describe(action, ctx));
     groups.set(kind, [...(groups.get(kind) ?? []), button]);
   });
-  const title = ctx.seat === undefined ? "Spectating: no actions" : actions.length === 0 ? "Waiting for the others" : "Your move";
+  const title = t(ctx.seat === undefined ? "actions.spectating" : actions.length === 0 ? "actions.waiting" : "actions.yourMove");
   return h("section", { class: "actions", "data-testid": "actions", "data-count": actions.length }, h("h3", {}, title),
     ...[...groups].map(([kind, buttons]) => {
-      const group = h("details", { open: openGroups.get(kind) ?? buttons.length <= 12, "data-group": kind },
-        h("summary", {}, `${label(kind)} (${buttons.length})`), h("div", { class: "buttons" }, ...buttons));
+      // Every group starts open (the main moves are never hidden); a long one scrolls, and the board
+      // offers the same moves by clicking a route or a card.
+      const group = h("details", { open: openGroups.get(kind) ?? true, "data-group": kind },
+        h("summary", {}, t("actions.group", { label: label(kind), n: buttons.length })), h("div", { class: "buttons" }, ...buttons));
       group.addEventListener("toggle", () => openGroups.set(kind, group.open));
       return group;
     }));
@@ -46,7 +91,7 @@ export function describe(action: Action, ctx: Context): string {
   if (action.game.case === "bang") {
     return describeBang(action.game.value, ctx);
   }
-  return "unknown action";
+  return t("actions.unknown");
 }
 
 // Helpers
@@ -56,85 +101,86 @@ function describeTtr(action: TtrEuropeAction, ctx: Context): string {
   const kind = action.kind;
   switch (kind.case) {
     case "drawTrainCard":
-      return kind.value.faceUpSlot === undefined ? "Draw a card from the deck"
-        : `Take the face-up ${colorName(view?.faceUp[kind.value.faceUpSlot] ?? 0)}`;
+      return kind.value.faceUpSlot === undefined ? t("act.drawDeck")
+        : t("act.takeFaceUp", { color: colorName(view?.faceUp[kind.value.faceUpSlot] ?? 0) });
     case "claimRoute":
-      return `Claim ${routeText(ctx.catalog, kind.value.routeId)} with ${paymentText(kind.value.payment)}`;
+      return t("act.claim", { route: routeText(ctx.catalog, kind.value.routeId), payment: paymentText(kind.value.payment) });
     case "buildStation":
-      return `Build a station in ${kind.value.city} with ${paymentText(kind.value.payment)}`;
+      return t("act.station", { city: kind.value.city, payment: paymentText(kind.value.payment) });
     case "drawTickets":
-      return "Draw destination tickets";
+      return t("act.drawTickets");
     case "keepTickets":
-      return `Keep ${kind.value.ticketIds.map((id) => offered(view, ctx, id)).join("; ")}`;
+      return t("act.keepTickets", { tickets: kind.value.ticketIds.map((id) => offered(view, ctx, id)).join("; ") });
     case "payTunnel":
-      return `Pay the tunnel's extra cost with ${paymentText(kind.value.payment)}`;
+      return t("act.payTunnel", { payment: paymentText(kind.value.payment) });
     case "withdrawTunnel":
-      return "Give up the tunnel";
+      return t("act.withdrawTunnel");
     case "passTurn":
-      return "Pass (nothing else is possible)";
+      return t("act.passTurn");
     default:
-      return "unknown action";
+      return t("actions.unknown");
   }
 }
 
 function offered(view: TtrEuropeView | undefined, ctx: Context, id: number): string {
   const ticket = view?.private?.offeredTickets.find((t) => t.id === id);
-  return ticket === undefined ? `ticket ${id}` : ticketText(ctx.catalog, ticket);
+  return ticket === undefined ? t("ttr.ticketUnknown", { id }) : ticketText(ctx.catalog, ticket);
 }
 
 function describeBang(action: BangAction, ctx: Context): string {
   const view = ctx.view?.game.case === "bang" ? ctx.view.game.value : undefined;
-  const at = (seat: number | undefined): string => (seat === undefined ? "" : ` at ${seatName(ctx, seat)}`);
-  const pick = (value: string): string => (value === "" ? "" : `, taking ${pickText(view, ctx, value)}`);
+  const at = (seat: number | undefined): string => (seat === undefined ? "" : t("act.at", { name: seatName(ctx, seat) }));
+  const pick = (value: string): string => (value === "" ? "" : t("act.taking", { what: pickText(view, ctx, value) }));
   const request = view?.pending.at(-1);
   const kind = action.kind;
   switch (kind.case) {
     case "play":
-      return `Play ${cardName(ctx.catalog, view, kind.value.card)}${at(kind.value.targetSeat)}${pick(kind.value.pick)}${loaded(view, ctx, kind.value.card)}`;
+      return t("act.play", { card: cardName(ctx.catalog, view, kind.value.card), target: at(kind.value.targetSeat),
+        pick: pick(kind.value.pick), loaded: loaded(view, ctx, kind.value.card) });
     case "use": {
       const card = cardName(ctx.catalog, view, kind.value.card);
       if (request?.kind === BangRequestKind.WEAPON) {
-        return `Pay 1 cube of ${card} for its effect on this BANG!`;
+        return t("act.weaponCube", { card });
       }
       if (request?.kind === BangRequestKind.REDRAW) {
-        return `Pay 1 cube of ${card}: ${request.opponentSeat === ctx.seat ? "draw!" : `${seatName(ctx, request.opponentSeat)} draws!`} again`;
+        return t("act.redrawCube", { card, who: request.opponentSeat === ctx.seat ? t("act.redrawYou") : seatName(ctx, request.opponentSeat) });
       }
       const cost = cubeCost(ctx.catalog, cardKey(view, kind.value.card));
-      const paying = cost > 0 ? ` (${cost} of its cubes)` : "";
-      return `Use ${card} in play${paying}${at(kind.value.targetSeat)}${pick(kind.value.pick)}`;
+      const paying = cost > 0 ? t("act.paying", { n: cost }) : "";
+      return t("act.use", { card, paying, target: at(kind.value.targetSeat), pick: pick(kind.value.pick) });
     }
     case "respond":
-      return `Answer with ${cardName(ctx.catalog, view, kind.value.card)}`;
+      return t("act.respond", { card: cardName(ctx.catalog, view, kind.value.card) });
     case "barrel":
-      return `Draw! for your ${cardName(ctx.catalog, view, kind.value.card)}`;
+      return t("act.barrel", { card: cardName(ctx.catalog, view, kind.value.card) });
     case "pass":
       return passText(view);
     case "choose":
       return chooseText(kind.value, view, ctx);
     case "draw":
-      return kind.value.source === BangDrawSource.DISCARD ? "Draw the first card from the discard pile"
-        : kind.value.source === BangDrawSource.PLAYER ? `Draw the first card from the hand of${at(kind.value.targetSeat).replace(" at", "")}`
-          : "Draw from the deck";
+      return kind.value.source === BangDrawSource.DISCARD ? t("act.drawDiscard")
+        : kind.value.source === BangDrawSource.PLAYER ? t("act.drawPlayer", { name: seatName(ctx, kind.value.targetSeat) })
+          : t("act.drawBangDeck");
     case "discard":
-      return `Discard ${cardName(ctx.catalog, view, kind.value.card)}`;
+      return t("act.discard", { card: cardName(ctx.catalog, view, kind.value.card) });
     case "ability":
       return abilityText(kind.value, view, ctx);
     case "upgrade": {
       const key = request?.sourceCard?.name ?? "";
       const cost = upgradeCost(ctx.catalog, key);
-      const more = (request?.upgradesBought ?? 0) > 0 ? " once more" : "";
-      return `Upgrade ${key === "" ? "the card" : cardTitle(ctx.catalog, key)}${more}${kind.value.targetSeat === undefined ? "" : `: also${at(kind.value.targetSeat)}`}` +
-        ` (${cost} cube${cost === 1 ? "" : "s"})`;
+      const more = (request?.upgradesBought ?? 0) > 0 ? t("act.upgradeMore") : "";
+      const also = kind.value.targetSeat === undefined ? "" : t("act.upgradeAlso", { name: seatName(ctx, kind.value.targetSeat) });
+      return t("act.upgrade", { card: key === "" ? t("act.theCard") : cardTitle(ctx.catalog, key), more, also, cost: cubesText(cost) });
     }
     case "endTurn":
-      return "End your turn";
+      return t("act.endTurn");
     default:
-      return "unknown action";
+      return t("actions.unknown");
   }
 }
 
 function seatName(ctx: Context, seat: number | undefined): string {
-  return seat === undefined ? "someone" : ctx.names[seat] ?? `seat ${seat}`;
+  return nameOf(ctx.names, seat);
 }
 
 /** The card key (name) of a card id the viewer knows (hand or in play), or "". */
@@ -147,7 +193,7 @@ function cardKey(view: BangView | undefined, id: string): string {
 function loaded(view: BangView | undefined, ctx: Context, id: string): string {
   const key = cardKey(view, id);
   const row = ctx.catalog.catalog.case === "bang" ? ctx.catalog.catalog.value.cards.find((c) => c.key === key) : undefined;
-  return row?.color === BangCardColor.ORANGE ? " (with 3 cubes from the supply)" : "";
+  return row?.color === BangCardColor.ORANGE ? t("act.loaded") : "";
 }
 
 /** The cubes on one of the viewer's holders ("character" or an orange card in play). */
@@ -159,62 +205,63 @@ function cubesOn(view: BangView | undefined, ctx: Context, holder: string): numb
 function chooseText(choose: BangChoose, view: BangView | undefined, ctx: Context): string {
   const request = view?.pending.at(-1);
   if (choose.targetSeat !== undefined) {
-    return request?.kind === BangRequestKind.PASS_BOMB ? `Pass the Bomb to ${seatName(ctx, choose.targetSeat)}`
-      : `Choose ${seatName(ctx, choose.targetSeat)}`;
+    return request?.kind === BangRequestKind.PASS_BOMB ? t("act.passBomb", { name: seatName(ctx, choose.targetSeat) })
+      : t("act.chooseSeat", { name: seatName(ctx, choose.targetSeat) });
   }
   if (choose.card !== "") {
-    return `Choose ${cardName(ctx.catalog, view, choose.card)}`;
+    return t("act.choose", { what: cardName(ctx.catalog, view, choose.card) });
   }
-  const holder = choose.pick === "character" ? "your character" : cardName(ctx.catalog, view, choose.pick);
-  const has = cubesOn(view, ctx, choose.pick);
+  const holder = choose.pick === "character" ? t("act.yourCharacter") : cardName(ctx.catalog, view, choose.pick);
+  const n = cubesOn(view, ctx, choose.pick);
   switch (request?.kind) {
     case BangRequestKind.PAY_CUBES:
-      return `Pay a cube from ${holder} (${has} on it)`;
+      return t("act.payCube", { holder, n });
     case BangRequestKind.PLACE_CUBES:
-      return `Put ${request.cubesToPlace === 1 ? "the cube" : "cubes"} on ${holder} (${has} on it, at most 4)`;
+      return t(request.cubesToPlace === 1 ? "act.placeCube" : "act.placeCubes", { holder, n });
     case BangRequestKind.COPY_CHARACTER:
-      return `Copy ${characterName(ctx.catalog, choose.pick)}'s ability`;
+      return t("act.copy", { name: characterName(ctx.catalog, choose.pick) });
     default:
-      return `Choose ${pickText(view, ctx, choose.pick)}`;
+      return t("act.choose", { what: pickText(view, ctx, choose.pick) });
   }
 }
 
 function abilityText(ability: BangUseAbility, view: BangView | undefined, ctx: Context): string {
   const request = view?.pending.at(-1);
   if (request?.kind === BangRequestKind.IGNORE) {
-    return `Ignore ${request.sourceCard === undefined ? "the card" : cardTitle(ctx.catalog, request.sourceCard.name)} (Ms. Abigail)`;
+    return t("act.ignore", { card: request.sourceCard === undefined ? t("act.theCard") : cardTitle(ctx.catalog, request.sourceCard.name) });
   }
   if (request?.kind === BangRequestKind.DRAW_FOR_CUBES) {
-    return "Pay 2 cubes and draw a card (Al Preacher)";
+    return t("act.alPreacher");
   }
   const names = ability.cards.map((c) => cardName(ctx.catalog, view, c));
   const target = ability.targetSeat === undefined ? "" : seatName(ctx, ability.targetSeat);
   const character = view?.players.find((p) => p.seat === ctx.seat)?.character ?? "";
+  const and = t("act.and");
   switch (character) {
     case "bass_greeves":
-      return `Discard ${names.join(" and ")}: put 2 cubes from the supply on one of your cube holders (Bass Greeves)`;
+      return t("act.bassGreeves", { cards: names.join(and) });
     case "frankie_canton":
-      return `Take 1 cube from ${names.length > 0 ? names.join(" and ") : `${target}'s character`} onto your character (Frankie Canton)`;
+      return t("act.frankieCanton", { from: names.length > 0 ? names.join(and) : t("act.frankieCharacter", { name: target }) });
     case "mexicali_kid":
-      return `Pay 2 cubes: a BANG! at ${target} (Mexicali Kid)`;
+      return t("act.mexicali", { name: target });
     case "red_ringo":
-      return `Move ${names.length === 1 ? "a cube" : "2 cubes"} from your character onto ${[...new Set(names)].join(" and ")} (Red Ringo)`;
+      return t(names.length === 1 ? "act.redRingo1" : "act.redRingo2", { cards: [...new Set(names)].join(and) });
     default: {
       // Whatever the character (Vera Custer copies one): cards from the hand are discarded, others named.
       const hand = new Set((view?.hand ?? []).map((c) => c.id));
-      const cards = names.length === 0 ? "" : ability.cards.every((c) => hand.has(c)) ? `: discard ${names.join(" and ")}`
-        : ` with ${names.join(" and ")}`;
-      return `Use your ability${cards}${target === "" ? "" : ` at ${target}`}`;
+      const cards = names.length === 0 ? "" : ability.cards.every((c) => hand.has(c)) ? t("act.abilityDiscard", { cards: names.join(and) })
+        : t("act.abilityWith", { cards: names.join(and) });
+      return t("act.ability", { cards, target: target === "" ? "" : t("act.at", { name: target }) });
     }
   }
 }
 
 function pickText(view: BangView | undefined, ctx: Context, value: string): string {
   if (value === "hand") {
-    return "a random card from the hand";
+    return t("act.randomHand");
   }
   if (value === "character") {
-    return "your character";
+    return t("act.yourCharacter");
   }
   const name = cardName(ctx.catalog, view, value);
   return name === value ? characterName(ctx.catalog, value) : name;
@@ -225,29 +272,30 @@ function passText(view: BangView | undefined): string {
   switch (request?.kind) {
     case BangRequestKind.BANG:
     case BangRequestKind.INDIANS:
-      return "Take the hit";
+      return t("pass.take");
     case BangRequestKind.DUEL:
-      return "Lose the duel";
+      return t("pass.duel");
     case BangRequestKind.DYING:
-      return "Give up (no Beer)";
+      return t("pass.dying");
     case BangRequestKind.UPGRADE:
-      return request.upgradesBought === 0 ? "No upgrade" : "No more upgrades";
+      return t(request.upgradesBought === 0 ? "pass.noUpgrade" : "pass.noMoreUpgrades");
     case BangRequestKind.WEAPON:
-      return "Shoot without the weapon's effect";
+      return t("pass.weapon");
     case BangRequestKind.REDRAW:
-      return "Let the draw! stand";
+      return t("pass.redraw");
     case BangRequestKind.IGNORE:
-      return "Let the card act";
+      return t("pass.ignore");
     case BangRequestKind.DRAW_FOR_CUBES:
-      return "Keep the cubes (no card)";
+      return t("pass.keepCubes");
     case BangRequestKind.PLACE_CUBES:
       // A recharge cube (AD-009, AD-011): the rulebook says you *may* add 1; declined, it stays in the supply.
-      return "Don't add";
+      return t("pass.dontAdd");
     default:
-      return "Pass";
+      return t("pass.pass");
   }
 }
 
 function label(kind: string): string {
-  return kind.replace(/([A-Z])/g, " $1").replace(/^./, (c) => c.toUpperCase());
+  const key = `group.${kind}`;
+  return has(key) ? t(key) : t("group.action");
 }

@@ -6,20 +6,20 @@
 
 import type { Game } from "@tabletop/client/browser";
 import { GameStatus, SeedSource } from "@tabletop/client/browser";
-import { anonymous, errorText } from "./api.js";
+import { anonymous, refusalText } from "./api.js";
 import { h } from "./dom.js";
+import { t } from "./i18n/index.js";
 
 const SCHEME = "tabletop/deal-commitment/1";
+const verdicts = new Map<string, HTMLElement>();
 
 /** "deal chosen by the creator" for a game whose seed the server did not draw; nothing otherwise. */
 export function dealMark(game: Game): HTMLElement[] {
   if (game.seedSource === SeedSource.SERVER || game.seedSource === SeedSource.UNSPECIFIED) {
     return [];
   }
-  const why = game.seedSource === SeedSource.OPERATOR_SCOPE
-    ? "chosen with the operator's deterministic-games scope" : "its creator held every seat";
-  return [h("span", { class: "deal-chosen", "data-testid": "deal-chosen", title: `The seed was ${why}: whoever chose it knows every card.` },
-    "deal chosen by the creator")];
+  const why = t(game.seedSource === SeedSource.OPERATOR_SCOPE ? "fair.chosenOperator" : "fair.chosenCreator");
+  return [h("span", { class: "deal-chosen", "data-testid": "deal-chosen", title: why }, t("fair.chosen"))];
 }
 
 /** The "Verify this deal" button of a finished game with a commitment, and where its verdict shows. */
@@ -27,9 +27,11 @@ export function verifyDeal(game: Game): HTMLElement[] {
   if (game.status !== GameStatus.FINISHED || game.seedCommitment === "") {
     return [];
   }
-  const verdict = h("span", { class: "verify-result", "data-testid": "verify-result" });
+  // The verdict outlives the page's redraws (the header is drawn afresh at every load).
+  const verdict = verdicts.get(game.name) ?? h("span", { class: "verify-result", "data-testid": "verify-result" });
+  verdicts.set(game.name, verdict);
   const button = h("button", { type: "button", "data-testid": "verify-deal", onclick: () => void check(game, verdict) },
-    "Verify this deal");
+    t("fair.verify"));
   return [button, verdict];
 }
 
@@ -42,17 +44,16 @@ export async function commitment(ruleset: string, rulesVersion: string, game: st
 }
 
 async function check(game: Game, verdict: HTMLElement): Promise<void> {
-  verdict.textContent = "checking…";
+  verdict.textContent = t("fair.checking");
   try {
     const log = await anonymous.getGameLog({ name: game.name, pageSize: 1 });
     const opened = await commitment(game.ruleset, game.rulesVersion, game.name, log.seedHex, log.seedSalt);
     const ok = log.seedHex !== "" && opened === game.seedCommitment;
     verdict.dataset["verified"] = String(ok);
     verdict.textContent = ok
-      ? `The revealed seed ${log.seedHex.slice(0, 12)}… opens the commitment published when the game was created: `
-        + `the deal was fixed before the first move. To replay every draw: tabletop verify ${game.name}`
-      : "The revealed seed does NOT open the commitment published at creation.";
+      ? t("fair.ok", { seed: log.seedHex.slice(0, 12), game: game.name })
+      : t("fair.bad");
   } catch (err) {
-    verdict.textContent = errorText(err);
+    verdict.textContent = refusalText(err);
   }
 }

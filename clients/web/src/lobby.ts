@@ -4,18 +4,29 @@
 
 import type { Game, Ruleset } from "@tabletop/client/browser";
 import { GameStatus } from "@tabletop/client/browser";
-import { anonymous, catalog, errorText, saveCredential } from "./api.js";
+import { anonymous, catalog, refusal, saveCredential } from "./api.js";
 import { h } from "./dom.js";
 import { dealMark } from "./fairplay.js";
 import { seatNames } from "./names.js";
-import { optionInputs } from "./options.js";
+import { t } from "./i18n/index.js";
+import { allowedSeats, optionInputs } from "./options.js";
+import { credentialFrom, playerClient, signedIn } from "./players.js";
 
 /** Draw the lobby into `root`. */
 export async function showLobby(root: HTMLElement): Promise<void> {
   const { rulesets } = await anonymous.listRulesets({});
   const games = h("section", { class: "games", "data-testid": "games" });
-  root.replaceChildren(h("h1", {}, "Lobby"), await createForm(rulesets), games);
+  const who = signedIn();
+  const me = h("p", { class: "me" }, h("a", { href: "#/me", "data-testid": "my-games-link" },
+    who === undefined ? t("players.signInForMyGames") : t("players.myGamesOf", { name: who.displayName })));
+  root.replaceChildren(h("h1", {}, t("lobby.title")), me, await createForm(rulesets), games);
   await listGames(games, rulesets);
+}
+
+/** A game's status in words ("in play"). */
+export function statusName(status: GameStatus): string {
+  const name = GameStatus[status] ?? "UNSPECIFIED";
+  return name === "WAITING" || name === "ACTIVE" || name === "FINISHED" ? t(`status.${name}`) : t("status.UNSPECIFIED");
 }
 
 /** A game id from its resource name (games/abc -> abc), as the page's links use it. */
@@ -28,50 +39,68 @@ export function gameId(name: string): string {
 async function createForm(rulesets: Ruleset[]): Promise<HTMLElement> {
   const select = h("select", { name: "ruleset", "data-testid": "ruleset" },
     ...rulesets.map((r) => h("option", { value: r.id }, r.displayName)));
-  const seats = h("input", { type: "number", name: "seats", "data-testid": "seats", value: 2, min: 2, max: 8 });
-  const player = h("input", { name: "displayName", "data-testid": "display-name", placeholder: "your name",
-    required: true, maxlength: 64 });
+  // Only the seat counts the ruleset allows with the options ticked (its seat_ranges): BANG! offers 4 to 7
+  // players, and 3 and 8 once Dodge City is ticked, so the form never sends a count the server refuses.
+  const seats = h("select", { name: "seats", "data-testid": "seats" });
+  const player = h("input", { name: "displayName", "data-testid": "display-name", placeholder: t("lobby.namePlaceholder"),
+    required: true, maxlength: 64, autocomplete: "nickname", value: signedIn()?.displayName ?? "" });
+  // Signed in: the game is created as the player (seat 0 bound to it), and seats can be kept for invitees.
+  const invite = h("input", { name: "invite", "data-testid": "invite", size: 32, placeholder: t("players.invitePlaceholder") });
   const open = h("input", { type: "checkbox", name: "public", checked: true });
   const options = h("div");
-  const message = h("p", { class: "error", "data-testid": "create-error" });
+  const message = h("div", { "data-testid": "create-error" });
   let read = (): unknown => undefined;
-  const pick = async (): Promise<void> => {
-    const ruleset = rulesets.find((r) => r.id === select.value) ?? rulesets[0];
+  let ruleset: Ruleset | undefined;
+  let chosen = (): Set<string> => new Set();
+  const fillSeats = (): void => {
     if (ruleset === undefined) {
       return;
     }
-    seats.min = String(ruleset.minSeats);
-    seats.max = String(ruleset.maxSeats);
-    seats.value = String(Math.min(Math.max(Number(seats.value), ruleset.minSeats), ruleset.maxSeats));
-    const inputs = optionInputs(ruleset, await catalog(ruleset.id));
+    const allowed = allowedSeats(ruleset, chosen());
+    const previous = Number(seats.value || 0);
+    const keep = allowed.includes(previous) ? previous : allowed.find((n) => n >= previous) ?? allowed.at(-1);
+    seats.replaceChildren(...allowed.map((n) => h("option", { value: n, selected: n === keep }, String(n))));
+  };
+  const pick = async (): Promise<void> => {
+    ruleset = rulesets.find((r) => r.id === select.value) ?? rulesets[0];
+    if (ruleset === undefined) {
+      return;
+    }
+    const inputs = optionInputs(ruleset, await catalog(ruleset.id), fillSeats);
     options.replaceChildren(inputs.element);
     read = inputs.read;
+    chosen = inputs.chosen;
+    seats.value = "";
+    fillSeats();
   };
   select.addEventListener("change", () => void pick());
   await pick();
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
-    message.textContent = "";
+    message.replaceChildren();
     try {
-      const created = await anonymous.createGame({
+      const invited = invite.value.split(",").map((id) => id.trim()).filter((id) => id !== "");
+      const created = await (playerClient() ?? anonymous).createGame({
         ruleset: select.value, seatCount: Number(seats.value), displayNames: [player.value.trim()],
-        options: read() as never, public: open.checked,
+        options: read() as never, public: open.checked, invitedPlayerIds: invited,
       });
       const name = created.game?.name ?? "";
       const own = created.credentials[0];
       if (own !== undefined) {
-        saveCredential(name, { seat: own.seat, token: own.playerToken });
+        saveCredential(name, credentialFrom(name, own));
       }
       location.hash = `#/games/${gameId(name)}`;
     } catch (err) {
-      message.textContent = errorText(err);
+      message.replaceChildren(refusal(err, "create-refusal"));
     }
   };
   return h("form", { class: "create", "data-testid": "create-form", onsubmit: (e) => void submit(e) },
-    h("h2", {}, "New game"),
-    h("label", {}, "Game ", select), h("label", {}, "Seats ", seats), h("label", {}, "Your name ", player),
-    options, h("label", {}, open, " Listed in the lobby"),
-    h("button", { type: "submit", "data-testid": "create" }, "Create"), message);
+    h("h2", {}, t("lobby.new")),
+    h("label", {}, `${t("lobby.game")} `, select), h("label", {}, `${t("lobby.seats")} `, seats),
+    h("label", {}, `${t("lobby.yourName")} `, player),
+    options, h("label", {}, open, ` ${t("lobby.listed")}`),
+    signedIn() === undefined ? null : h("label", {}, `${t("players.invite")} `, invite),
+    h("button", { type: "submit", "data-testid": "create" }, t("lobby.create")), message);
 }
 
 async function listGames(section: HTMLElement, rulesets: Ruleset[]): Promise<void> {
@@ -80,7 +109,7 @@ async function listGames(section: HTMLElement, rulesets: Ruleset[]): Promise<voi
   try {
     games = (await anonymous.listGames({ pageSize: 50 })).games;
   } catch (err) {
-    section.replaceChildren(h("p", { class: "error" }, errorText(err)));
+    section.replaceChildren(refusal(err));
     return;
   }
   const rows = games.map((game) => {
@@ -89,12 +118,13 @@ async function listGames(section: HTMLElement, rulesets: Ruleset[]): Promise<voi
       h("td", {}, names.get(game.ruleset) ?? game.ruleset),
       h("td", {}, seatNames(game.seats).filter((_, i) => game.seats[i]?.occupied).join(", ")),
       h("td", {}, `${taken}/${game.seats.length}`),
-      h("td", {}, GameStatus[game.status].toLowerCase(), ...dealMark(game)),
-      h("td", {}, h("a", { href: `#/games/${gameId(game.name)}` }, game.status === GameStatus.WAITING ? "Join" : "Watch")));
+      h("td", {}, statusName(game.status), ...dealMark(game)),
+      h("td", {}, h("a", { href: `#/games/${gameId(game.name)}` }, t(game.status === GameStatus.WAITING ? "lobby.join" : "lobby.watch"))));
   });
-  section.replaceChildren(h("h2", {}, "Open games"),
-    rows.length === 0 ? h("p", {}, "No public game yet: create one.")
-      : h("table", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Players"), h("th", {}, "Seats"),
-        h("th", {}, "Status"), h("th", {})), ...rows),
-    h("button", { type: "button", onclick: () => void listGames(section, rulesets) }, "Refresh"));
+  section.replaceChildren(h("h2", {}, t("lobby.open")),
+    rows.length === 0 ? h("p", {}, t("lobby.none"))
+      : h("table", {}, h("thead", {}, h("tr", {}, h("th", {}, t("lobby.game")), h("th", {}, t("lobby.players")),
+        h("th", {}, t("lobby.seats")), h("th", {}, t("lobby.status")), h("th", {}, h("span", { class: "sr-only" }, t("lobby.join"))))),
+      h("tbody", {}, ...rows)),
+    h("button", { type: "button", onclick: () => void listGames(section, rulesets) }, t("lobby.refresh")));
 }

@@ -3,6 +3,7 @@
 
 import { BangSuit, TtrColor } from "@tabletop/client/browser";
 import type { BangCard, BangView, GetRulesetResponse, Seat, TtrPayment, TtrTicket } from "@tabletop/client/browser";
+import { has, t, tn } from "./i18n/index.js";
 
 /**
  * Every seat's name, in seat order: its display name, or for a bot's seat without one of its own (empty, or
@@ -15,44 +16,50 @@ export function seatNames(seats: readonly Seat[]): string[] {
     if (s.bot !== "" && (s.displayName === "" || s.displayName === `${s.bot} bot`)) {
       const n = (counts.get(s.bot) ?? 0) + 1;
       counts.set(s.bot, n);
-      return `${s.bot.charAt(0).toUpperCase()}${s.bot.slice(1).replaceAll("_", " ")} bot ${n}`;
+      const key = `bot.${s.bot}`;
+      const kind = has(key) ? t(key) : t("bot.other", { kind: `${s.bot.charAt(0).toUpperCase()}${s.bot.slice(1).replaceAll("_", " ")}` });
+      return t("seat.bot", { kind, n });
     }
-    return s.displayName || `seat ${s.index}`;
+    return s.displayName || t("seat.numbered", { n: s.index });
   });
+}
+
+/** A seat's name from a list of names, or "seat 3" / "someone". */
+export function nameOf(names: readonly string[], seat: number | undefined): string {
+  return seat === undefined ? t("seat.someone") : names[seat] ?? t("seat.numbered", { n: seat });
 }
 
 /** A colour's name ("red", "locomotive"). */
 export function colorName(color: TtrColor): string {
-  return TtrColor[color]?.toLowerCase() ?? "?";
+  const key = `color.${TtrColor[color] ?? "UNSPECIFIED"}`;
+  return has(key) ? t(key) : t("color.UNSPECIFIED");
 }
 
 /** "3 red + 1 locomotive". */
 export function paymentText(payment: TtrPayment | undefined): string {
   if (payment === undefined) {
-    return "nothing";
+    return t("ttr.nothing");
   }
   const parts = [];
   if (payment.colorCards > 0) {
-    parts.push(`${payment.colorCards} ${colorName(payment.color)}`);
+    parts.push(t("ttr.colorCards", { n: payment.colorCards, color: colorName(payment.color) }));
   }
   if (payment.locomotives > 0) {
-    parts.push(`${payment.locomotives} locomotive${payment.locomotives > 1 ? "s" : ""}`);
+    parts.push(tn("ttr.locomotives", payment.locomotives));
   }
-  return parts.join(" + ") || "nothing";
+  return parts.join(" + ") || t("ttr.nothing");
 }
 
 /** "Berlin – Wien" for a route id. */
 export function routeText(reply: GetRulesetResponse, id: number): string {
-  if (reply.catalog.case !== "ttrEurope") {
-    return `route ${id}`;
-  }
-  const route = reply.catalog.value.routes.find((r) => r.id === id);
+  const route = reply.catalog.case === "ttrEurope" ? reply.catalog.value.routes.find((r) => r.id === id) : undefined;
   if (route === undefined) {
-    return `route ${id}`;
+    return t("ttr.routeUnknown", { id });
   }
-  const marks = [route.tunnel ? "tunnel" : "", route.ferryLocomotives > 0 ? `ferry ${route.ferryLocomotives}` : ""];
-  return `${cityLabel(reply, route.cityA)} – ${cityLabel(reply, route.cityB)} (${route.length} ${colorName(route.color)}` +
-    `${marks.filter(Boolean).map((m) => `, ${m}`).join("")})`;
+  const marks = [route.tunnel ? t("ttr.tunnelMark") : "",
+    route.ferryLocomotives > 0 ? t("ttr.ferryMark", { n: route.ferryLocomotives }) : ""];
+  return t("ttr.route", { a: cityLabel(reply, route.cityA), b: cityLabel(reply, route.cityB), length: route.length,
+    color: colorName(route.color), marks: marks.filter(Boolean).map((m) => `, ${m}`).join("") });
 }
 
 /** A city's printed label. */
@@ -65,7 +72,7 @@ export function cityLabel(reply: GetRulesetResponse, name: string): string {
 
 /** "Amsterdam – Wilno, 12". */
 export function ticketText(reply: GetRulesetResponse, ticket: TtrTicket): string {
-  return `${cityLabel(reply, ticket.cityA)} – ${cityLabel(reply, ticket.cityB)}, ${ticket.points}`;
+  return t("ttr.ticket", { a: cityLabel(reply, ticket.cityA), b: cityLabel(reply, ticket.cityB), points: ticket.points });
 }
 
 /** A BANG! card id's name as the viewer knows it: from its hand, the cards in play or the request. */
@@ -94,9 +101,24 @@ export function cubeCost(reply: GetRulesetResponse, key: string): number {
 
 /** The printed upgrade of a card, from its text ("Upgrade (repeatable): 2 cubes ... each extra card."), or "". */
 export function upgradeText(reply: GetRulesetResponse, key: string): string {
-  const text = reply.catalog.case === "bang" ? reply.catalog.value.cards.find((c) => c.key === key)?.text ?? "" : "";
-  const at = text.indexOf("Upgrade");
+  const text = cardText(reply, key);
+  const at = Math.max(text.indexOf("Upgrade"), text.indexOf("Vylepšení"));
   return at < 0 ? "" : text.slice(at);
+}
+
+/** What a card does, as the catalog prints it (in the page's language). */
+export function cardText(reply: GetRulesetResponse, key: string): string {
+  return reply.catalog.case === "bang" ? reply.catalog.value.cards.find((c) => c.key === key)?.text ?? "" : "";
+}
+
+/** A character's ability, as the catalog prints it. */
+export function characterText(reply: GetRulesetResponse, key: string): string {
+  return reply.catalog.case === "bang" ? reply.catalog.value.characters.find((c) => c.key === key)?.text ?? "" : "";
+}
+
+/** A counted noun ("3 cubes"). */
+export function cubesText(n: number): string {
+  return tn("bang.cubes", n);
 }
 
 /** "7♥" (the rank and suit that draw! checks read). */

@@ -14,6 +14,7 @@ those three).
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 from types import TracebackType
@@ -29,7 +30,9 @@ from tabletop.v1 import (
     game_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
+    matchmaking_pb2,
     player_pb2,
+    rating_pb2,
     ttr_europe_pb2,
 )
 
@@ -273,6 +276,91 @@ class TabletopClient:
             page_token = page.next_page_token
             if not page_token:
                 return
+
+    def my_games(self, filter: str = "", page_size: int = 0) -> Iterator[player_pb2.PlayerGame]:
+        """Every game of this signed-in player (``as_player``), page by page: those awaiting the player's
+        decision first, then the most recently active. ``filter``: e.g. ``'status = "ACTIVE" AND my_turn = true'``."""
+        page_token = ""
+        while True:
+            request = player_pb2.ListMyGamesRequest(filter=filter, page_size=page_size, page_token=page_token)
+            page = self._unary(self._stub.ListMyGames, request)
+            yield from page.games
+            page_token = page.next_page_token
+            if not page_token:
+                return
+
+    def notifications(self, filter: str = "", page_size: int = 0) -> Iterator[player_pb2.PlayerNotification]:
+        """This signed-in player's inbox, newest first (``filter``: ``read = false`` for the unread ones)."""
+        page_token = ""
+        while True:
+            request = player_pb2.ListNotificationsRequest(filter=filter, page_size=page_size, page_token=page_token)
+            page = self._unary(self._stub.ListNotifications, request)
+            yield from page.notifications
+            page_token = page.next_page_token
+            if not page_token:
+                return
+
+    def mark_notifications_read(self, ids: Iterable[str] = (), every: bool = False) -> int:
+        """Mark notifications read (by id, or ``every`` one); the unread count left."""
+        request = player_pb2.MarkNotificationsReadRequest(ids=list(ids), all=every)
+        return self._unary(self._stub.MarkNotificationsRead, request).unread_count
+
+    def leaderboard(self, ruleset: str, page_size: int = 0) -> Iterator[rating_pb2.LeaderboardEntry]:
+        """A ruleset's leaderboard, best first, page by page (docs/ratings.md)."""
+        page_token = ""
+        while True:
+            request = rating_pb2.ListLeaderboardRequest(parent=f"rulesets/{ruleset}", page_size=page_size,
+                                                        page_token=page_token)
+            page = self._unary(self._stub.ListLeaderboard, request)
+            yield from page.entries
+            page_token = page.next_page_token
+            if not page_token:
+                return
+
+    def profile(self, player_id: str = "me", history_size: int = 0) -> rating_pb2.PlayerProfile:
+        """A player's rated games and ratings (``"me"``: this signed-in player)."""
+        request = rating_pb2.GetPlayerProfileRequest(name=f"players/{player_id}", history_size=history_size)
+        return self._unary(self._stub.GetPlayerProfile, request).profile
+
+    def find_game(self, ruleset: str, min_seats: int = 0, max_seats: int = 0, bots_after_seconds: int = 0,
+                  rating_window: float = 0.0, options: OptionsLike | None = None) -> matchmaking_pb2.MatchTicket:
+        """Quick play: a ticket for a game of ``ruleset`` (docs/matchmaking.md); poll :meth:`ticket`."""
+        request = matchmaking_pb2.FindGameRequest(ruleset=ruleset, min_seats=min_seats, max_seats=max_seats,
+                                                  bots_after_seconds=bots_after_seconds, rating_window=rating_window)
+        if options is not None:
+            request.options.CopyFrom(_wrap_options(options))
+        return self._unary(self._stub.FindGame, request).ticket
+
+    def ticket(self, name: str) -> matchmaking_pb2.MatchTicket:
+        """A ticket of this player's: WAITING, or SEATED with its game and seat."""
+        return self._unary(self._stub.GetTicket, matchmaking_pb2.GetTicketRequest(name=name)).ticket
+
+    def cancel_ticket(self, name: str) -> matchmaking_pb2.MatchTicket:
+        """Cancel a waiting ticket (a seated one stays seated)."""
+        return self._unary(self._stub.CancelTicket, matchmaking_pb2.CancelTicketRequest(name=name)).ticket
+
+    def watch_player(self, after_id: str = "", timeout: float | None = None,
+                     reconnect: bool = True) -> Generator[player_pb2.PlayerNotification, None, None]:
+        """This signed-in player's notifications after ``after_id`` (empty: from now on), as they are made.
+
+        With ``reconnect`` a dropped stream (UNAVAILABLE: a replica went away) is opened again after the
+        last notification received, so none is missed or repeated. Closing the iterator cancels the call.
+        """
+        after = after_id
+        while True:
+            call = self._stub.WatchPlayer(player_pb2.WatchPlayerRequest(after_id=after), metadata=self._metadata(),
+                                          timeout=timeout)
+            try:
+                for reply in call:
+                    after = reply.notification.id
+                    yield reply.notification
+                return
+            except grpc.RpcError as error:
+                if not reconnect or error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise TabletopError.from_rpc_error(error) from None
+                time.sleep(1.0)
+            finally:
+                call.cancel()
 
     # Helpers
 

@@ -5,10 +5,12 @@
 // Tumbleweed's draw! again, Ms. Abigail's and Al Preacher's abilities, passing the Bomb and Buntline's discard.
 
 import { BangRequestKind } from "@tabletop/client/browser";
-import type { BangRequest, BangView } from "@tabletop/client/browser";
+import type { Action, BangRequest, BangView } from "@tabletop/client/browser";
+import { offering } from "../actions.js";
 import type { Context } from "../actions.js";
 import { h } from "../dom.js";
-import { cardMark, cardTitle, upgradeCost, upgradeText } from "../names.js";
+import { t } from "../i18n/index.js";
+import { cardMark, cardTitle, cubesText, nameOf, upgradeCost, upgradeText } from "../names.js";
 import { cardChip } from "./cards.js";
 
 /** The open request on top of the stack, or null when none is open. */
@@ -18,80 +20,92 @@ export function question(view: BangView, ctx: Context): HTMLElement | null {
     return null;
   }
   const mine = request.seat === view.viewerSeat;
-  const who = ctx.names[request.seat] ?? `seat ${request.seat}`;
+  const who = nameOf(ctx.names, request.seat);
   const text = words(request, ctx, mine, who);
   return h("section", { class: mine ? "question mine" : "question", "data-testid": "question",
-    "data-kind": BangRequestKind[request.kind] ?? "", "data-seat": request.seat },
-  h("h3", {}, mine ? text : `Waiting for ${who}: ${text}`),
-  request.cards.length > 0 ? h("div", { class: "cards" }, ...request.cards.map((c) => cardChip(c, ctx.catalog))) : null,
-  request.hiddenCardCount > 0 ? h("p", {}, `${request.hiddenCardCount} card(s) face down`) : null);
+    "data-kind": BangRequestKind[request.kind] ?? "", "data-seat": request.seat, "aria-live": "polite" },
+  h("h3", {}, mine ? text : t("bang.waitingFor", { who, text })),
+  request.cards.length > 0 ? h("div", { class: "cards" }, ...request.cards.map((c) => {
+    // A card offered to this seat (the General Store, Kit Carlson, a card to pick) is taken by clicking it.
+    const chip = cardChip(c, ctx.catalog);
+    const name = cardTitle(ctx.catalog, c.name);
+    return offering(chip, ctx, t("act.choose", { what: `${name} ${cardMark(c)}` }), t("act.choose", { what: name }), choices(ctx, c.id));
+  })) : null,
+  request.hiddenCardCount > 0 ? h("p", {}, t("bang.faceDown", { n: request.hiddenCardCount })) : null);
 }
 
 // Helpers
 
+/** The seat's legal `choose` actions that take card `id` of the request. */
+function choices(ctx: Context, id: string): Action[] {
+  return (ctx.actions ?? []).filter((action) => action.game.case === "bang" && action.game.value.kind.case === "choose"
+    && action.game.value.kind.value.card === id);
+}
+
 function words(request: BangRequest, ctx: Context, mine: boolean, who: string): string {
-  const from = request.sourceSeat === undefined ? "someone" : ctx.names[request.sourceSeat] ?? `seat ${request.sourceSeat}`;
-  const card = request.sourceCard === undefined ? "a card" : cardTitle(ctx.catalog, request.sourceCard.name);
-  const opponent = request.opponentSeat === undefined ? "someone" : ctx.names[request.opponentSeat] ?? "";
-  const you = mine ? "you" : who;
-  const does = mine ? "do you" : `does ${who}`;
-  const your = mine ? "your" : "their";
-  const cubes = (n: number): string => `${n} cube${n === 1 ? "" : "s"}`;
+  const from = nameOf(ctx.names, request.sourceSeat);
+  const card = request.sourceCard === undefined ? t("q.aCard") : cardTitle(ctx.catalog, request.sourceCard.name);
+  const opponent = nameOf(ctx.names, request.opponentSeat);
+  const you = mine ? t("q.you") : who;
+  const does = mine ? t("q.doYou") : t("q.does", { who });
+  const your = mine ? t("q.your") : t("q.their");
+  const cubes = (n: number): string => cubesText(n);
+  const common = { from, card, opponent, you, does, your };
   switch (request.kind) {
-    case BangRequestKind.BANG: {
-      const left = Math.max(request.missedNeeded - request.missedPlayed, 1);
-      return `${from} shot ${you} with ${card}: play ${left} Missed! (or draw! for a Barrel), or take the hit?`;
-    }
+    case BangRequestKind.BANG:
+      return t("q.bang", { ...common, n: Math.max(request.missedNeeded - request.missedPlayed, 1) });
     case BangRequestKind.INDIANS:
-      return `${request.sourceCard === undefined ? "Indians!" : card} from ${from}: ${does} discard a BANG! or lose a life?`;
+      return t("q.indians", { ...common, card: request.sourceCard === undefined ? cardTitle(ctx.catalog, "indians") : card });
     case BangRequestKind.DUEL:
-      return `Duel with ${from}: ${does} discard a BANG! or lose the duel?`;
+      return t("q.duel", common);
     case BangRequestKind.DYING:
-      return `${mine ? "You are" : `${who} is`} dying: drink a Beer, or give up?`;
+      return mine ? t("q.dyingYou") : t("q.dying", { who });
     case BangRequestKind.STORE:
-      return `General Store: which card ${does} take?`;
+      return t("q.store", common);
     case BangRequestKind.DISCARD:
-      return `Too many cards: ${you} must discard down to ${mine ? "your" : "their"} life.`;
+      return t("q.discard", common);
     case BangRequestKind.DRAW:
-      return `Phase 1: where ${does} draw the first card from?`;
+      return t("q.draw", common);
     case BangRequestKind.KIT_CARLSON:
-      return `Kit Carlson: which card ${does} put back on the deck?`;
+      return t("q.kit", common);
     case BangRequestKind.PICK:
-      return `Lucky Duke: which draw! card counts?`;
+      return t("q.pick", common);
     case BangRequestKind.COST:
-      return `${card} costs more: ${you} must discard ${request.cardsToDiscard} more card(s).`;
+      return t("q.cost", { ...common, n: request.cardsToDiscard });
     case BangRequestKind.VICTIM_CARD:
-      return `${card}: which card of ${opponent} ${does} take?`;
+      return t("q.victim", common);
     case BangRequestKind.COPY_CHARACTER:
-      return `Vera Custer: whose ability ${does} copy until the next turn?`;
+      return t("q.copy", common);
     case BangRequestKind.UPGRADE: {
       const key = request.sourceCard?.name ?? "";
-      const extra = request.extraTargets.map((s) => ctx.names[s] ?? `seat ${s}`);
-      const bought = request.upgradesBought === 0 ? ""
-        : ` (upgraded ${request.upgradesBought}×${extra.length > 0 ? `, also at ${extra.join(", ")}` : ""})`;
+      const extra = request.extraTargets.map((s) => nameOf(ctx.names, s));
+      const bought = request.upgradesBought === 0 ? "" : t("q.upgradeBought", { n: request.upgradesBought,
+        also: extra.length > 0 ? t("q.upgradeAlso", { names: extra.join(", ") }) : "" });
       const rule = upgradeText(ctx.catalog, key);
-      return `${card}${bought}: ${does} pay ${cubes(upgradeCost(ctx.catalog, key))} for ${request.upgradesBought === 0 ? "its" : "another"} upgrade?${rule ? ` ${rule}` : ""}`;
+      return t("q.upgrade", { ...common, bought, cubes: cubes(upgradeCost(ctx.catalog, key)),
+        which: t(request.upgradesBought === 0 ? "q.upgradeIts" : "q.upgradeAnother"), rule: rule ? ` ${rule}` : "" });
     }
     case BangRequestKind.PAY_CUBES:
-      return `${mine ? "You" : who} must pay ${request.cubesToPay} more cube${request.cubesToPay === 1 ? "" : "s"}: from ${your} character or which Dangerous card?`;
+      return t("q.payCubes", { ...common, You: mine ? t("q.You") : who, cubes: cubes(request.cubesToPay) });
     case BangRequestKind.PLACE_CUBES:
-      return `${cubes(request.cubesToPlace)} from the supply: on which of ${your} cube holders (character or Dangerous card, at most 4 each)?`;
+      return t("q.placeCubes", { ...common, cubes: cubes(request.cubesToPlace) });
     case BangRequestKind.WEAPON:
-      return `${mine ? "Your" : `${who}'s`} ${card}: ${does} pay 1 of its cubes for its effect on this BANG!?`;
+      return t("q.weapon", { ...common, Whose: mine ? t("q.Your") : t("q.whose", { who }) });
     case BangRequestKind.REDRAW: {
-      const drawer = request.opponentSeat !== undefined && request.opponentSeat === ctx.seat ? "you" : opponent;
-      const flipped = request.cards.map((c) => `${cardTitle(ctx.catalog, c.name)} ${cardMark(c)}`).join(", ") || "a card";
-      return `${drawer === "you" ? "You" : drawer} drew! ${flipped}: ${does} pay 1 cube of ${your} ${card} to make ${drawer} draw! again?`;
+      const self = request.opponentSeat !== undefined && request.opponentSeat === ctx.seat;
+      const drawer = self ? t("act.redrawYou") : opponent;
+      const flipped = request.cards.map((c) => `${cardTitle(ctx.catalog, c.name)} ${cardMark(c)}`).join(", ") || t("q.aCard");
+      return t("q.redraw", { ...common, Drawer: self ? t("q.You") : opponent, drawer, flipped });
     }
     case BangRequestKind.IGNORE:
-      return `${from}'s ${card} has ${you} as its only target: ${does} ignore it (Ms. Abigail)?`;
+      return t("q.ignore", common);
     case BangRequestKind.DRAW_FOR_CUBES:
-      return `${from} put ${card} in play: ${does} pay 2 cubes to draw a card (Al Preacher)?`;
+      return t("q.alPreacher", common);
     case BangRequestKind.PASS_BOMB:
-      return `The Bomb's draw! was red: to which player ${does} pass it, with its cubes?`;
+      return t("q.passBomb", common);
     case BangRequestKind.DISCARD_ONE:
-      return `${from}'s Buntline Special shot was cancelled: ${you} must discard a card of ${your} choice.`;
+      return t("q.buntline", common);
     default:
-      return `${you} must decide.`;
+      return t("q.decide", common);
   }
 }
