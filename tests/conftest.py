@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import coverage
 import grpc
 import pytest
 import redis
@@ -81,6 +82,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         tier = tier_of(item)
         if tier != "slow":  # the slow ones carry their own mark
             item.add_marker(tier)
+        else:
+            # The slow tier repeats at volume what the other tiers' tests already cover line by line (many
+            # random games, the golden corpus, scale runs), and coverage's tracer makes the rules about 5x
+            # slower: it runs untraced (pytest-cov's ``no_cover``), which cut the README command's time most.
+            item.add_marker(pytest.mark.no_cover)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[object]:
+    """A ``no_cover`` test runs untraced in pytest-xdist's workers too. There a worker runs two coverage
+    instances, and pytest-cov's pause stops only its own, so the tracer stayed on (a slow-tier test took 3.8x
+    its time with ``-n 1 --cov``): every running instance is stopped around the test, then started again."""
+    stopped: list[coverage.Coverage] = []
+    while item.get_closest_marker("no_cover") and (running := coverage.Coverage.current()) is not None:
+        running.stop()
+        stopped.append(running)
+    try:
+        return (yield)
+    finally:
+        if stopped:  # restore the stack as it was (only its top traces): whatever restarted meanwhile stops first
+            while (running := coverage.Coverage.current()) is not None:
+                running.stop()
+            for running in reversed(stopped):
+                running.start()
 
 
 @pytest.fixture(scope="session")
@@ -102,15 +127,23 @@ class GrpcServer:
     config: Config
 
 
-def start_grpc(redis_url: str, **overrides: object) -> GrpcServer:
-    """Start a real gRPC server on a free port (tests may start extra ones)."""
+def suite_config(redis_url: str, **overrides: object) -> Config:
+    """A server's settings as the suite runs them: a test that builds its own server starts from these.
+
+    Without them a server counts every test's games against 127.0.0.1's creation limits (20 a minute, shared
+    in the one Redis by every server that has them on) and refuses the test Redis that keeps nothing on disk."""
     for name in ("create_per_minute_per_address", "max_open_games_per_address"):
         overrides.setdefault(name, 0)  # one address creates every test's games; tests of the limits set them
     overrides.setdefault("redis_safety", "warn")  # the test Redis may have no persistence (see above)
     overrides.setdefault("bot_delay_seconds", 0.0)  # bot seats play at once (tests of bots wait for them)
     overrides.setdefault("timer_poll_seconds", 0.05)
     overrides.setdefault("seed_choice_keys", "*")  # the suite's deterministic games (see above)
-    config = Config(redis_url=redis_url, **overrides)  # type: ignore[arg-type]
+    return Config(redis_url=redis_url, **overrides)  # type: ignore[arg-type]
+
+
+def start_grpc(redis_url: str, **overrides: object) -> GrpcServer:
+    """Start a real gRPC server on a free port (tests may start extra ones)."""
+    config = suite_config(redis_url, **overrides)
     running = create_server(config, host="127.0.0.1", port=0)
     return GrpcServer(f"127.0.0.1:{running.port}", running.port, running, config)
 

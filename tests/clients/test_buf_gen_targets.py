@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TEMPLATES = sorted((ROOT / "clients" / "gen").glob("buf.gen.*.yaml"))
 BUF = ROOT / ".venv" / "bin" / "buf"
 # What .ci/run installs from Debian: these must run there.
-DEBIAN = {"go": {"protoc-gen-go", "protoc-gen-go-grpc"}, "kotlin": {"java", "kotlin"}, "csharp": {"csharp"}}
+DEBIAN = {"go": {"protoc-gen-go", "protoc-gen-go-grpc"}, "kotlin": {"java", "kotlin", "grpc_java_plugin"}, "csharp": {"csharp"}}
 # A file each target's output must hold, and a line in it that the file options decide.
 EXPECTED = {
     "go": {"tabletop/v1/game_service_grpc.pb.go": "package tabletopv1",

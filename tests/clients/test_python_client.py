@@ -8,6 +8,8 @@ rich errors into ``TabletopError``.
 from __future__ import annotations
 
 import random
+import time
+import uuid
 from collections.abc import Iterable, Iterator
 
 import grpc
@@ -16,7 +18,14 @@ from google.api import field_behavior_pb2
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from tabletop.client import TabletopClient, TabletopError, game_name
-from tabletop.v1 import field_rules_pb2, game_pb2, game_service_pb2, ttr_europe_pb2
+from tabletop.v1 import (
+    field_rules_pb2,
+    game_pb2,
+    game_service_pb2,
+    matchmaking_pb2,
+    player_pb2,
+    ttr_europe_pb2,
+)
 
 from tests.conftest import GrpcServer, start_grpc
 from tests.jwks import session_key_pem
@@ -396,5 +405,58 @@ def test_a_player_session_plays_with_one_client_per_player(redis_url: str, tmp_p
             with pytest.raises(TabletopError) as err:
                 backend.create_guest_session()
             assert err.value.reason == "GUEST_SESSIONS_DISABLED"
+    finally:
+        server.running.stop(0)
+
+
+def test_a_player_lists_its_games_and_reads_its_inbox(redis_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    key = tmp_path / "session.pem"
+    key.write_bytes(session_key_pem())
+    server = start_grpc(redis_url, session_key_file=str(key), api_keys="client-key")
+    suffix = uuid.uuid4().hex[:8]
+    try:
+        with TabletopClient(server.target, api_key="client-key", timeout=10.0) as backend:
+            ann = backend.as_player(backend.create_player_session(f"ann-{suffix}", "Ann"))
+            bob = backend.as_player(backend.create_player_session(f"bob-{suffix}"))
+            name = ann.create_game("ttr-europe", 2).game.name
+            bob.join_game(name, "Bob")
+            deadline = time.monotonic() + 10
+            while not any(g.game.name == name and g.game.status == game_pb2.GAME_STATUS_ACTIVE
+                          for g in ann.my_games()) or len(list(bob.notifications())) < 1:
+                assert time.monotonic() < deadline, "the index did not follow within 10 s"
+                time.sleep(0.05)
+            [entry] = [g for g in ann.my_games(filter='status = "ACTIVE"') if g.game.name == name]
+            assert entry.seat == 0 and entry.decision_pending  # the opening ticket choice is everyone's
+            told = list(bob.notifications(filter="read = false"))
+            assert [n.kind for n in told] == [player_pb2.NOTIFICATION_KIND_TURN_STARTED]
+            assert bob.mark_notifications_read(every=True) == 0
+            assert list(bob.notifications(filter="read = false")) == []
+            stream = bob.watch_player(timeout=10)
+            with pytest.raises(TabletopError) as err:
+                next(ann.with_token(None).watch_player(reconnect=False))
+            assert err.value.reason == "MISSING_TOKEN" or err.value.reason == "PLAYER_REQUIRED"
+            stream.close()
+    finally:
+        server.running.stop(0)
+
+
+def test_a_player_plays_now_and_reads_the_leaderboard(redis_url: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    key = tmp_path / "session.pem"
+    key.write_bytes(session_key_pem())
+    server = start_grpc(redis_url, session_key_file=str(key), api_keys="client-key")
+    suffix = uuid.uuid4().hex[:8]
+    try:
+        with TabletopClient(server.target, api_key="client-key", timeout=10.0) as backend:
+            ann = backend.as_player(backend.create_player_session(f"qp-ann-{suffix}", "Ann"))
+            ticket = ann.find_game("ttr-europe", 2, 2, bots_after_seconds=1)
+            deadline = time.monotonic() + 10
+            while ann.ticket(ticket.name).state != matchmaking_pb2.TICKET_STATE_SEATED:
+                assert time.monotonic() < deadline, "not seated with a bot within 10 s"
+                time.sleep(0.05)
+            assert ann.ticket(ticket.name).game.startswith("games/")
+            waiting = ann.find_game("bang", 4, 4)
+            assert ann.cancel_ticket(waiting.name).state == matchmaking_pb2.TICKET_STATE_CANCELLED
+            assert ann.profile().player_id == f"qp-ann-{suffix}"
+            assert all(e.rank >= 1 for e in backend.leaderboard("ttr-europe", page_size=5))
     finally:
         server.running.stop(0)

@@ -15,19 +15,19 @@ from tabletop_server.service.engine import registry
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.replay import new_game, replay
 from tests.conformance.test_rulesets import CASES, MAX_STEPS, options_message, seat_counts
+from tests.volume import volumes
 
-GAMES = 60
 
-
+@pytest.mark.parametrize("games", volumes(12, 60))
 @pytest.mark.parametrize(("ruleset_id", "variant"), CASES)
-def test_random_concessions_end_and_replay(ruleset_id: str, variant: str) -> None:
+def test_random_concessions_end_and_replay(ruleset_id: str, variant: str, games: int) -> None:
     ruleset: Any = registry.get(ruleset_id)
     if not hasattr(ruleset, "concede"):
         pytest.skip(f"{ruleset_id} defines no conceding")
     message = options_message(ruleset_id, variant)
     counts = seat_counts(ruleset.INFO, message)
     options = ruleset.decode_options(message)
-    for n in range(GAMES):
+    for n in range(games):
         seed, seats = 7919 * n + 3, counts[n % len(counts)]
         rng = random.Random(seed)
         state, _ = new_game(ruleset, options, seats, seed)

@@ -28,6 +28,7 @@ from tabletop.v1 import bang_pb2
 from tabletop_server.service.engine import registry
 from tabletop_server.service.engine.replay import new_game, replay
 from tabletop_server.service.engine.ruleset import Ruleset, RulesetInfo
+from tests.volume import volumes
 
 GAMES = int(os.environ.get("TABLETOP_CONFORMANCE_GAMES", "1000"))
 CHUNKS = 10
@@ -43,7 +44,7 @@ VARIANTS: dict[tuple[str, str], Callable[[], Message]] = {
 }
 # Every ruleset with its defaults, then every variant: (ruleset id, variant label or "default").
 CASES = [*((r, "default") for r in RULESETS), *VARIANTS]
-QUICK_GAMES = 36  # a variant's unmarked run; its 1,000 games are marked slow
+QUICK_GAMES = 36  # a case's unmarked run (the fast tier); its ``GAMES`` (1,000) are marked slow
 
 
 def options_message(ruleset_id: str, variant: str) -> Message | None:
@@ -88,15 +89,15 @@ def play_random(ruleset: Ruleset, seats: int, seed: int, check_every: int = 0,
 @pytest.mark.parametrize(("ruleset_id", "variant"), CASES)
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_random_games_end_and_replay(ruleset_id: str, variant: str, chunk: int) -> None:
-    """The defaults over ``GAMES`` games; a variant over a quick ``QUICK_GAMES`` (1,000: the slow test)."""
-    random_games_chunk(ruleset_id, variant, chunk, GAMES if variant == "default" else QUICK_GAMES)
+    """Each case over a quick ``QUICK_GAMES`` (its ``GAMES``: the slow test below)."""
+    random_games_chunk(ruleset_id, variant, chunk, QUICK_GAMES)
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("ruleset_id", "variant"), list(VARIANTS))
+@pytest.mark.parametrize(("ruleset_id", "variant"), CASES)
 @pytest.mark.parametrize("chunk", range(CHUNKS))
-def test_one_thousand_random_games_of_each_variant(ruleset_id: str, variant: str, chunk: int) -> None:
-    random_games_chunk(ruleset_id, variant, chunk, int(os.environ.get("TABLETOP_CONFORMANCE_GAMES", "1000")))
+def test_one_thousand_random_games_of_each_case(ruleset_id: str, variant: str, chunk: int) -> None:
+    random_games_chunk(ruleset_id, variant, chunk, GAMES)
 
 
 def random_games_chunk(ruleset_id: str, variant: str, chunk: int, games: int) -> None:
@@ -116,17 +117,18 @@ def random_games_chunk(ruleset_id: str, variant: str, chunk: int, games: int) ->
             ruleset.view(state, seat).SerializeToString()
 
 
+@pytest.mark.parametrize("steps", volumes(60, 200))
 @pytest.mark.parametrize(("ruleset_id", "variant"), CASES)
-def test_every_action_round_trips_through_the_codec(ruleset_id: str, variant: str) -> None:
-    """Every listed action, at every seat count the options allow, decodes back from its message
-    (binary and proto3 JSON) to itself."""
+def test_every_action_round_trips_through_the_codec(ruleset_id: str, variant: str, steps: int) -> None:
+    """Every listed action over the first ``steps`` of a game, at every seat count the options allow, decodes
+    back from its message (binary and proto3 JSON) to itself."""
     ruleset = registry.get(ruleset_id)
     assert ruleset is not None
     message = options_message(ruleset_id, variant)
     for seats in seat_counts(ruleset.INFO, message):
         rng = random.Random(3 + seats)
         state = ruleset.setup(ruleset.decode_options(message), seats, 3 + seats)
-        for _ in range(200):
+        for _ in range(steps):
             if ruleset.is_over(state):
                 break
             seat = rng.choice(ruleset.to_act(state))

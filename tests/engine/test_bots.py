@@ -10,12 +10,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bench.bots import TABLES, play_game
 from tabletop_server.service.engine import registry
 from tabletop_server.service.engine.bots import DEFAULT_BOT, bots_of, choose
+from tests.volume import run_examples, volumes
 
 BOT_NAMES = ("basic", DEFAULT_BOT)
 
@@ -25,10 +25,13 @@ def test_every_ruleset_offers_random_and_basic(ruleset: Any) -> None:
     assert set(BOT_NAMES) <= set(bots_of(ruleset))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(table=st.sampled_from(TABLES), seed=st.integers(0, 2**32), bots=st.lists(st.sampled_from(BOT_NAMES),
-                                                                                min_size=8, max_size=8))
-def test_games_of_mixed_bots_end_with_legal_actions_only(table: Any, seed: int, bots: list[str]) -> None:
+@pytest.mark.parametrize("examples", volumes(6, 30))
+def test_games_of_mixed_bots_end_with_legal_actions_only(examples: int) -> None:
+    run_examples(examples, games_of_mixed_bots_end_with_legal_actions_only, table=st.sampled_from(TABLES),
+                 seed=st.integers(0, 2**32), bots=st.lists(st.sampled_from(BOT_NAMES), min_size=8, max_size=8))
+
+
+def games_of_mixed_bots_end_with_legal_actions_only(table: Any, seed: int, bots: list[str]) -> None:
     state = table.ruleset.setup(table.options, table.seats, seed)
     actions = play_game(table.ruleset, state, bots[:table.seats], seed)
     assert table.ruleset.is_over(state)

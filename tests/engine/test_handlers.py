@@ -5,11 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.games.bang.characters import ABILITIES
-from tabletop_server.service.games.bang.checks import CHECKS
+from tabletop_server.service.games.bang.abilities import ABILITIES
+from tabletop_server.service.games.bang.checks import CHECKS, REDRAWS
 from tabletop_server.service.games.bang.damage import WIN_RULES
 from tabletop_server.service.games.bang.effects import EFFECTS
+from tabletop_server.service.games.bang.effects.attacks import EXTRA_BANGS
 from tabletop_server.service.games.bang.pending import REQUESTS, STEPS
+from tabletop_server.service.games.bang.upgrades import SHOTS
 from tabletop_server.service.games.ttr_europe.actions import KINDS
 
 
@@ -22,5 +24,5 @@ def test_a_name_registered_twice_raises() -> None:
 
 
 def test_every_game_registry_uses_it() -> None:
-    for table in (ABILITIES, CHECKS, WIN_RULES, EFFECTS, REQUESTS, STEPS, KINDS):
+    for table in (ABILITIES, CHECKS, REDRAWS, WIN_RULES, EFFECTS, EXTRA_BANGS, REQUESTS, STEPS, SHOTS, KINDS):
         assert isinstance(table, Registry) and table

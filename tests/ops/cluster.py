@@ -26,9 +26,10 @@ SLOTS = 16384
 class RedisCluster3:
     """Three cluster-enabled redis-server processes, each master of a third of the slots."""
 
-    def __init__(self, masters: int = 3, node_timeout_ms: int = 5000) -> None:
+    def __init__(self, masters: int = 3, node_timeout_ms: int = 5000, replicas: int = 0) -> None:
         self.dir = Path(tempfile.mkdtemp(prefix="tabletop-cluster-"))
         self.ports = [_cluster_port() for _ in range(masters)]
+        self.replica_ports = [_cluster_port() for _ in range(replicas)]  # replica i follows master i
         self.node_timeout_ms = node_timeout_ms
         self.procs: list[subprocess.Popen[bytes]] = []
 
@@ -55,6 +56,34 @@ class RedisCluster3:
                           for n in nodes), timeout)
         for node in nodes:
             node.close()
+        if self.replica_ports:
+            self._start_replicas(timeout)
+
+    def _start_replicas(self, timeout: float) -> None:
+        first = redis.Redis(host="127.0.0.1", port=self.ports[0])
+        for i, port in enumerate(self.replica_ports):
+            (self.dir / str(port)).mkdir()
+            self.procs.append(self._spawn(port))
+            node = redis.Redis(host="127.0.0.1", port=port)
+            _wait(lambda n=node: n.ping(), timeout)
+            first.execute_command("CLUSTER MEET", "127.0.0.1", port)
+            master = redis.Redis(host="127.0.0.1", port=self.ports[i])
+            master_id = master.execute_command("CLUSTER MYID")
+            master_id = master_id.decode() if isinstance(master_id, bytes) else master_id
+            _wait(lambda n=node, m=master_id: m in str(n.execute_command("CLUSTER NODES")), timeout)
+            node.execute_command("CLUSTER REPLICATE", master_id)
+            _wait(lambda n=node: n.info("replication").get("master_link_status") == "up", timeout)
+            node.close()
+            master.close()
+        first.close()
+
+    def failover(self, index: int, timeout: float = 30.0) -> None:
+        """A coordinated failover: replica ``index`` becomes master of master ``index``'s slots (the master
+        becomes its replica), while clients keep writing; returns once the replica reports itself master."""
+        node = redis.Redis(host="127.0.0.1", port=self.replica_ports[index])
+        node.execute_command("CLUSTER FAILOVER")
+        _wait(lambda: node.info("replication").get("role") == "master", timeout)
+        node.close()
 
     def kill(self, index: int) -> None:
         """Stop one node (its data stays in its append-only file)."""

@@ -9,19 +9,22 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from tabletop.v1 import game_service_pb2 as svc
-from tabletop.v1 import game_service_pb2_grpc
+from tabletop.v1 import game_service_pb2_grpc, matchmaking_pb2, player_pb2
 
 from tabletop_server.service.api.host import GameHost
 from tabletop_server.service.api.observability import HostObserver, Metrics, serve_metrics
 from tabletop_server.service.store.redis_store import GameStore, connect
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, create_game, deciding_seat, play
+from tests.jwks import session_key_pem
 from tests.ops.cluster import free_port
+from tests.service.webhook_kit import private_redis
 
 
 @pytest.fixture(scope="module")
@@ -156,6 +159,37 @@ def test_metrics_port_zero_disables_the_endpoint(redis_url: str) -> None:
         proc.terminate()
         _, err = proc.communicate(timeout=30)
     assert "Prometheus metrics on port" not in err and "gRPC service listening" in err
+
+
+def test_quick_play_series_tickets_waiting_seated_bot_seats_and_time_to_match(tmp_path: Path) -> None:
+    key = tmp_path / "session.pem"
+    key.write_bytes(session_key_pem())
+    with private_redis(tmp_path) as url:  # no other test's matcher seats this one's tickets (and counts them)
+        server = start_grpc(url, session_key_file=str(key), guest_sessions=True)
+        http, port = serve_metrics(server.running.metrics, 0, "127.0.0.1")
+        try:
+            with grpc.insecure_channel(server.target) as channel:
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                ann, bob = (stub.CreateGuestSession(player_pb2.CreateGuestSessionRequest(display_name=n),
+                                                    timeout=10).session for n in ("ann", "bob"))
+                lone = matchmaking_pb2.FindGameRequest(ruleset="ttr-europe", min_seats=2, max_seats=2,
+                                                       bots_after_seconds=1)
+                stub.FindGame(lone, metadata=bearer(ann.access_token), timeout=10)  # seated with a bot after 1 s
+                stub.FindGame(matchmaking_pb2.FindGameRequest(ruleset="bang"), metadata=bearer(bob.access_token),
+                              timeout=10)  # waits: nobody else wants BANG!
+                deadline = time.monotonic() + 30
+                while not (value(samples := scrape(f"http://127.0.0.1:{port}/metrics"), "tabletop_match_bot_seats_total")
+                           and value(samples, "tabletop_match_tickets_waiting", ruleset="bang")):
+                    assert time.monotonic() < deadline, "no bot seated the lone ticket, or the BANG! queue was never seen"
+                    time.sleep(0.1)
+        finally:
+            http.shutdown()
+            server.running.stop(0)
+    assert value(samples, "tabletop_match_tickets_seated_total") == 1
+    assert value(samples, "tabletop_match_bot_seats_total") == 1
+    assert value(samples, "tabletop_match_wait_seconds_count") == 1 and value(samples, "tabletop_match_wait_seconds_sum") >= 1
+    assert value(samples, "tabletop_match_tickets_waiting", ruleset="bang") == 1
+    assert value(samples, "tabletop_match_tickets_waiting", ruleset="ttr-europe") == 0
 
 
 # Helpers

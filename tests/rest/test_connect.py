@@ -19,11 +19,11 @@ from grpc_status import rpc_status
 from tabletop.v1 import game_service_pb2 as pb
 from tabletop.v1 import game_service_pb2_grpc
 
-from tabletop_server.rest.app import create_app, serve
+from tabletop_server.rest.app import create_app
 from tabletop_server.rest.connect import CODES
-from tabletop_server.rest.local import LocalChannel
 from tabletop_server.rest.server import HttpServer
 from tabletop_server.service.api.observability import Metrics
+from tests.rest.conftest import SHAPES, serve_shape
 from tests.rest.connect_wire import PROTOCOLS, ConnectWire, frame
 
 MAX_BODY = 4096
@@ -35,17 +35,13 @@ def metrics() -> Metrics:
     return Metrics()
 
 
-@pytest.fixture(scope="module", params=["over-grpc", "in-process"])
+@pytest.fixture(scope="module", params=SHAPES)
 def connect_server(grpc_server: Any, metrics: Metrics, request: pytest.FixtureRequest) -> Iterator[HttpServer]:
-    """The HTTP server calling the service over a grpc.aio channel, or (as ``tabletop serve`` does)
-    calling its handlers in process on the gRPC server's loop (``rest.local``; streams stay on gRPC)."""
+    """The HTTP server in each deployment shape: calling the service over a grpc.aio channel, or (as
+    ``tabletop serve`` does) its handlers in process on the gRPC server's loop (``rest.local``; streams
+    stay on gRPC)."""
     app = create_app(grpc_server.target, max_body_bytes=MAX_BODY, cors_origins=[ORIGIN])
-    if request.param == "in-process":
-        running = grpc_server.running
-        server = serve(app, "127.0.0.1", 0, metrics=metrics, loop=running.loop, aio_channel=lambda: LocalChannel(
-            running.handlers, grpc.aio.insecure_channel(grpc_server.target)))
-    else:
-        server = serve(app, "127.0.0.1", 0, metrics=metrics)
+    server = serve_shape(grpc_server, request.param, app, metrics=metrics)
     yield server
     server.close()
 

@@ -11,6 +11,8 @@ from tabletop_server.rest.app import create_app, serve
 from tests.conftest import start_grpc
 from tests.rest.rest_api import Api
 
+EACH_SHAPE = True  # what depends on the channel: tested in process and over gRPC (tests/rest/conftest.py)
+
 
 @pytest.fixture
 def game(api: Api) -> tuple[str, dict[int, str], dict[str, Any], int]:
@@ -232,3 +234,21 @@ def test_readyz_is_503_while_the_service_is_not_serving(redis_url: str) -> None:
     finally:
         rest.close()
         draining.running.stop(0)
+
+
+def test_the_flask_app_served_without_the_asgi_front_says_so(grpc_server: Any) -> None:
+    """The contract routes are answered only by rest.app.serve's front (rest.dispatch); the bare Flask app (any
+    other WSGI server) answers them with a 500 in the JSON shape that names the cause, and calls nothing."""
+    client = create_app(grpc_server.target).test_client()
+    reply = client.post("/v1/games", json={"ruleset": "ttr-europe", "seatCount": 2})
+    assert reply.status_code == 500 and reply.json is not None
+    error = reply.json["error"]
+    assert error["status"] == "INTERNAL" and "rest.app.serve" in error["message"]
+    assert client.get("/healthz").status_code == 200 and client.get("/v2/nothing").status_code == 404
+
+
+def test_a_streaming_route_other_than_watch_says_where_it_is_served(api: Api) -> None:
+    """WatchPlayer's route is in the contract, but only :watch (WatchGame) is served as SSE: the request is still
+    refused as the stream refuses it (no player: 401 PLAYER_REQUIRED; bad input: its 400, test_rest_field_rules),
+    and one the stream would accept gets a 501 naming where it is served (rest.app._not_sse)."""
+    _error(api.get("/v1/players/me:watch"), 401, "UNAUTHENTICATED", "PLAYER_REQUIRED")

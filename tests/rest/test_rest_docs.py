@@ -17,10 +17,11 @@ CURL_LINES = [line for line in DOC.splitlines() if line.lstrip().startswith("cur
 
 def _curl_calls() -> set[tuple[str, str]]:
     """(method, path template) of every curl example, with ``$GAME`` read as ``games/{game}`` and ``$RULESET``
-    as ``rulesets/{ruleset}`` (the query left out)."""
+    as ``rulesets/{ruleset}``, ``$PLAYER`` as ``players/{player}``, ``$TICKET`` as ``tickets/{ticket}`` (the query left out)."""
     calls = set()
     for line in CURL_LINES:
         line = line.replace("$GAME", "games/{game}").replace("$RULESET", "rulesets/{ruleset}")
+        line = line.replace("$PLAYER", "players/{player}").replace("$TICKET", "tickets/{ticket}")
         match = re.search(r"localhost:8080(/[^\"' ?]*)", line)
         if match:
             calls.add(("POST" if "-X POST" in line else "GET", match.group(1)))

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
 from tabletop_server.rest.handlers import metadata
+from tabletop_server.rest.routes import ROUTES
 from tests.rest.rest_api import Api
+
+EACH_SHAPE = True  # what depends on the channel: tested in process and over gRPC (tests/rest/conftest.py)
 
 
 def _first_decider(api: Api, name: str, tokens: dict[int, str]) -> tuple[int, list[dict[str, Any]]]:
@@ -80,6 +84,19 @@ def test_if_none_match_gives_304_until_the_game_changes(api: Api) -> None:
     assert api.post(f"/v1/{name}:act", tokens[seat], json={"action": actions[0]}).status_code == 200
     fresh = api.get(f"/v1/{name}", tokens[0], headers={"If-None-Match": etag})
     assert fresh.status_code == 200 and fresh.headers["ETag"] != etag
+
+
+def test_head_is_the_get_without_its_body(api: Api) -> None:
+    """HEAD of a GET route takes the same request path: the GET's status and headers, no body."""
+    name, tokens = api.create_game()
+    get = api.get(f"/v1/{name}", tokens[0])
+    head = api.call("HEAD", f"/v1/{name}", tokens[0])
+    assert head.status_code == 200 and head.content == b""
+    for header in ("ETag", "Cache-Control", "Vary", "Content-Type", "Content-Length"):
+        assert head.headers[header] == get.headers[header], header
+    missing = api.call("HEAD", "/v1/games/nosuchgame")
+    assert missing.status_code == 404 and missing.content == b""
+    assert api.call("HEAD", f"/v1/{name}:act").status_code == 405  # a POST route: no HEAD
 
 
 def test_if_match_stale_is_412_and_changes_nothing(api: Api) -> None:
@@ -156,3 +173,14 @@ def test_metadata_forwards_headers_and_the_client_address() -> None:
         ("x-forwarded-for", "203.0.113.9, 10.0.0.7"),
     ]
     assert metadata({"REMOTE_ADDR": "10.0.0.7"}) == [("x-forwarded-for", "10.0.0.7")]
+
+
+def test_every_unary_route_of_the_protos_takes_the_one_request_path(rest_server: Any) -> None:
+    """The dispatcher's routes are the contract's (rest.routes, from the protos): a new RPC with an http rule is
+    served without REST code, in each deployment shape, and no unary route is left to another path."""
+    dispatcher = rest_server.app.unary
+    unary = [route for route in ROUTES if not route.streaming]
+    assert unary and sorted(h.route.name for _, _, h, _ in dispatcher.routes) == sorted(r.name for r in unary)
+    for route in unary:
+        matched = dispatcher.match(route.verb, re.sub(r"\{[a-z_0-9]+\}", "x1", route.openapi_path))
+        assert matched is not None and matched[0].route is route, route.name

@@ -108,6 +108,8 @@ def _bound(rule: field_rules.Rule, limit: str) -> object:
 def _carried(case: Case, route: Any) -> bool:
     """Whether the route's path can carry the case's game name (else the route itself answers 404)."""
     field = descriptor_pool.Default().FindFieldByName(case.field)
+    if route.path_variables and "{game}" not in route.openapi_path:
+        return False  # a ruleset's path (GetRuleset): _send builds only games' paths; tests/rest cover it
     if field.name != "name" or field.containing_type is not route.method.input_type:
         return True
     if case.value == THIS_GAME:  # a real game's name: carried where the path holds a game (not a ruleset)

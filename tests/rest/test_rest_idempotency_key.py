@@ -8,6 +8,8 @@ import uuid
 from tests.rest.rest_api import Api
 from tests.rest.test_rest_e2e import _first_decider
 
+EACH_SHAPE = True  # what depends on the channel: tested in process and over gRPC (tests/rest/conftest.py)
+
 
 def test_a_key_reused_with_another_body_is_422(api: Api) -> None:
     name, tokens = api.create_game()

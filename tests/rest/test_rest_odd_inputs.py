@@ -8,6 +8,8 @@ from urllib.parse import urlsplit
 
 from tests.rest.rest_api import Api
 
+EACH_SHAPE = True  # what depends on the channel: tested in process and over gRPC (tests/rest/conftest.py)
+
 
 def test_a_negative_last_event_id_is_refused(api: Api) -> None:
     name, _ = api.create_game(seats=2)

@@ -12,7 +12,16 @@ from google.api import annotations_pb2
 from google.protobuf import descriptor_pb2
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
-from tabletop.v1 import bang_pb2, field_rules_pb2, game_pb2, game_service_pb2, player_pb2, ttr_europe_pb2
+from tabletop.v1 import (
+    bang_pb2,
+    field_rules_pb2,
+    game_pb2,
+    game_service_pb2,
+    matchmaking_pb2,
+    player_pb2,
+    rating_pb2,
+    ttr_europe_pb2,
+)
 from werkzeug.datastructures import MultiDict
 
 from tabletop_server.rest import openapi
@@ -33,7 +42,7 @@ EXPECTED_ROUTES = {
 }
 PROTO_DIR = Path(__file__).resolve().parents[2] / "protos" / "tabletop" / "v1"
 PB2_FILES = (bang_pb2.DESCRIPTOR, field_rules_pb2.DESCRIPTOR, game_pb2.DESCRIPTOR, game_service_pb2.DESCRIPTOR,
-             player_pb2.DESCRIPTOR, ttr_europe_pb2.DESCRIPTOR)
+             matchmaking_pb2.DESCRIPTOR, player_pb2.DESCRIPTOR, rating_pb2.DESCRIPTOR, ttr_europe_pb2.DESCRIPTOR)
 
 
 @pytest.fixture(scope="module")
@@ -318,7 +327,7 @@ def test_any_contract_derives_routes_not_just_this_one() -> None:
     """A synthetic service: two path variables, query fields of several types, an ETag field."""
     service = _synthetic_service()
     (route,) = build_routes(service)
-    assert route.rule == "/v1/games/<segment:game>/players/<segment:player>"
+    assert route.rule == "/v1/games/<inner:game>/players/<segment:player>"  # ":" only where no verb can follow
     assert route.openapi_path == "/v1/games/{game}/players/{player}"
     assert route.path_variables[0].template == "games/{game}/players/{player}"
     assert set(route.query) == {"pageSize", "page_size", "tags", "verbose"}  # JSON and proto names

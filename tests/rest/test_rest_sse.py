@@ -15,6 +15,8 @@ from tests.conftest import start_grpc
 from tests.rest.conftest import HEARTBEAT_SECONDS
 from tests.rest.rest_api import Api, SseEvent, SseReader
 
+EACH_SHAPE = True  # what depends on the channel: tested in process and over gRPC (tests/rest/conftest.py)
+
 
 def _act(api: Api, name: str, tokens: dict[int, str]) -> int:
     """Apply the first legal action of the first seat that has one; the new version."""
@@ -112,15 +114,21 @@ def test_client_disconnect_ends_the_stream(api: Api, rest_server: Any) -> None:
     assert api.get("/v1/rulesets").status_code == 200
 
 
-def test_head_on_watch_opens_no_lasting_stream(api: Api) -> None:
+def test_head_on_watch_opens_no_lasting_stream(api: Api, rest_server: Any) -> None:
+    """HEAD is the watch's answer without its body: checked as a GET would be (404 for no such game), then the
+    watch it opened ends at once (no slot, no upstream call left)."""
     name, tokens = api.create_game()
-    before = _pumps()
+    watches = rest_server.app.watches
+    before = (watches.open, len(watches.all_hubs))
     reply = api.call("HEAD", f"/v1/{name}:watch", tokens[0])
     assert reply.status_code == 200 and reply.headers["Content-Type"].startswith("text/event-stream")
+    assert reply.headers["Cache-Control"] == "private, no-store" and not reply.content
     deadline = time.monotonic() + HEARTBEAT_SECONDS * 8
-    while _pumps() > before and time.monotonic() < deadline:
+    while (watches.open, len(watches.all_hubs)) > before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _pumps() <= before, "a HEAD left a watch stream open"
+    assert watches.open <= before[0] and len(watches.all_hubs) <= before[1], "a HEAD left a watch stream open"
+    assert _pumps() == 0
+    assert api.call("HEAD", "/v1/games/nosuchgame:watch").status_code == 404
 
 
 def test_watch_errors_before_streaming_are_http_errors(api: Api) -> None:

@@ -9,13 +9,14 @@ annotation cannot go untested.
 
 from __future__ import annotations
 
+import base64
 import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.message import Message
-from tabletop.v1 import bang_pb2, game_pb2, player_pb2
+from tabletop.v1 import bang_pb2, game_pb2, matchmaking_pb2, player_pb2, rating_pb2
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import ttr_europe_pb2 as ttr
 
@@ -122,6 +123,23 @@ def _read(method: str, request_class: type[Message], field: str = "name") -> Pla
         request.ClearField(field)
         return method, _set(request, field, value), tokens[0]
     return place
+
+
+def _leaderboard(field: str) -> Place:
+    def place(stub: Any, value: Any) -> tuple[str, Message, str | None]:
+        request = rating_pb2.ListLeaderboardRequest(parent="rulesets/ttr-europe")
+        if value == THIS_GAME:
+            return "ListLeaderboard", request, None
+        request.ClearField(field)  # type: ignore[arg-type]
+        return "ListLeaderboard", _set(request, field, value), None
+    return place
+
+
+def _leaderboard_token(n: int) -> str:
+    """A token ListLeaderboard issues, as long as ``n`` allows (its place with leading zeros), else ``n`` letters."""
+    if n % 4 == 0 and n >= 8:
+        return base64.urlsafe_b64encode(f"at:{'0' * (n * 3 // 4 - 4)}1".encode()).decode()
+    return "A" * n
 
 
 def _ruleset(field: str) -> Place:
@@ -247,6 +265,9 @@ def _any_card(n: int) -> str:
 
 CHARACTERS_OK = ["bart_cassidy", "vera_custer", "jose_delgado"]
 CHARACTERS_BAD = ["Bart_cassidy", "bart-cassidy", "bart cassidy", "1bart", "_bart", "bart\n", "b" * 33, "josé"]
+TICKETS_OK = [f"tickets/{'0' * 16}.{'f' * 16}", "tickets/0123456789abcdef.fedcba9876543210"]
+TICKETS_BAD = ["tickets/", f"tickets/{'0' * 16}", f"tickets/{'0' * 16}.{'f' * 15}", f"tickets/{'A' * 16}.{'f' * 16}",
+               f"games/{'0' * 16}.{'f' * 16}", f"tickets/{'0' * 16}.{'f' * 16}\n"]
 NAMES_OK = [THIS_GAME, f"games/{LONG_ID}"]
 NAMES_BAD = [f"games/{'a' * 65}", "games/ABC", "games/a-b", "games/", "games/a\n", "nope", "games/a/b"]
 RULESET_NAMES_OK = [THIS_GAME, "rulesets/bang", f"rulesets/{'a' * 64}", "rulesets/0-0"]
@@ -300,6 +321,18 @@ PLAYER_IDS_OK = ["a", "guest:x", "A.b_c:d@e|f+g-h", "p" * 128]
 PLAYER_IDS_BAD = ["", "a b", "a/b", "é", "a\n", "p" * 129]
 BOTS_OK = ["random", "basic", "b", "b" * 32, "a1_2"]
 BOTS_BAD = ["", "Random", "1bot", "_bot", "bot-x", "b" * 33, "bot\n", "bot "]
+NOTIFICATION_IDS_OK = ["", "1-0", "1" * 20 + "-" + "1" * 20]
+NOTIFICATION_IDS_BAD = ["1", "1-", "-1", "a-1", "1-0\n", " 1-0", "1" * 21 + "-0"]
+
+
+def _notification_id(n: int) -> str:
+    """A notification id of ``n`` characters (41 at most match the pattern; longer ones fail it too)."""
+    if n < 3:
+        return "1-0"[:n]
+    left = min(20, n - 2)
+    return "1" * left + "-" + "1" * (n - 1 - left)
+
+
 PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.CreateGameRequest.ruleset": (_create("ruleset"), lambda n: "b" * n, ["bang"], []),
     "tabletop.v1.CreateGameRequest.seat_count": (_create("seat_count"), str, [], []),
@@ -324,6 +357,49 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.CreateGuestSessionRequest.display_name": (
         _session("CreateGuestSession", player_pb2.CreateGuestSessionRequest(), "display_name"),
         lambda n: "é" * n, ["", *DISPLAY_OK], DISPLAY_BAD),
+    # A player's own calls (issue 27): without a player, a value their limits accept fails as PLAYER_REQUIRED.
+    "tabletop.v1.ListMyGamesRequest.page_size": (
+        _session("ListMyGames", player_pb2.ListMyGamesRequest(), "page_size"), str, [], []),
+    "tabletop.v1.ListMyGamesRequest.page_token": (
+        _session("ListMyGames", player_pb2.ListMyGamesRequest(), "page_token"), lambda n: "A" * n, [""],
+        ["ab!c", "a=", "a b"]),
+    "tabletop.v1.ListMyGamesRequest.filter": (
+        _session("ListMyGames", player_pb2.ListMyGamesRequest(), "filter"), lambda n: "my_turn = true".ljust(n),
+        [], []),
+    "tabletop.v1.ListNotificationsRequest.page_size": (
+        _session("ListNotifications", player_pb2.ListNotificationsRequest(), "page_size"), str, [], []),
+    "tabletop.v1.ListNotificationsRequest.page_token": (
+        _session("ListNotifications", player_pb2.ListNotificationsRequest(), "page_token"), _notification_id,
+        NOTIFICATION_IDS_OK, NOTIFICATION_IDS_BAD),
+    "tabletop.v1.ListNotificationsRequest.filter": (
+        _session("ListNotifications", player_pb2.ListNotificationsRequest(), "filter"), lambda n: "read = false".ljust(n),
+        [], []),
+    "tabletop.v1.WatchPlayerRequest.after_id": (
+        _session("WatchPlayer", player_pb2.WatchPlayerRequest(), "after_id"), _notification_id,
+        NOTIFICATION_IDS_OK, NOTIFICATION_IDS_BAD),
+    "tabletop.v1.MarkNotificationsReadRequest.ids": (
+        _session("MarkNotificationsRead", player_pb2.MarkNotificationsReadRequest(), "ids"), _notification_id,
+        [[i] for i in NOTIFICATION_IDS_OK if i], [[i] for i in ["", *NOTIFICATION_IDS_BAD]]),
+    # Ratings (issue 28): public reads, but "players/me" and around_me need a player (PLAYER_REQUIRED).
+    "tabletop.v1.ListLeaderboardRequest.parent": (_leaderboard("parent"), str, RULESET_NAMES_OK, RULESET_NAMES_BAD),
+    "tabletop.v1.ListLeaderboardRequest.page_size": (_leaderboard("page_size"), str, [], []),
+    "tabletop.v1.ListLeaderboardRequest.page_token": (
+        _leaderboard("page_token"), _leaderboard_token, [""], ["ab!c", "a=", "a b"]),
+    "tabletop.v1.GetPlayerProfileRequest.name": (
+        _session("GetPlayerProfile", rating_pb2.GetPlayerProfileRequest(), "name"), lambda n: "players/" + "p" * (n - 8),
+        ["players/me", "players/guest:ab12", f"players/{'a' * 128}", "players/a.b_c:d@e|f+g-h"],
+        ["players/", "players/a b", f"players/{'a' * 129}", "me", "players/a/b", "players/é", "Players/me"]),
+    "tabletop.v1.GetPlayerProfileRequest.history_size": (
+        _session("GetPlayerProfile", rating_pb2.GetPlayerProfileRequest(name="players/me"), "history_size"), str, [], []),
+    # Quick play (issue 28): the ticket calls of a player (PLAYER_REQUIRED without one, past their limits).
+    "tabletop.v1.FindGameRequest.ruleset": (
+        _session("FindGame", matchmaking_pb2.FindGameRequest(ruleset="bang"), "ruleset"), lambda n: "b" * n, ["bang"], []),
+    "tabletop.v1.FindGameRequest.bots_after_seconds": (
+        _session("FindGame", matchmaking_pb2.FindGameRequest(ruleset="bang"), "bots_after_seconds"), str, [], []),
+    "tabletop.v1.GetTicketRequest.name": (
+        _session("GetTicket", matchmaking_pb2.GetTicketRequest(), "name"), str, TICKETS_OK, TICKETS_BAD),
+    "tabletop.v1.CancelTicketRequest.name": (
+        _session("CancelTicket", matchmaking_pb2.CancelTicketRequest(), "name"), str, TICKETS_OK, TICKETS_BAD),
     "tabletop.v1.SeatBot.seat": (_seat_bot("seat"), str, [], []),
     "tabletop.v1.SeatBot.bot": (_seat_bot("bot"), str, BOTS_OK, BOTS_BAD),
     "tabletop.v1.TurnTimer.decision_seconds": (_turn_timer("decision_seconds"), str, [], []),
@@ -347,6 +423,9 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.SetSeatBotRequest.bot": (_read("SetSeatBot", svc.SetSeatBotRequest, "bot"), str, ["", *BOTS_OK],
                                           BOTS_BAD[1:]),
     "tabletop.v1.GetRulesetRequest.name": (_ruleset("name"), str, RULESET_NAMES_OK, RULESET_NAMES_BAD),
+    "tabletop.v1.GetRulesetRequest.language_code": (_ruleset("language_code"), str,
+                                                    ["", "en", "cs", "cs-CZ", "de", "zh-Hant-TW"],
+                                                    ["c", "cs_CZ", "česky", "cs-", "en;q=0.9", "a" * 65]),
     "tabletop.v1.GetGameRequest.name": (_read("GetGame", svc.GetGameRequest), str, NAMES_OK, NAMES_BAD),
     "tabletop.v1.ListLegalActionsRequest.name": (_read("ListLegalActions", svc.ListLegalActionsRequest), str,
                                                  NAMES_OK, NAMES_BAD),
@@ -393,6 +472,7 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
 ITEMS: dict[str, Callable[[int], list[Any]]] = {
     "tabletop.v1.CreateGameRequest.bots": _seat_bots,
     "tabletop.v1.CreateGameRequest.invited_player_ids": lambda k: [f"p{i}" for i in range(k)],
+    "tabletop.v1.MarkNotificationsReadRequest.ids": lambda k: [f"{i}-0" for i in range(k)],
     "tabletop.v1.BangOptions.kept_characters": _kept_items,
     "tabletop.v1.BangOptions.retired_characters": _characters,
 }

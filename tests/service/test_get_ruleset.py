@@ -137,7 +137,8 @@ def test_the_etag_is_equal_over_calls_replicas_and_processes(stub: rpc.GameServi
             assert first == {r: get(rpc.GameServiceStub(channel), r).etag for r in first}
     finally:
         other.running.stop(0)
-    code = ("import json; from service.api import rulesets; from service.engine import registry; "
+    code = ("import json; from tabletop_server.service.api import rulesets; "
+            "from tabletop_server.service.engine import registry; "
             "print(json.dumps({r: rulesets.build(registry.get(r)).etag for r in ('ttr-europe', 'bang')}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60,
                          env={"PYTHONHASHSEED": "12345", "PATH": ""})

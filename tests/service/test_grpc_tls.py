@@ -31,7 +31,7 @@ from bench.http_load import free_port  # below the ephemeral range
 from tabletop_server.service.api import tls
 from tabletop_server.service.api.server import create_server
 from tabletop_server.service.config import Config
-from tests.conftest import GrpcServer, start_grpc
+from tests.conftest import GrpcServer, start_grpc, suite_config
 from tests.pki import make_pki
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -120,7 +120,7 @@ def test_loopback_port_beside_tls_is_plaintext_on_127_0_0_1(redis_url: str, pki:
             assert client.list_rulesets()
     finally:
         running.stop(0)
-    plain = create_server(Config(redis_url=redis_url), host="127.0.0.1", port=0, loopback=True)
+    plain = create_server(suite_config(redis_url), host="127.0.0.1", port=0, loopback=True)
     plain.stop(0)
     assert plain.loopback_port == 0  # no TLS: the port itself is plaintext, nothing extra opens
 

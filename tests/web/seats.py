@@ -14,11 +14,17 @@ VERSION_WAIT_MS = 90_000
 SCREENSHOTS = os.environ.get("TABLETOP_WEB_SCREENSHOTS")
 
 
+def seat_script(game: str, seat: int, token: str) -> str:
+    """An init script that holds ``seat``'s credential for ``game`` where the page keeps it (sessionStorage,
+    as after joining), so a context opens the game as that seat."""
+    return f"sessionStorage.setItem('tabletop:seat:{game}', JSON.stringify({{seat: {seat}, token: '{token}'}}))"
+
+
 class Seat:
     """One browser context playing one seat (or watching): its page and the errors it raised."""
 
-    def __init__(self, browser: Any, url: str, width: int = 1400, height: int = 1000) -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": height})
+    def __init__(self, browser: Any, url: str, width: int = 1400, height: int = 1000, locale: str = "en-US") -> None:
+        self.context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
         self.page = self.context.new_page()
         self.errors: list[str] = []
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
@@ -56,10 +62,10 @@ def create_in_lobby(seat: Seat, ruleset: str, seats: int, name: str, checks: tup
     page = seat.page
     page.goto(f"{seat.url}/")
     page.get_by_test_id("ruleset").select_option(ruleset)
-    page.get_by_test_id("seats").fill(str(seats))
-    page.get_by_test_id("display-name").fill(name)
-    for option in checks:
+    for option in checks:  # first: the seat counts offered follow the options ticked (Dodge City: 3 and 8)
         page.locator(f"fieldset.options input[name='{option}']").check()
+    page.get_by_test_id("seats").select_option(str(seats))
+    page.get_by_test_id("display-name").fill(name)
     page.get_by_test_id("create").click()
     page.get_by_test_id("seat").wait_for()
     link = page.get_by_test_id("share-link").input_value()

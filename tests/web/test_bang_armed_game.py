@@ -29,7 +29,7 @@ ACTIONS = 60
 SEATS = 4
 CUBES = 32
 ARMED = "BANG_EXPANSION_ARMED_AND_DANGEROUS"
-CUBE_LINE = re.compile(r"[+-]\d+ cubes? (on|off) ")
+CUBE_LINE = re.compile(r"[+\-−]\d+ cubes? (on|off) ")
 # Lower weights for the buttons that end a turn or decline: the game then plays its cards.
 WEIGHTS = {"endTurn": 1, "pass": 2}
 

@@ -31,6 +31,8 @@ def test_a_chosen_deal_is_marked_and_a_finished_deal_verifies_in_the_browser(bro
         assert row.get_by_test_id("deal-chosen").inner_text() == "deal chosen by the creator"
         for name, marked in ((chosen, True), (drawn, False)):
             visitor.page.goto(f"{web_url}/#/games/{name.removeprefix('games/')}")
+            # A hash change keeps the last game's page up until this one draws: wait for this game's own page.
+            visitor.page.locator(f"[data-testid=replay-link][href^='#/games/{name.removeprefix('games/')}/']").wait_for()
             visitor.page.get_by_test_id("verify-deal").click()
             visitor.page.locator("[data-testid='verify-result'][data-verified='true']").wait_for()
             assert visitor.page.get_by_test_id("deal-chosen").count() == int(marked)

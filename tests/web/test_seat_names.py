@@ -30,3 +30,24 @@ def test_unnamed_bot_seats_are_numbered_per_bot_kind(browser: Any, web_url: str,
         assert not watcher.errors, watcher.errors
     finally:
         watcher.close()
+
+
+def test_a_name_typed_into_the_join_form_survives_another_seat_joining(browser: Any, web_url: str, stub: Any) -> None:
+    """The page is redrawn at every version: a name being typed must not be emptied when another seat joins
+    meanwhile (the four-seat browser games' join links failed so under load: the join went out nameless)."""
+    created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=3, display_names=["ann"]))
+    joiner = Seat(browser, web_url)
+    try:
+        page = joiner.page
+        page.goto(f"{web_url}/#/games/{created.game.name.removeprefix('games/')}")
+        page.locator(f"#app[data-version='{created.game.version}']").wait_for(timeout=VERSION_WAIT_MS)
+        page.get_by_test_id("join-name").fill("cleo")
+        joined = stub.JoinGame(svc.JoinGameRequest(name=created.game.name, display_name="bob"))
+        page.locator(f"#app[data-version='{joined.game.version}']").wait_for(timeout=VERSION_WAIT_MS)
+        assert page.get_by_test_id("join-name").input_value() == "cleo"
+        page.get_by_test_id("join").click()
+        page.get_by_test_id("seat").wait_for(timeout=VERSION_WAIT_MS)
+        assert "cleo" in page.get_by_test_id("seat").inner_text()
+        assert not joiner.errors, joiner.errors
+    finally:
+        joiner.close()

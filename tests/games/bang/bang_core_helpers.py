@@ -17,8 +17,8 @@ from typing import Any
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.ruleset import Action, Event, State
 from tabletop_server.service.games.bang import codec, tables
+from tabletop_server.service.games.bang.abilities import ABILITIES, Ability
 from tabletop_server.service.games.bang.catalog import Character, card_row
-from tabletop_server.service.games.bang.characters import ABILITIES, Ability
 from tabletop_server.service.games.bang.pending import STEPS, Step, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import Request, discard_from_hand, draw, player, trait

@@ -110,7 +110,7 @@ def test_julie_cutter_draws_nothing_when_her_bomb_explodes() -> None:
 @pytest.mark.rule("AD-037")
 def test_julie_cutter_shoots_once_even_after_several_lives() -> None:
     """No card of these sets takes 2 lives at once from a player: the on-hit handler is asked directly."""
-    from tabletop_server.service.games.bang.characters import ability_of
+    from tabletop_server.service.games.bang.abilities import ability_of
     st = julie()
     stack_deck(st, ["any:6d"])
     events: list[Event] = []

@@ -24,7 +24,6 @@ from bang_helpers import (
     set_cubes,
     stack_deck,
 )
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 from tabletop_server.service.engine.ruleset import State
@@ -32,6 +31,7 @@ from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import cubes
 from tabletop_server.service.games.bang.state import all_cards
 from tabletop_server.service.games.bang.tables import TYPE_OF, deck_and_characters
+from tests.volume import run_examples, volumes
 
 pytestmark = pytest.mark.usefixtures("armed")
 
@@ -439,9 +439,13 @@ def check_cubes(state: State, deck: set[str]) -> None:
 
 
 @pytest.mark.rule("AD-002", "AD-013")
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=hs.integers(0, 2**31 - 1), n=hs.integers(4, 7), dodge_city=hs.booleans())
-def test_cubes_are_conserved_over_random_armed_and_dangerous_games(seed: int, n: int, dodge_city: bool) -> None:
+@pytest.mark.parametrize("examples", volumes(8, 40))
+def test_cubes_are_conserved_over_random_armed_and_dangerous_games(examples: int) -> None:
+    run_examples(examples, cubes_are_conserved_over_random_armed_and_dangerous_games, seed=hs.integers(0, 2**31 - 1),
+                 n=hs.integers(4, 7), dodge_city=hs.booleans())
+
+
+def cubes_are_conserved_over_random_armed_and_dangerous_games(seed: int, n: int, dodge_city: bool) -> None:
     expansions = AD + (["dodge_city"] if dodge_city else [])
     deck = set(deck_and_characters(expansions)[0])
     rng = random.Random(seed)

@@ -17,7 +17,6 @@ import json
 import random
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_dc_cards_random import check_listing_is_complete
 
@@ -28,9 +27,9 @@ from tabletop_server.service.games.bang import codec, cubes
 from tabletop_server.service.games.bang.actions import check
 from tabletop_server.service.games.bang.pending import REQUESTS
 from tabletop_server.service.games.bang.state import all_cards
+from tests.volume import run_examples, volumes
 
 pytestmark = pytest.mark.usefixtures("armed")
-GAMES = 24
 MAX_ACTIONS = 3000
 SETS = (["armed_and_dangerous"], ["dodge_city", "armed_and_dangerous"])
 
@@ -103,15 +102,20 @@ def play_game(expansions: list[str], game: int, rnd: random.Random, complete: bo
 
 
 @pytest.mark.rule("AD-002", "AD-013")
+@pytest.mark.parametrize("games", volumes(2, 24))
 @pytest.mark.parametrize("expansions", SETS, ids=lambda e: "+".join(e))
-def test_random_games_conserve_cubes_and_list_every_legal_action(expansions: list[str]) -> None:
-    for game in range(GAMES):
-        play_game(expansions, game, random.Random(game), complete=game < GAMES // 2)
+def test_random_games_conserve_cubes_and_list_every_legal_action(expansions: list[str], games: int) -> None:
+    """The first half of the games also checks that every listed action is the whole of the legal ones."""
+    for game in range(games):
+        play_game(expansions, game, random.Random(game), complete=game < games // 2)
+
+
+def cubes_are_conserved(seed: int, both: bool) -> None:
+    """Hypothesis picks the deal and the moves: after every action the 32 cubes are all accounted for."""
+    play_game(list(SETS[both]), seed, random.Random(seed), complete=False)
 
 
 @pytest.mark.rule("AD-002", "AD-013")
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**31 - 1), both=st.booleans())
-def test_property_cubes_are_conserved_after_every_action(seed: int, both: bool) -> None:
-    """Hypothesis picks the deal and the moves: after every action the 32 cubes are all accounted for."""
-    play_game(list(SETS[both]), seed, random.Random(seed), complete=False)
+@pytest.mark.parametrize("examples", volumes(3, 25))
+def test_property_cubes_are_conserved_after_every_action(examples: int) -> None:
+    run_examples(examples, cubes_are_conserved, seed=st.integers(0, 2**31 - 1), both=st.booleans())

@@ -16,8 +16,8 @@ import pytest
 from bang_helpers import rewrite
 
 from tabletop_server.service.games.bang import catalog
+from tabletop_server.service.games.bang.abilities import ABILITIES
 from tabletop_server.service.games.bang.catalog import CardType, DataError, KillRule
-from tabletop_server.service.games.bang.characters import ABILITIES
 from tabletop_server.service.games.bang.damage import WIN_RULES
 from tabletop_server.service.games.bang.effects import EFFECTS
 

@@ -22,8 +22,8 @@ from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.ruleset import State
 from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import tables
+from tabletop_server.service.games.bang.abilities import ABILITIES, Ability
 from tabletop_server.service.games.bang.catalog import Character
-from tabletop_server.service.games.bang.characters import ABILITIES, Ability
 
 
 class _UnaffectedByOthers(Ability):

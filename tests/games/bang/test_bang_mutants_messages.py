@@ -21,7 +21,7 @@ from tabletop.v1 import bang_pb2
 from tabletop_server.service.engine.errors import MalformedAction
 from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import catalog, damage
-from tabletop_server.service.games.bang.characters import ABILITIES
+from tabletop_server.service.games.bang.abilities import ABILITIES
 from tabletop_server.service.games.bang.effects import EFFECTS
 from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, ROLES, TYPES, WIN_RULE_OF
 

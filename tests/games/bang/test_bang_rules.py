@@ -283,7 +283,7 @@ def test_data_rows_equal_the_reference_cards() -> None:
 
 
 def test_validation_names_the_bad_row() -> None:
-    from tabletop_server.service.games.bang.characters import ABILITIES
+    from tabletop_server.service.games.bang.abilities import ABILITIES
     from tabletop_server.service.games.bang.effects import EFFECTS
     args = [TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, EFFECTS, ABILITIES]
     catalog.validate(*args)  # type: ignore[arg-type]
@@ -303,7 +303,7 @@ def test_validation_names_the_bad_row() -> None:
 
 
 def test_registering_a_name_twice_raises() -> None:
-    from tabletop_server.service.games.bang.characters import Ability, ability
+    from tabletop_server.service.games.bang.abilities import Ability, ability
     from tabletop_server.service.games.bang.checks import check, is_heart
     from tabletop_server.service.games.bang.effects import Effect, effect
     from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step

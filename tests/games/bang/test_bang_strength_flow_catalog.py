@@ -17,7 +17,7 @@ import pytest
 from bang_helpers import rewrite
 
 from tabletop_server.service.games.bang import catalog
-from tabletop_server.service.games.bang.characters import ABILITIES
+from tabletop_server.service.games.bang.abilities import ABILITIES
 from tabletop_server.service.games.bang.damage import WIN_RULES
 from tabletop_server.service.games.bang.effects import EFFECTS
 from tabletop_server.service.games.bang.tables import (

@@ -31,6 +31,7 @@ from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang.codec import EVENT_PB, ROLE_PB
 from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, mode_of
 from tabletop_server.service.games.bang.view import REQUEST_KINDS
+from tests.volume import volumes
 
 pytestmark = pytest.mark.usefixtures("armed")  # Armed & Dangerous scenarios (a no-op once it is offered)
 SEEN_KINDS: set[str] = set()
@@ -304,9 +305,9 @@ def eliminations_sam_and_game_over() -> None:
     assert bang.is_over(st)
 
 
-def random_games() -> None:
+def random_games(games: int = 3) -> None:
     """A few seeded games of random legal moves from the real deal."""
-    for seed in range(3):
+    for seed in range(games):
         pick = random.Random(seed)
         st = bang.setup({}, 4 + seed, seed)
         opening = bang.opening_events(st)
@@ -339,12 +340,12 @@ def green_cards_in_play() -> None:
 DC_CHARACTERS = sorted(k for k, c in CHARACTERS.items() if c.expansion == "dodge_city")
 
 
-def dodge_city_random_games() -> None:
+def dodge_city_random_games(games: int = 12) -> None:
     """Seeded Dodge City games of random legal moves over every seat count, 3 to 8, with the Dodge City
     characters seated (each at least twice): green cards played and used, costs paid (Brawl, Rag Time,
     Doc Holyday), Vera Custer's copy, Pat Brennan's pick from play, and the house rules on in half."""
     seat_of = iter(DC_CHARACTERS * 3)
-    for game in range(12):
+    for game in range(games):
         seats = 3 + game % 6
         pick = random.Random(100 + game)
         house = {h: bool(game % 2) for h in ("jose_delgado_in_play", "pixie_pete_draws_four",
@@ -410,11 +411,11 @@ def armed_and_dangerous_decisions() -> None:
     answer(st, {"type": "choose", "target": 3}, "pass_bomb")
 
 
-def armed_and_dangerous_random_games() -> None:
+def armed_and_dangerous_random_games(games: int = 10) -> None:
     """Seeded Armed & Dangerous games (alone and with Dodge City) of random legal moves, the A&D
     characters seated: cubes gained, paid, moved and lost under the oracle."""
     seat_of = iter(AD_CHARACTERS * 4)
-    for game in range(10):
+    for game in range(games):
         expansions = ["armed_and_dangerous", *(["dodge_city"] if game % 2 else [])]
         seats = (3 + game % 6) if game % 2 else 4 + game % 4
         pick = random.Random(200 + game)
@@ -436,10 +437,23 @@ SCENARIOS: list[Callable[[], None]] = [phase_one_of_each_drawing_character, hand
                                        armed_and_dangerous_random_games]
 
 
+# The many-game scenarios: (games in the fast tier, every game of the scenario, played in ``slow``).
+RANDOM_SCENARIOS: dict[Callable[[int], None], tuple[int, int]] = {
+    random_games: (1, 3), dodge_city_random_games: (2, 12), armed_and_dangerous_random_games: (2, 10)}
+
+
 @pytest.mark.rule("BANG-005", "BANG-086", "BANG-094")
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.__name__)
+@pytest.mark.parametrize("scenario", [s for s in SCENARIOS if s not in RANDOM_SCENARIOS], ids=lambda s: s.__name__)
 def test_no_view_or_event_shows_a_secret(scenario: Callable[[], None]) -> None:
     scenario()
+
+
+@pytest.mark.rule("BANG-005", "BANG-086", "BANG-094")
+@pytest.mark.parametrize(("scenario", "games"), [p for s, counts in RANDOM_SCENARIOS.items()
+                                                 for p in volumes(*counts, s, name=s.__name__)])
+def test_no_view_or_event_of_random_games_shows_a_secret(scenario: Callable[[int], None], games: int) -> None:
+    """The random-game scenarios over a quick share of their games (fast tier), and over every one (``slow``)."""
+    scenario(games)
 
 
 def emitted_kinds() -> set[str]:

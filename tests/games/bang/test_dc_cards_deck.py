@@ -74,7 +74,7 @@ def test_the_loaded_rows_match_the_printed_totals(data: Path) -> None:
     assert types == TYPES
     rewrite(data, "cards_dodge_city.json", lambda d: d["cards"][0]["copies"].pop())
     loaded = catalog.load()
-    from tabletop_server.service.games.bang.characters import ABILITIES
+    from tabletop_server.service.games.bang.abilities import ABILITIES
     from tabletop_server.service.games.bang.damage import WIN_RULES
     from tabletop_server.service.games.bang.effects import EFFECTS
     with pytest.raises(catalog.DataError, match="dodge_city totals differ"):

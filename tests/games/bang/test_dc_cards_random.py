@@ -20,14 +20,15 @@ from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import codec
 from tabletop_server.service.games.bang.actions import check
 from tabletop_server.service.games.bang.state import all_cards
+from tests.volume import volumes
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
-GAMES = 30
 MAX_ACTIONS = 3000
 
 
-def test_random_dodge_city_games_keep_every_card_and_end() -> None:
-    for game in range(GAMES):
+@pytest.mark.parametrize("games", volumes(3, 30))
+def test_random_dodge_city_games_keep_every_card_and_end(games: int) -> None:
+    for game in range(games):
         rnd = random.Random(game)
         n = 4 + game % 4
         st = bang.setup({"expansions": ["dodge_city"]}, n, game)

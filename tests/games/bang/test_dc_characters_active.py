@@ -3,6 +3,9 @@ Pat Brennan (DC-023..025, 029, 030, 034), with José's house rule ``jose_delgado
 
 from __future__ import annotations
 
+import json
+import random
+
 import pytest
 from bang_core_helpers import extra_cards
 from bang_helpers import act, chars, equip, give, hand_keys, pending_kind, play, refused, table, table_keys
@@ -12,6 +15,8 @@ from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.ruleset import Action, Event, State
 from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import codec
+from tabletop_server.service.games.bang.tables import CHARACTERS
+from tests.volume import volumes
 
 pytestmark = pytest.mark.usefixtures("dodge_city")
 DC = ["dodge_city"]
@@ -199,17 +204,13 @@ def test_pat_brennan_may_draw_as_usual_and_draws_when_nothing_is_in_play() -> No
     assert st["pending"] == [] and drawn(events, 1) == 2
 
 
-def test_random_games_with_every_dodge_city_character_seated() -> None:
-    """Each Dodge City character plays whole random games through legal actions: every listed action
-    applies (also after a JSON round trip and through the codec), every view encodes, and each
-    game ends."""
-    import json
-    import random
-
-    from tabletop_server.service.games.bang.tables import CHARACTERS
-
+@pytest.mark.parametrize("rounds", volumes(1, 4))
+def test_random_games_with_every_dodge_city_character_seated(rounds: int) -> None:
+    """Each Dodge City character plays whole random games (``rounds`` each) through legal actions: every
+    listed action applies (also after a JSON round trip and through the codec), every view encodes, and
+    each game ends."""
     dc = sorted(k for k, c in CHARACTERS.items() if c.expansion == "dodge_city")
-    for game, key in enumerate(dc * 4):
+    for game, key in enumerate(dc * rounds):
         rng = random.Random(game)
         state = bang.setup({"expansions": DC}, 4 + game % 4, game)
         seat = game % len(state["p"])

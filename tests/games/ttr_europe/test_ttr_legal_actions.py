@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+import pytest
 from hypothesis import strategies as st
 from ttr_helpers import check_invariants, random_game
 
 import tabletop_server.service.games.ttr_europe as ttr
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.games.ttr_europe.board import CARD_NAMES, CITY_NAMES, COLORS
+from tests.volume import run_examples, volumes
 
 State = dict[str, Any]
 
@@ -63,10 +64,13 @@ def _valid_spelling(action: dict[str, Any]) -> bool:
     return bool((action["cards"] == 0) == (action["color"] is None))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 10_000), st.integers(2, 5), st.integers(0, 400), st.lists(_any_action, max_size=25))
-def test_listed_apply_and_others_are_refused(seed: int, seats: int, steps: int,
-                                             attempts: list[dict[str, Any]]) -> None:
+@pytest.mark.parametrize("examples", volumes(20, 150))
+def test_listed_apply_and_others_are_refused(examples: int) -> None:
+    run_examples(examples, listed_apply_and_others_are_refused, seed=st.integers(0, 10_000), seats=st.integers(2, 5),
+                 steps=st.integers(0, 400), attempts=st.lists(_any_action, max_size=25))
+
+
+def listed_apply_and_others_are_refused(seed: int, seats: int, steps: int, attempts: list[dict[str, Any]]) -> None:
     state = _position(seed, seats, steps)
     for seat in range(seats):
         listed = ttr.legal_actions(state, seat)

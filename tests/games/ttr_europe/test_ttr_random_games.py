@@ -9,6 +9,7 @@ import pytest
 from ttr_helpers import check_final, check_invariants, random_game
 
 import tabletop_server.service.games.ttr_europe as ttr
+from tests.volume import volumes
 
 State = dict[str, Any]
 
@@ -32,10 +33,11 @@ def _deep_check(state: State) -> None:
         ttr.view(state, seat).SerializeToString()
 
 
+@pytest.mark.parametrize("games", volumes(2, 10))
 @pytest.mark.parametrize("seats", [2, 3, 4, 5])
-def test_invariants_hold_at_every_step(seats: int) -> None:
+def test_invariants_hold_at_every_step(seats: int, games: int) -> None:
     """Cards (110) and tickets (46) are always all somewhere; trains never below zero."""
-    for seed in range(10):
+    for seed in range(games):
         state, _steps = random_game(1000 + seed, seats, check=_deep_check)
         check_final(state)
 

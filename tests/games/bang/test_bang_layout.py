@@ -1,0 +1,115 @@
+"""The stored BANG! state and its types (``layout.py``, issue 30): the layout in ``state.py``'s docstring
+lists exactly the typed keys, and stored games' states have exactly the keys the types allow.
+
+The states checked are those of the golden corpus (``scripts/golden_corpus.py``): the first games of every
+table replayed step by step, every key of the state, of each player, mark and pending entry.
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from typing import Any
+
+import pytest
+
+from scripts import golden_corpus as corpus
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import state as state_module
+from tabletop_server.service.games.bang.layout import (
+    GameState,
+    Mark,
+    PendingKind,
+    PlayerData,
+    RequestEntry,
+    RequestKindName,
+    StepEntry,
+    StepKindName,
+)
+from tabletop_server.service.games.bang.pending import REQUESTS, STEPS
+from tests.typed_state import misfits_of, mypy_errors, typed_keys
+
+GAMES_PER_TABLE = 3
+
+
+def misfits(state: dict[str, Any]) -> list[str]:
+    """What of ``state`` the types do not allow."""
+    out = misfits_of("state", state, GameState)
+    for seat, p in enumerate(state["p"]):
+        out += misfits_of(f"p[{seat}]", p, PlayerData)
+    for card, mark in state.get("marks", {}).items():
+        out += misfits_of(f"marks[{card}]", mark, Mark)
+    for i, req in enumerate(state["pending"]):
+        cls, kinds = (StepEntry, StepKindName) if req["seat"] is None else (RequestEntry, RequestKindName)
+        out += misfits_of(f"pending[{i}]", req, cls)
+        out += [] if req["kind"] in typing.get_args(kinds) else [f"pending[{i}]: untyped kind {req['kind']!r}"]
+    if state["phase"] not in typing.get_args(typing.get_type_hints(GameState)["phase"]):
+        out.append(f"phase {state['phase']!r}")
+    return out
+
+
+def test_the_pending_kinds_are_the_registered_ones() -> None:
+    """The rules' own kinds (other tests register made-up ones, such as ``t_record``, in the same process):
+    the requests a seat answers and the engine steps, each in its own ``Literal``."""
+    def rules(registry: dict[str, Any]) -> set[str]:
+        return {kind for kind, handler in registry.items() if type(handler).__module__.startswith("tabletop_server.service.")}
+    assert set(typing.get_args(RequestKindName)) == rules(REQUESTS)
+    assert set(typing.get_args(StepKindName)) == rules(STEPS)
+    assert set(typing.get_args(PendingKind)) == rules(REQUESTS) | rules(STEPS)
+
+
+def test_the_documented_layout_lists_exactly_the_typed_keys() -> None:
+    doc = state_module.__doc__ or ""
+    block = doc[doc.index("::"):doc.index("A request is")]
+    quoted = set(re.findall(r'"([a-z_]+)"', block)) - {"draw", "play", "end", "over"}  # phases ("discard" is a key too)
+    player = {k for k in typed_keys(PlayerData)[1]} | {"hand", "table"}
+    typed = set(typed_keys(GameState)[1]) | player | set(typed_keys(Mark)[1])
+    assert quoted == typed, (sorted(quoted - typed), sorted(typed - quoted))
+
+
+def test_a_misspelt_or_missing_key_is_found() -> None:
+    state = bang.setup({}, 4, 1)
+    assert misfits(state) == []
+    state["bangz"] = state.pop("bangs")
+    state["p"][0]["lfe"] = 1
+    assert misfits(state) == ["state: missing 'bangs'", "state: untyped key 'bangz'", "p[0]: untyped key 'lfe'"]
+
+
+@pytest.mark.parametrize("table", sorted([*corpus.TABLES, *corpus.FROZEN]))
+def test_every_state_of_stored_games_fits_the_types(table: str) -> None:
+    for _, game in zip(range(GAMES_PER_TABLE), corpus.stored(table)):
+        state = game["state"]
+        found = misfits(state)
+        for seat, action in game["actions"]:
+            bang.apply(state, seat, dict(action))
+            found += misfits(state)
+        assert found == [], f"{table} game {game['game']}: {sorted(set(found))}"
+
+
+# A rule written against the typed state, with one mistake per line mypy must name (line: what it says).
+_RULE = '''from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.state import player, push
+
+
+def rule(state: State, seat: int) -> None:
+    state["bangs"] += 1
+    state["bangz"] += 1
+    player(state, seat)["lfe"] -= 1
+    push(state, "dyin", seat)
+    push(state, "t_draw", seat)
+    state["phase"] = "plya"
+    player(state, seat)["life"] = "one"
+'''
+_FOUND = {7: '"GameState" has no key "bangz"', 8: '"PlayerData" has no key "lfe"', 9: "No overload variant of \"push\"",
+          10: "No overload variant of \"push\"", 11: 'has incompatible type "Literal[\'plya\']"',
+          12: 'has incompatible type "str"'}
+
+
+@pytest.mark.slow
+def test_mypy_strict_names_a_misspelt_key_kind_or_value(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The typed state catches what the JSON alone cannot: a misspelt state or player key, a request kind
+    that is none (or an engine step pushed for a seat), a phase that is none, a value of the wrong type."""
+    by_line, out = mypy_errors(_RULE, tmp_path, monkeypatch)
+    assert set(by_line) == set(_FOUND), out
+    for number, text in _FOUND.items():
+        assert text in by_line[number], by_line[number]
