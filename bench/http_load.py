@@ -10,6 +10,8 @@ an abrupt cut (RST, no FIN) of a connection.
 from __future__ import annotations
 
 import asyncio
+import inspect
+import math
 import os
 import random
 import resource
@@ -201,11 +203,13 @@ class SseWatcher:
     """One SSE client of ``/v1/{game}:watch``: every ``id`` it received, in order."""
 
     ids: list[int] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # time.perf_counter() when each id arrived
     status: int = 0
     headers: dict[str, str] = field(default_factory=dict)
     conn: Conn | None = None
     task: asyncio.Future[None] | None = None
     opened: asyncio.Event = field(default_factory=asyncio.Event)
+    error: str = ""  # the data of an ``event: error`` the stream ended with
 
     async def run(self, port: int, game: str, token: str | None = None) -> None:
         self.conn = reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -219,9 +223,15 @@ class SseWatcher:
         self.opened.set()
         if self.status != 200:
             return
+        erring = False
         while line := await reader.readline():
             if line.startswith(b"id: "):  # chunk-size lines of the chunked body fall between, unread
                 self.ids.append(int(line[4:]))
+                self.times.append(time.perf_counter())
+            elif line.startswith(b"event: error"):
+                erring = True
+            elif erring and line.startswith(b"data: "):
+                self.error = line[6:].decode().strip()  # the stream's last event: why the server ended it
 
     def start(self, port: int, game: str, token: str | None = None) -> SseWatcher:
         self.task = asyncio.ensure_future(self.run(port, game, token))
@@ -230,6 +240,8 @@ class SseWatcher:
     def cut(self) -> None:
         """Close abruptly: an RST, no FIN (SO_LINGER 0)."""
         assert self.conn is not None
+        if self.conn[1].transport.is_closing():  # its stream already ended (the server closed it): nothing to cut
+            return
         sock = self.conn[1].get_extra_info("socket")
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         self.conn[1].transport.abort()
@@ -238,15 +250,31 @@ class SseWatcher:
 
 
 async def until(check: Any, timeout: float, interval: float = 0.1) -> bool:
-    """Poll ``check()`` (a plain function) until true or ``timeout``; whether it came true."""
+    """Poll ``check()`` (a plain function, or one returning an awaitable) until true or ``timeout``; whether it
+    came true."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if check():
+        if await _result(check()):
             return True
         await asyncio.sleep(interval)
-    return bool(check())
+    return bool(await _result(check()))
+
+
+async def read_metric(server: ServeProcess, name: str) -> float:
+    """``server.metric(name)`` read in a thread, so this loop keeps reading its streams meanwhile (a read takes
+    seconds on a starved machine); NaN when the read times out (every comparison with NaN is false: not yet)."""
+    try:
+        return await asyncio.to_thread(server.metric, name)
+    except OSError:
+        return math.nan
 
 
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))] if ordered else 0.0
+
+
+# Helpers
+
+async def _result(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value

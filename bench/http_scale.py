@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import sys
 import time
 from pathlib import Path
@@ -98,14 +99,20 @@ def watcher_figures(args: argparse.Namespace) -> None:
                   f"per process capped by TABLETOP_MAX_SSE_WATCHES (20000) and the fd limit")
             latencies = await probe(port, 200, timeout=10)
             print(f"unary p99 with {args.watchers} watchers open: {1000 * percentile(latencies, .99):.1f} ms")
+            live = [watcher for watcher in watchers if watcher.task is not None and not watcher.task.done()]
+            if len(live) < len(watchers):
+                errors = collections.Counter(w.error for w in watchers if w.task is not None and w.task.done())
+                print(f"{len(watchers) - len(live)} of {args.watchers} watch streams had already ended (the server "
+                      f"closed them); their last error events: {dict(errors)}")
             open_before = server.metric("tabletop_watches_open")
             started = time.monotonic()
-            for watcher in watchers[:args.cut]:
+            for watcher in live[:args.cut]:
                 watcher.cut()
-            freed = await until(lambda: server.metric("tabletop_watches_open") <= open_before - args.cut, 30, 0.05)
-            print(f"{args.cut} watchers cut (RST, no FIN): slots freed in {time.monotonic() - started:.2f} s"
+            cut = len(live[:args.cut])
+            freed = await until(lambda: server.metric("tabletop_watches_open") <= open_before - cut, 30, 0.05)
+            print(f"{cut} watchers cut (RST, no FIN): slots freed in {time.monotonic() - started:.2f} s"
                   f"{'' if freed else ' (NOT within 30 s)'}")
-            for watcher in watchers[args.cut:]:
+            for watcher in live[args.cut:]:
                 watcher.cut()
 
         asyncio.run(run())

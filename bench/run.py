@@ -9,6 +9,8 @@ processes on this machine, then drives them from this process:
 - REST ``:act`` against gRPC ``SubmitAction``, and Connect unary JSON ``SubmitAction`` on the same
   HTTP port (``rest.connect``) at concurrency 1 and 16;
 - Redis round trips per action (from INFO commandstats) and stored bytes per game;
+- boardgame.io 0.50.2's in-memory server, driven by its own client, in the same run: a move's p50/p99,
+  moves per second and its server's CPU per move (``bench/peer_boardgameio.py``; skipped without node);
 - then (``bench/http_scale.py``) unary p99 with 10,000 idle and 110 slow clients open, memory
   per idle connection, SSE watchers per process and per GiB, and how fast cut watchers free slots.
 
@@ -44,11 +46,12 @@ from tabletop.v1 import game_service_pb2 as svc
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import peer_boardgameio
 from tabletop_server.service.engine import registry
 
 CONCURRENCY = (1, 16, 64)
 CONNECT_CONCURRENCY = (1, 16)  # Connect unary SubmitAction on the HTTP port, beside REST :act
-BOARDGAME_IO_MS_PER_MOVE = 0.30  # measured on this machine class (issue 2): boardgame.io 0.50 in-memory server
+PEER_CONCURRENCY = (1, 16)  # boardgame.io 0.50.2 in memory, measured live beside us (bench/peer_boardgameio.py)
 
 
 def main() -> None:
@@ -86,8 +89,15 @@ def main() -> None:
         _wait_grpc(f"127.0.0.1:{bare_port}")
         _wait_http(http_port)
         _wait_http(rest_port)
-        results = _run_all(args, redis_url, scripts, grpc_port, (http_port, rest_port), bare_port,
-                           (service.pid, rest.pid), bare.pid)
+        if why_not := peer_boardgameio.available():
+            print(f"boardgame.io is not measured: {why_not}")
+        peer = None if why_not else peer_boardgameio.Peer()
+        try:
+            results = _run_all(args, redis_url, scripts, grpc_port, (http_port, rest_port), bare_port,
+                               (service.pid, rest.pid), bare.pid, peer)
+        finally:
+            if peer is not None:
+                peer.stop()
         _print(results)
     finally:
         for proc in (service, bare, rest):
@@ -125,7 +135,7 @@ def _prepare(ruleset_id: str, games: int) -> list[Script]:
     return out
 
 
-def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, bare_pid):  # type: ignore[no-untyped-def]
+def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, bare_pid, peer):  # type: ignore[no-untyped-def]
     (http_port, rest_port), (pid, rest_pid) = http_ports, pids
     results: dict[str, dict[str, float]] = {}
     rclient = redis.Redis.from_url(redis_url)
@@ -139,7 +149,10 @@ def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, b
         results[f"bare GET+EVALSHA c{conc}"] = _load(conc, args.seconds, _repeat(lambda: floor(b"x" * 64)), bare_pid)
         sub = results[f"SubmitAction c{conc}"] = _load(conc, args.seconds, _grpc_player(stub, scripts), pid,
                                                       lambda: _commandstats(rclient))
-        trips = sum(sub["counters"].get(c, 0) for c in ("hmget", "evalsha", "eval"))
+        # Script calls, and reads beyond the HMGET each script (cas.lua, creation.lua) makes itself: Redis
+        # counts the commands a script runs as its own, so a bare hmget + evalsha sum counted each action twice.
+        script_calls = sum(sub["counters"].get(c, 0) for c in ("evalsha", "eval"))
+        trips = script_calls + max(0, sub["counters"].get("hmget", 0) - script_calls)
         sub["round_trips"] = trips / max(sub["count"], 1)
         results[f"REST :act c{conc}"] = _load(conc, args.seconds, _rest_player(stub, http_port, scripts), pid)
         if conc in CONNECT_CONCURRENCY:
@@ -147,6 +160,8 @@ def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, b
         # CPU of both processes: the facade and the gRPC work it causes.
         results[f"REST :act own process c{conc}"] = _load(conc, args.seconds, _rest_player(stub, rest_port, scripts),
                                                           (rest_pid, pid))
+        if conc in PEER_CONCURRENCY and peer is not None:  # right after ours: the same machine, the same minute
+            results[f"boardgame.io move c{conc}"] = peer.measure(args.seconds, conc)
     results["stored"] = _stored_bytes(stub, rclient, scripts[0])
     return results
 
@@ -288,9 +303,14 @@ def _print(r: dict[str, dict[str, float]]) -> None:
         sub = r[f"SubmitAction c{c}"]
         print(f"c{c:<3} server CPU per call on this stack: echo {r[f'echo c{c}']['cpu_ms']:.3f} ms, bare GET+EVALSHA "
               f"{r[f'bare GET+EVALSHA c{c}']['cpu_ms']:.3f} ms, SubmitAction {sub['cpu_ms']:.3f} ms")
-        print(f"c{c:<3} server CPU per action = {sub['cpu_ms']:.3f} ms (boardgame.io 0.50: "
-              f"{BOARDGAME_IO_MS_PER_MOVE:.2f} ms, in memory, not durable)"
-              f"   Redis round trips per action = {sub['round_trips']:.2f} (target <= 2)")
+        print(f"c{c:<3} server CPU per action = {sub['cpu_ms']:.3f} ms"
+              f"   Redis round trips per action = {sub['round_trips']:.2f} (target <= 1)")
+        if (peer := r.get(f"boardgame.io move c{c}")) is not None:
+            print(f"c{c:<3} against boardgame.io 0.50.2 (in memory, not durable, a one-move game), live: move p50 "
+                  f"{sub['p50_ms']:.2f} / {peer['p50_ms']:.2f} ms = {sub['p50_ms'] / max(peer['p50_ms'], 1e-9):.2f}"
+                  f"{' (target <= 1)' if c == 1 else ''}, moves/s {sub['per_s'] / max(peer['per_s'], 1e-9):.2f}x, "
+                  f"server CPU per move {sub['cpu_ms']:.3f} / {peer['cpu_ms']:.3f} ms "
+                  f"= {sub['cpu_ms'] / max(peer['cpu_ms'], 1e-9):.2f} (its match setup {peer['setup_ms']:.0f} ms, apart)")
     s = r["stored"]
     print(f"stored bytes per game: document {s.get('doc_mid', 0):.0f} B mid-game, {s['doc_final']:.0f} B at the end; "
           f"Redis memory {s['hash_mem']:.0f} B (hash) + {s['log_mem']:.0f} B (log of {s['actions']:.0f} actions)")

@@ -169,10 +169,13 @@ def stored(table: str, folder: Path = FOLDER) -> Iterator[dict[str, Any]]:
             yield orjson.loads(line)
 
 
-def check(table: str, folder: Path = FOLDER) -> tuple[int, list[str]]:
-    """Replay every stored game of ``table``: how many, and each difference found."""
+def check(table: str, folder: Path = FOLDER, part: int = 0, parts: int = 1) -> tuple[int, list[str]]:
+    """Replay the stored games of ``table`` (every one, or games ``part``, ``part + parts``, ... so that the
+    parts of one table replay side by side): how many, and each difference found."""
     count, differences = 0, []
-    for game in stored(table, folder):
+    for index, game in enumerate(stored(table, folder)):
+        if index % parts != part:
+            continue
         count += 1
         found = replay_game(game)
         if found is not None:

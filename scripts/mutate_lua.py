@@ -25,20 +25,22 @@ SCRIPT = Path("service/store/cas.lua")
 TESTS = ["tests/service/test_idempotency.py", "tests/service/test_idempotency_fingerprint.py",
          "tests/service/test_concurrency.py", "tests/service/test_races.py",
          "tests/service/test_expiry.py", "tests/service/test_store_cas.py", "tests/service/test_e2e.py",
-         "tests/service/test_determinism.py"]
+         "tests/service/test_determinism.py", "tests/service/test_doc_cache.py"]
 
 # (description, text in cas.lua, replacement). Each must occur exactly once.
 MUTANTS: list[tuple[str, str, str]] = [
     ("version check inverted", "if current ~= ARGV[1] then", "if current == ARGV[1] then"),
     ("version check skipped", "if current ~= ARGV[1] then", "if false then"),
     ("a missing game counts as version 1", "current = '0'", "current = '1'"),
-    ("conflict reported as written", "return {0, tonumber(current)}", "return {1, tonumber(current)}"),
+    ("conflict reported as written", "return {0, tonumber(current),", "return {1, tonumber(current),"),
+    ("stamp check skipped", "stamp ~= ARGV[9] then", "false then"),
+    ("conflict answers no document", "redis.call('HGET', KEYS[1], 'doc') or ''", "''"),
+    ("remembered response not looked up", "if remembered then", "if false then"),
     ("version not bumped", "local version = tonumber(current) + 1", "local version = tonumber(current)"),
     ("version bumped twice", "local version = tonumber(current) + 1", "local version = tonumber(current) + 2"),
-    ("document not written", "redis.call('HSET', KEYS[1], 'v', version, 'doc', ARGV[2])",
-     "redis.call('HSET', KEYS[1], 'v', version)"),
-    ("version not written", "redis.call('HSET', KEYS[1], 'v', version, 'doc', ARGV[2])",
-     "redis.call('HSET', KEYS[1], 'doc', ARGV[2])"),
+    ("document not written", "'v', version, 'doc', ARGV[2],", "'v', version,"),
+    ("version not written", "'v', version, 'doc', ARGV[2],", "'doc', ARGV[2],"),
+    ("stamp not written", ", 'w', ARGV[10] or '')", ")"),
     ("log entry not appended", "redis.call('XADD', KEYS[2], version .. '-0', 'e', ARGV[3])", ""),
     ("log entry under the old version", "version .. '-0'", "current .. '-1'"),
     ("game never expires", "redis.call('EXPIRE', KEYS[1], ARGV[4])", ""),
@@ -50,7 +52,7 @@ MUTANTS: list[tuple[str, str, str]] = [
      "redis.call('SET', KEYS[3], ARGV[7] .. ARGV[5])"),
     ("response remembered without the request's fingerprint", "ARGV[7] .. ARGV[5]", "ARGV[5]"),
     ("response kept for the game ttl", "'EX', ARGV[6]", "'EX', ARGV[4]"),
-    ("empty response remembered", "if ARGV[5] ~= '' then", "if true then"),
+    ("empty response remembered", "if ARGV[5] ~= '' then\n  redis.call('SET'", "if true then\n  redis.call('SET'"),
     ("written reported with the old version", "return {1, version}", "return {1, version - 1}"),
 ]
 
