@@ -72,15 +72,29 @@ def test_ttr_tickets_by_check_boxes_and_a_route_claimed_on_the_map(browser: Any,
             # not a tunnel: a tunnel's claim first turns up its extra cards (a question, not yet the route)
             routes = page.locator("svg.board g.route.claimable:not([data-tunnel='true'])")
             if routes.count() > 0 and not claimed:
-                route = routes.first
-                route_id = int(str(route.get_attribute("data-route")))
-                route.focus()
-                page.keyboard.press("Enter")  # the keyboard reaches the map as the mouse does
-                choice = page.get_by_test_id("choice")
-                if choice.count() > 0 and choice.is_visible():
+                route_id = int(str(routes.first.get_attribute("data-route")))
+                # The route by its id from here on (a redraw between two steps cannot make it another route), and
+                # how many ways to pay the seat has for it: more than one, and the page must ask which.
+                route = page.locator(f"svg.board g.route.claimable[data-route='{route_id}']")
+                ways = [a for a in legal if a.ttr_europe.WhichOneof("kind") == "claim_route"
+                        and a.ttr_europe.claim_route.route_id == route_id]
+                route.press("Enter")  # the keyboard reaches the map as the mouse does (focus, then Enter)
+                if len(ways) > 1:
+                    choice = page.get_by_test_id("choice")
+                    choice.wait_for(timeout=VERSION_WAIT_MS)
                     assert choice.locator("h3").inner_text().startswith("Claim ")
+                    assert choice.get_by_test_id("choice-option").count() == len(ways)
                     choice.get_by_test_id("choice-option").first.click()
-                page.locator(f"#app[data-version]:not([data-version='{version}'])").wait_for(timeout=VERSION_WAIT_MS)
+                owned = page.locator(f"svg.board g.route[data-route='{route_id}'][data-owner='0']")
+                try:
+                    owned.wait_for(timeout=VERSION_WAIT_MS)
+                except Exception as timeout:  # say what the page did instead
+                    refusal = page.get_by_test_id("refusal")
+                    said = refusal.inner_text() if refusal.count() else "no refusal shown"
+                    shown = page.locator("#app").get_attribute("data-version")
+                    raise AssertionError(f"route {route_id} ({len(ways)} ways to pay) not claimed at version {version}:"
+                                         f" the page shows version {shown}, {said}; the game is at"
+                                         f" {_version(stub, game)}") from timeout
                 owners = stub.GetGame(svc.GetGameRequest(name=game)).view.ttr_europe.route_owners
                 assert owners[route_id - 1] == 0
                 claimed = True
@@ -112,9 +126,10 @@ def test_bang_a_card_in_hand_is_played_by_clicking_it(browser: Any, web_url: str
     try:
         version = _version(stub, game)
         page.locator(f"#app[data-version='{version}']").wait_for(timeout=VERSION_WAIT_MS)
-        card = page.locator("[data-testid=hand] .bang-card.actionable").first
-        card.wait_for(timeout=VERSION_WAIT_MS)
-        card_id = card.get_attribute("data-card")
+        first = page.locator("[data-testid=hand] .bang-card.actionable").first
+        first.wait_for(timeout=VERSION_WAIT_MS)
+        card_id = first.get_attribute("data-card")
+        card = page.locator(f"[data-testid=hand] .bang-card.actionable[data-card='{card_id}']")  # this card from here on
         offered = int(str(card.get_attribute("data-actions")))
         card.click()
         if offered > 1:  # several targets or ways: the page asks exactly that
