@@ -49,6 +49,22 @@ def test_java_generated_classes_are_namespaced(classpath: str) -> None:
     assert (JAVA / "build" / "classes" / "dev" / "tabletop" / "example" / "PlayExample.class").is_file()
 
 
+def test_a_second_build_with_nothing_changed_is_skipped(classpath: str, tmp_path: Path) -> None:
+    """build.sh stamps what it built from; the same inputs again build nothing, another input builds anew."""
+    with exclusive(JAVA):
+        again = subprocess.run([str(JAVA / "build.sh")], capture_output=True, text=True, timeout=300, check=False)
+        stamp = (JAVA / "build" / "stamp").read_text().strip()
+        asked = subprocess.run([str(JAVA / "build.sh"), "--stamp"], capture_output=True, text=True, timeout=60,
+                               check=True).stdout.strip()
+    assert again.returncode == 0 and "up to date" in again.stdout, again.stdout + again.stderr
+    assert asked == stamp and (JAVA / "build" / "classpath.txt").read_text().strip() == classpath
+    plugin = tmp_path / "grpc_java_plugin"  # another code generator (one byte more) is another input
+    plugin.write_bytes(Path(str(shutil.which("grpc_java_plugin"))).read_bytes() + b"\0")
+    other = subprocess.run([str(JAVA / "build.sh"), "--stamp"], capture_output=True, text=True, timeout=60, check=True,
+                           env={**os.environ, "GRPC_JAVA_PLUGIN": str(plugin)}).stdout.strip()
+    assert other != stamp
+
+
 def test_java_example_plays_against_the_server(classpath: str, grpc_server: GrpcServer,
                                                stub: object) -> None:
     fields = _play(classpath, grpc_server.target)
