@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import grpc
 import redis
@@ -64,10 +65,17 @@ def main() -> None:
     parser.add_argument("--slow", type=int, default=110)
     parser.add_argument("--watchers", type=int, default=5000)
     parser.add_argument("--cut", type=int, default=1000)
+    parser.add_argument("--grpc-only", action="store_true",
+                        help="echo, the bare floor, gRPC SubmitAction and boardgame.io at c1 and c16 only (about 30 s: "
+                             "the hot path's ratios, issue 29); implies --no-scale")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="with --grpc-only: alternate this many rounds and print each figure's median (a shared "
+                             "machine's load moves single rounds by 20%% or more)")
     parser.add_argument("--pin", action="store_true",
                         help="the service on CPU 0 and the own-process facade on CPU 1 (each its own core, as its "
                              "own Deployment would have; the load generator floats)")
     args = parser.parse_args()
+    args.no_scale = args.no_scale or args.grpc_only
     pin_service, pin_facade = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if args.pin else ([], [])
     redis_url = args.redis or _private_redis()
     scripts = _prepare(args.ruleset, 40)
@@ -93,8 +101,9 @@ def main() -> None:
             print(f"boardgame.io is not measured: {why_not}")
         peer = None if why_not else peer_boardgameio.Peer()
         try:
-            results = _run_all(args, redis_url, scripts, grpc_port, (http_port, rest_port), bare_port,
-                               (service.pid, rest.pid), bare.pid, peer)
+            rounds = [_run_all(args, redis_url, scripts, grpc_port, (http_port, rest_port), bare_port,
+                               (service.pid, rest.pid), bare.pid, peer) for _ in range(max(1, args.rounds))]
+            results = _median(rounds)
         finally:
             if peer is not None:
                 peer.stop()
@@ -144,7 +153,7 @@ def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, b
     floor = bare_channel.unary_unary("/bench.Bare/Act")
     channel = grpc.insecure_channel(f"127.0.0.1:{grpc_port}")
     stub = game_service_pb2_grpc.GameServiceStub(channel)
-    for conc in CONCURRENCY:
+    for conc in PEER_CONCURRENCY if args.grpc_only else CONCURRENCY:
         results[f"echo c{conc}"] = _load(conc, args.seconds, _repeat(lambda: echo(b"x" * 64)), bare_pid)
         results[f"bare GET+EVALSHA c{conc}"] = _load(conc, args.seconds, _repeat(lambda: floor(b"x" * 64)), bare_pid)
         sub = results[f"SubmitAction c{conc}"] = _load(conc, args.seconds, _grpc_player(stub, scripts), pid,
@@ -154,6 +163,10 @@ def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, b
         script_calls = sum(sub["counters"].get(c, 0) for c in ("evalsha", "eval"))
         trips = script_calls + max(0, sub["counters"].get("hmget", 0) - script_calls)
         sub["round_trips"] = trips / max(sub["count"], 1)
+        if args.grpc_only:
+            if peer is not None:
+                results[f"boardgame.io move c{conc}"] = peer.measure(args.seconds, conc)
+            continue
         results[f"REST :act c{conc}"] = _load(conc, args.seconds, _rest_player(stub, http_port, scripts), pid)
         if conc in CONNECT_CONCURRENCY:
             results[f"Connect :act c{conc}"] = _load(conc, args.seconds, _connect_player(stub, http_port, scripts), pid)
@@ -162,8 +175,25 @@ def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, b
                                                           (rest_pid, pid))
         if conc in PEER_CONCURRENCY and peer is not None:  # right after ours: the same machine, the same minute
             results[f"boardgame.io move c{conc}"] = peer.measure(args.seconds, conc)
-    results["stored"] = _stored_bytes(stub, rclient, scripts[0])
+    results["_load"] = os.getloadavg()[0]  # type: ignore[assignment]
+    if not args.grpc_only:
+        results["stored"] = _stored_bytes(stub, rclient, scripts[0])
     return results
+
+
+def _median(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Each figure's median over rounds (one round: itself); per-round CPU ratios printed when there are several."""
+    if len(rounds) == 1:
+        return rounds[0]
+    for i, r in enumerate(rounds):
+        ratios = "  ".join(f"c{c} {r[f'SubmitAction c{c}']['cpu_ms'] / r[f'bare GET+EVALSHA c{c}']['cpu_ms']:.2f}"
+                           for c in CONCURRENCY if f"SubmitAction c{c}" in r)
+        print(f"round {i + 1}: server CPU per SubmitAction / bare GET+EVALSHA: {ratios}; load average "
+              f"{r['_load']:.1f}")
+    return {key: {field: (statistics.median(r[key][field] for r in rounds)
+                          if isinstance(value, (int, float)) else value)
+                  for field, value in figures.items()} if isinstance(figures, dict) else figures
+            for key, figures in rounds[0].items()}
 
 
 def _repeat(call: Callable[[], object]) -> Callable[[Callable[[float], None], Callable[[], bool]], None]:
@@ -283,10 +313,17 @@ def _print(r: dict[str, dict[str, float]]) -> None:
     print("\n== Platform benchmark (client and servers on this machine) ==")
     print(f"{'what':28} {'calls/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server CPU ms/call':>19}")
     for key, v in r.items():
-        if key != "stored":
+        if key not in ("stored", "_load"):
             print(f"{key:28} {v['per_s']:9.0f} {v['p50_ms']:8.2f} {v['p99_ms']:8.2f} {v['cpu_ms']:19.3f}")
     print("\n== Ratios ==")
-    for c in CONCURRENCY:
+    levels = [c for c in CONCURRENCY if f"SubmitAction c{c}" in r]
+    for c in levels:
+        sub, floor, echo = r[f"SubmitAction c{c}"], r[f"bare GET+EVALSHA c{c}"], r[f"echo c{c}"]
+        print(f"c{c:<3} server CPU per SubmitAction / bare GET+EVALSHA = {sub['cpu_ms'] / floor['cpu_ms']:.2f} "
+              f"(target <= 1.5), / echo = {sub['cpu_ms'] / echo['cpu_ms']:.2f}")
+    for c in levels:
+        if f"REST :act c{c}" not in r:
+            continue
         sub, floor, echo, rest, own = (r[f"SubmitAction c{c}"], r[f"bare GET+EVALSHA c{c}"], r[f"echo c{c}"],
                                        r[f"REST :act c{c}"], r[f"REST :act own process c{c}"])
         print(f"c{c:<3} SubmitAction / bare GET+EVALSHA = {sub['per_s'] / floor['per_s']:.2f} (target >= 0.8)"
@@ -299,7 +336,7 @@ def _print(r: dict[str, dict[str, float]]) -> None:
         if (connect := r.get(f"Connect :act c{c}")) is not None:
             print(f"     Connect SubmitAction / REST :act = {connect['per_s'] / rest['per_s']:.2f}, / gRPC SubmitAction "
                   f"= {connect['per_s'] / sub['per_s']:.2f}; server CPU per Connect call {connect['cpu_ms']:.3f} ms")
-    for c in CONCURRENCY:
+    for c in levels:
         sub = r[f"SubmitAction c{c}"]
         print(f"c{c:<3} server CPU per call on this stack: echo {r[f'echo c{c}']['cpu_ms']:.3f} ms, bare GET+EVALSHA "
               f"{r[f'bare GET+EVALSHA c{c}']['cpu_ms']:.3f} ms, SubmitAction {sub['cpu_ms']:.3f} ms")
@@ -311,7 +348,8 @@ def _print(r: dict[str, dict[str, float]]) -> None:
                   f"{' (target <= 1)' if c == 1 else ''}, moves/s {sub['per_s'] / max(peer['per_s'], 1e-9):.2f}x, "
                   f"server CPU per move {sub['cpu_ms']:.3f} / {peer['cpu_ms']:.3f} ms "
                   f"= {sub['cpu_ms'] / max(peer['cpu_ms'], 1e-9):.2f} (its match setup {peer['setup_ms']:.0f} ms, apart)")
-    s = r["stored"]
+    if (s := r.get("stored")) is None:
+        return
     print(f"stored bytes per game: document {s.get('doc_mid', 0):.0f} B mid-game, {s['doc_final']:.0f} B at the end; "
           f"Redis memory {s['hash_mem']:.0f} B (hash) + {s['log_mem']:.0f} B (log of {s['actions']:.0f} actions)")
 
