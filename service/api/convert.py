@@ -7,7 +7,7 @@ from typing import Any
 from google.protobuf import timestamp_pb2
 from tabletop.v1 import game_pb2
 
-from tabletop_server.service.api import seeds
+from tabletop_server.service.api import seeds, wire
 from tabletop_server.service.engine.ruleset import Ruleset, RulesetInfo
 
 STATUS = {
@@ -28,6 +28,7 @@ LIFECYCLE = {
     "SEAT_CONCEDED": game_pb2.LifecycleEvent.KIND_SEAT_CONCEDED,
     "REMATCH": game_pb2.LifecycleEvent.KIND_REMATCH,
 }
+_VIEW_FIELD = {f.name: f.number for f in game_pb2.View.DESCRIPTOR.fields}  # the oneof's field per ruleset
 # How a finished game ended (a game finished before "end" was stored ended by its rules).
 END = {"COMPLETED": game_pb2.GAME_END_COMPLETED, "ABANDONED": game_pb2.GAME_END_ABANDONED}
 
@@ -87,6 +88,11 @@ def events(stored: list[Any], version: int, ruleset: Ruleset, seat: int | None,
 def view(state: dict[str, Any], ruleset: Ruleset, seat: int | None) -> game_pb2.View:
     """The ruleset's projection of the state, wrapped in the generic ``View``."""
     return game_pb2.View(**{ruleset.INFO.proto_field: ruleset.view(state, seat)})  # type: ignore[arg-type]
+
+
+def view_bytes(state: dict[str, Any], ruleset: Ruleset, seat: int | None) -> bytes:
+    """``view(state, ruleset, seat)`` serialized, written around the ruleset's serialized view (no copy)."""
+    return wire.message_field(_VIEW_FIELD[ruleset.INFO.proto_field], ruleset.view(state, seat).SerializeToString())
 
 
 def timestamp(seconds: float) -> timestamp_pb2.Timestamp:

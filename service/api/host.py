@@ -260,9 +260,9 @@ class GameHost:
 
             def respond(new: Game) -> bytes:
                 return wanted.build(new.version, {
-                    "game": lambda: convert.game(new.doc, new.version, ruleset),
-                    "view": lambda: convert.view(state, ruleset, seat),
-                    "events": lambda: convert.events(events, new.version, ruleset, seat)})
+                    "game": lambda: convert.game(new.doc, new.version, ruleset).SerializeToString(),
+                    "view": lambda: convert.view_bytes(state, ruleset, seat),
+                    "events": lambda: [e.SerializeToString() for e in convert.events(events, new.version, ruleset, seat)]})
             return seat, action, events, respond
 
         response: bytes = await self._transact(game_id, parsed, req.request_id, decide, want_response=True,

@@ -9,6 +9,11 @@ only leave fields out, never let another seat's facts in.
 
 ``version`` is always sent (it is what the client needs to send its next action, and REST's ETag).
 Parsed masks are cached by their paths, so a client sending the same mask costs one dict look-up.
+
+The response is written as protobuf's wire format from its parts' own serialized bytes (a message is
+the concatenation of its fields): a part given to the response's constructor is copied before it is
+serialized, which cost about a third of answering (issue 29). The bytes equal ``SerializeToString``'s
+(fields in number order), which a test holds.
 """
 
 from __future__ import annotations
@@ -16,11 +21,11 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from google.protobuf import field_mask_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
+from tabletop_server.service.api import wire
 from tabletop_server.service.api.errors import InvalidArgument, ServiceReason
 
 MAX_PATHS = 16  # SubmitActionResponse has four fields; a mask longer than this is a mistake
@@ -34,17 +39,31 @@ class Selection:
     fields: frozenset[str]
     trim: field_mask_pb2.FieldMask | None = None
 
-    def build(self, version: int, parts: dict[str, Callable[[], Any]]) -> bytes:
-        """The serialized response: ``version`` and the wanted ``parts`` (each built only when wanted)."""
-        response = svc.SubmitActionResponse(version=version,
-                                            **{name: make() for name, make in parts.items() if name in self.fields})
-        if self.trim is not None:
-            trimmed = svc.SubmitActionResponse(version=version)
-            self.trim.MergeMessage(response, trimmed)
-            response = trimmed
-        return response.SerializeToString()
+    def build(self, version: int, parts: dict[str, Callable[[], bytes | list[bytes]]]) -> bytes:
+        """The serialized response: ``version`` and the wanted ``parts`` (each built only when wanted).
+
+        A part gives its message serialized (``game``, ``view``), or a list of them (``events``)."""
+        out: list[bytes] = []
+        for name, key in _MESSAGE_FIELDS:
+            if name in self.fields:
+                made = parts[name]()
+                for payload in made if isinstance(made, list) else (made,):
+                    out += (key, wire.varint(len(payload)), payload)
+        if version:  # proto3: a zero is not sent
+            out += (_VERSION_KEY, wire.varint(version))
+        raw = b"".join(out)
+        if self.trim is None:
+            return raw
+        trimmed = svc.SubmitActionResponse(version=version)
+        self.trim.MergeMessage(svc.SubmitActionResponse.FromString(raw), trimmed)
+        return trimmed.SerializeToString()
 
 
+_FIELDS = svc.SubmitActionResponse.DESCRIPTOR.fields_by_name
+# The message fields in number order (as SerializeToString writes them), each with its length-delimited key.
+_MESSAGE_FIELDS = tuple((f.name, wire.key(f.number, wire.LENGTH_DELIMITED))
+                        for f in sorted(_FIELDS.values(), key=lambda f: f.number) if f.message_type is not None)
+_VERSION_KEY = wire.key(_FIELDS[ALWAYS].number, wire.VARINT)
 FULL = Selection(frozenset(f.name for f in svc.SubmitActionResponse.DESCRIPTOR.fields))
 
 

@@ -80,3 +80,34 @@ def test_a_bad_mask_is_invalid_read_mask_and_applies_nothing(stub, paths) -> Non
     info = error_info(err.value)
     assert info.reason == "INVALID_READ_MASK"
     assert stub.GetGame(svc.GetGameRequest(name=game.name)).game.version == 1
+
+
+def test_the_answer_written_from_its_parts_bytes_is_what_serializing_the_message_gives() -> None:
+    """``Selection.build`` writes the wire format from each part's own bytes (no copies): byte for byte
+    what the response message serializes to, for every mask."""
+    from tabletop.v1 import game_pb2
+
+    from tabletop_server.service.api import convert, read_mask
+    from tabletop_server.service.engine import registry
+    from tabletop_server.service.engine.replay import new_game
+
+    ruleset = registry.get("ttr-europe")
+    assert ruleset is not None
+    state, _ = new_game(ruleset, ruleset.decode_options(None), 3, 7)
+    rng = random.Random(3)
+    stored: list[list[object]] = []
+    for _ in range(30):
+        seat = rng.choice(ruleset.to_act(state))
+        stored = [["g", e] for e in ruleset.apply(state, seat, rng.choice(ruleset.legal_actions(state, seat)))]
+    game = game_pb2.Game(name="games/g1", ruleset="ttr-europe", version=300, action_count=30)
+    view, events = convert.view(state, ruleset, 1), convert.events(stored, 300, ruleset, 1)
+    parts = {"game": game.SerializeToString, "view": lambda: convert.view_bytes(state, ruleset, 1),
+             "events": lambda: [e.SerializeToString() for e in events]}
+    assert events and view.WhichOneof("game") == "ttr_europe"
+    whole = svc.SubmitActionResponse(version=300, game=game, view=view, events=events)
+    assert read_mask.FULL.build(300, parts) == whole.SerializeToString()
+    lean = read_mask.selection(svc.SubmitActionRequest(read_mask=field_mask_pb2.FieldMask(paths=["events"])))
+    assert lean.build(300, parts) == svc.SubmitActionResponse(version=300, events=events).SerializeToString()
+    deep = read_mask.selection(svc.SubmitActionRequest(read_mask=field_mask_pb2.FieldMask(paths=["game.version"])))
+    assert svc.SubmitActionResponse.FromString(deep.build(300, parts)) == svc.SubmitActionResponse(
+        version=300, game=game_pb2.Game(version=300))
