@@ -106,9 +106,9 @@ class RulesInterceptor(MethodInterceptor):
     def unary(self, method: str, fn: Behaviour) -> Behaviour:
         token_first = method in self.authenticated
 
-        async def wrapper(request: Any, context: Context) -> Any:
-            _admit(request, context, token_first)
-            return await fn(request, context)
+        def wrapper(request: Any, context: Context) -> Any:  # checks, then the method's own awaitable:
+            _admit(request, context, token_first)  # one coroutine less per call, the same order
+            return fn(request, context)
         return wrapper
 
     def stream(self, method: str, fn: Behaviour) -> Behaviour:

@@ -169,9 +169,9 @@ class LimitsInterceptor(MethodInterceptor):
             raise RateLimited(scope, wait, limiter.rate)
 
     def unary(self, method: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
-        async def wrapper(request: Any, context: Context) -> Any:
-            self.admit(method, context)
-            return await fn(request, context)
+        def wrapper(request: Any, context: Context) -> Any:  # admits, then the method's own awaitable:
+            self.admit(method, context)  # one coroutine less per call, the same order
+            return fn(request, context)
 
         async def create(request: Any, context: Context) -> Any:
             self.admit(method, context)

@@ -156,6 +156,7 @@ class HostObserver:
         self.metrics = metrics
         self.tracer = tracer
         self._redis_timers: dict[str, Any] = {}  # labelled children, looked up once per op
+        self._copies: dict[str, Any] = {}  # doc_copies' children, by result, looked up once
 
     def loaded(self, game_id: str, ruleset: str, version: int, seat: int | None) -> None:
         """A game was read (and the caller's seat verified)."""
@@ -177,7 +178,10 @@ class HostObserver:
 
     def copy(self, result: str) -> None:
         """How a change found its game: ``used`` (a cached copy), ``missing`` or ``refused`` (read: store/doc_cache.py)."""
-        self.metrics.doc_copies.labels(result).inc()
+        child = self._copies.get(result)
+        if child is None:
+            child = self._copies[result] = self.metrics.doc_copies.labels(result)
+        child.inc()
 
     def bot_played(self, lag: float, timed_out: bool) -> None:
         """A bot made a due decision ``lag`` seconds after its due time."""

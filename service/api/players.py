@@ -54,7 +54,15 @@ class IdentityInterceptor(MethodInterceptor):
                 return await fn(request, context)
             finally:
                 CURRENT.reset(reset)
-        return wrapper
+
+        def tokens_only(request: Any, context: Context) -> Any:
+            """No JWT issuer configured: no player to set, so no coroutine of its own (the header is
+            still checked here first, as ``_player`` checks it)."""
+            if self.verifier.sources:  # configured since (sessions add their issuer)
+                return wrapper(request, context)
+            auth.bearer(context.invocation_metadata())  # type: ignore[arg-type]
+            return fn(request, context)
+        return tokens_only
 
     def stream(self, method: str, fn: Behaviour) -> Behaviour:
         async def wrapper(request: Any, context: Context) -> AsyncIterator[Any]:
