@@ -177,12 +177,11 @@ def _check(message: Message, prefix: str) -> None:
     for r in own:
         _check_field(message, r, prefix)
     for name, repeated in nested:
-        value = getattr(message, name)
         if repeated:
-            for i, item in enumerate(value):
+            for i, item in enumerate(getattr(message, name)):
                 _check(item, f"{prefix}{name}[{i}].")
-        elif message.HasField(name):
-            _check(value, f"{prefix}{name}.")
+        elif message.HasField(name):  # first: reading an absent message field makes an empty one (a oneof's
+            _check(getattr(message, name), f"{prefix}{name}.")  # every other alternative)
 
 
 def _check_field(message: Message, r: Rule, prefix: str) -> None:
