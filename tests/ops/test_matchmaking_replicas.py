@@ -150,14 +150,24 @@ async def _produce(replicas: list[Replica], env: dict[str, str], tmp_path: Path,
 
 
 def _settled(url: str, bound: float = 120.0) -> dict[str, Any]:
-    """Redis's tickets and games once every seating is created and nothing waiting can make a table."""
+    """Redis's tickets and games once every seating is created and nothing waiting can make a table.
+
+    The count reads many keys one after another, not at one instant: a matcher seating a table between its
+    reads of the tickets and of the waiting sets gives a count that looks settled but is half before and half
+    after. So it is taken again until two counts in a row agree (and each is settled)."""
     own = redis.Redis.from_url(url)
     deadline = time.monotonic() + bound
+    last: dict[str, Any] | None = None
     try:
         while True:
             counted = _count(own)
             if counted["unmade"] == 0 and not any(_table_left(q) for q in counted["waiting"].values()):
-                return counted
+                if counted == last:
+                    return counted
+                last = counted
+                time.sleep(0.5)
+                continue
+            last = None
             assert time.monotonic() < deadline, f"still matching after {bound} s: {counted['unmade']} unmade"
             time.sleep(0.2)
     finally:

@@ -92,9 +92,10 @@ def test_ttr_tickets_by_check_boxes_and_a_route_claimed_on_the_map(browser: Any,
                     refusal = page.get_by_test_id("refusal")
                     said = refusal.inner_text() if refusal.count() else "no refusal shown"
                     shown = page.locator("#app").get_attribute("data-version")
-                    raise AssertionError(f"route {route_id} ({len(ways)} ways to pay) not claimed at version {version}:"
-                                         f" the page shows version {shown}, {said}; the game is at"
-                                         f" {_version(stub, game)}") from timeout
+                    log = stub.GetGameLog(svc.GetGameLogRequest(name=game), metadata=bearer(tokens[0]))
+                    raise AssertionError(f"route {route_id} ({len(ways)} ways to pay: {ways}) not claimed at version"
+                                         f" {version}: the page shows version {shown}, {said}; the game is at"
+                                         f" {_version(stub, game)}; its log: {log}") from timeout
                 owners = stub.GetGame(svc.GetGameRequest(name=game)).view.ttr_europe.route_owners
                 assert owners[route_id - 1] == 0
                 claimed = True
