@@ -70,7 +70,7 @@ def test_ttr_tickets_by_check_boxes_and_a_route_claimed_on_the_map(browser: Any,
                                   metadata=bearer(tokens[1]))
                 continue
             # not a tunnel: a tunnel's claim first turns up its extra cards (a question, not yet the route)
-            routes = page.locator("svg.board g.route.claimable:not([data-tunnel='true'])")
+            routes = page.locator("svg.board g.route.claimable:not([data-tunnel])")  # a tunnel has data-tunnel=""
             if routes.count() > 0 and not claimed:
                 route_id = int(str(routes.first.get_attribute("data-route")))
                 # The route by its id from here on (a redraw between two steps cannot make it another route), and
