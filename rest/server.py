@@ -15,6 +15,10 @@ sends nothing, or a header byte every few seconds. ``_Protocol`` adds:
   408 (or closed mid-body);
 - a bound on open connections: past ``max_connections`` a new connection gets one
   ``503 TOO_MANY_CONNECTIONS`` with ``Retry-After`` and is closed, never left hanging;
+- a bound on open connections per client address (``max_connections_per_address``; never for the
+  trusted proxies of ``forwarded_allow_ips``, whose connections carry many clients): past it a new
+  connection from that address gets the same 503 before anything is parsed, at the cost of one write and a
+  close, so one address cannot hold the server's connections (issue 26, item 4);
 - ``TCP_USER_TIMEOUT`` (``vanished_seconds``) on every connection, so a peer that vanished
   without a FIN or RST is dropped once a heartbeat goes unacknowledged that long;
 - bounds on a request's head: past ``max_header_bytes`` (request line and headers) or
@@ -32,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import functools
+import ipaddress
 import random
 import socket
 import threading
@@ -59,6 +64,7 @@ class HttpLimits:
     vanished_seconds: float = 15.0
     max_header_bytes: int = 32768  # the request line and headers of one request
     max_headers: int = 100  # header lines of one request
+    max_connections_per_address: int = 1000  # open connections from one client address (trusted proxies excepted)
 
 
 class PortBusy(OSError):
@@ -107,8 +113,13 @@ class HttpServer:
         self._address = sock.getsockname()
         self._own_loop = loop is None
         self.loop = loop or _loop_thread()
-        protocol = type("TabletopHttp", (_Protocol,), {"limits": limits, "on_refused": staticmethod(on_refused)})
+        protocol = type("TabletopHttp", (_Protocol,), {
+            "limits": limits, "on_refused": staticmethod(on_refused),
+            "per_address": {}, "trusted": staticmethod(_trusted(forwarded_allow_ips))})
+        # backlog: uvicorn listens again on the socket it is given, with its own default of 2048, which undid
+        # bind()'s deeper backlog (issue 26, item 4: the attackers' connects timed out on a full queue).
         config = uvicorn.Config(app, http=protocol, lifespan="off", ws="none", log_config=None, access_log=False,
+                                backlog=BACKLOG,
                                 timeout_keep_alive=max(1, round(limits.keep_alive)), server_header=False,
                                 proxy_headers=bool(forwarded_allow_ips),
                                 forwarded_allow_ips=forwarded_allow_ips or None)
@@ -179,6 +190,9 @@ class _Protocol(HttpToolsProtocol):
 
     limits: HttpLimits
     on_refused: Callable[[str], None]
+    per_address: dict[str, int]  # open connections by client address (the server's, shared by its connections)
+    trusted: Callable[[str], bool]  # a trusted proxy's address: no per-address cap
+    _address = ""  # the client address this connection counts against in ``per_address`` ("" = none)
     _deadline: asyncio.TimerHandle | None = None
     _in_head = False  # between a request's first byte and the end of its headers
     _head_bytes = 0  # bytes read while that request's head was unfinished
@@ -186,6 +200,19 @@ class _Protocol(HttpToolsProtocol):
     _refusal = ""  # the reason when a parser callback refused the request (a key of _head_refusals)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        cap = self.limits.max_connections_per_address
+        if cap:
+            peer = transport.get_extra_info("peername")
+            address = _client_address(peer[0]) if isinstance(peer, tuple) and peer else ""
+            if address and not self.trusted(address):
+                held = self.per_address.get(address, 0)
+                if held >= cap:  # refused before anything else is set up: one write and a close
+                    self.transport, self._lingering = transport, True
+                    self.on_refused(Reason.TOO_MANY_CONNECTIONS)
+                    transport.write(_too_many_from_address(cap))
+                    transport.close()
+                    return
+                self.per_address[address], self._address = held + 1, address
         super().connection_made(transport)
         sock = transport.get_extra_info("socket")
         if sock is not None and self.limits.vanished_seconds > 0 and hasattr(socket, "TCP_USER_TIMEOUT"):
@@ -202,6 +229,11 @@ class _Protocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._address:
+            held = self.per_address.pop(self._address, 1) - 1
+            if held > 0:
+                self.per_address[self._address] = held
+            self._address = ""
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -305,6 +337,45 @@ def _canned(status: int, code: grpc.StatusCode, reason: str, message: str, retry
 
 _TOO_MANY_CONNECTIONS = _canned(503, grpc.StatusCode.UNAVAILABLE, Reason.TOO_MANY_CONNECTIONS,
                                 "This server holds as many connections as it may; retry.", 1)
+
+
+@functools.cache
+def _too_many_from_address(cap: int) -> bytes:
+    return _canned(503, grpc.StatusCode.UNAVAILABLE, Reason.TOO_MANY_CONNECTIONS,
+                   f"Your address holds {cap} connections to this server, as many as one address may; close one "
+                   "or retry.", 1)
+
+
+def _client_address(host: str) -> str:
+    """A peer's address as the per-address cap counts it: an IPv4 client of a dual-stack socket as IPv4."""
+    return host[7:] if host.startswith("::ffff:") and "." in host else host
+
+
+def _trusted(forwarded_allow_ips: str) -> Callable[[str], bool]:
+    """Whether an address is one of the trusted proxies of ``forwarded_allow_ips`` (addresses or networks,
+    comma-separated; ``*`` = every address), whose connections carry many clients."""
+    entries = [entry.strip() for entry in forwarded_allow_ips.split(",") if entry.strip()]
+    if "*" in entries:
+        return lambda address: True
+    networks = []
+    for entry in entries:
+        try:
+            networks.append(ipaddress.ip_network(entry, strict=False))
+        except ValueError:  # a name (uvicorn takes a Unix socket path too): never a TCP peer's address
+            continue
+    if not networks:
+        return lambda address: False
+
+    @functools.lru_cache(maxsize=1024)
+    def trusted(address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in networks)
+    return trusted
+
+
 _HEADER_TIMEOUT = _canned(408, grpc.StatusCode.DEADLINE_EXCEEDED, Reason.REQUEST_TIMEOUT,
                           "The request's headers did not arrive in time.", None)
 _MALFORMED = _canned(400, grpc.StatusCode.INVALID_ARGUMENT, Reason.MALFORMED_HTTP,

@@ -259,7 +259,8 @@ def _start_rest(cfg: Config, metrics: Any, loop: Any = None, local: dict[str, An
                      proxy_secret=cfg.proxy_secret, heartbeat_seconds=cfg.watch_heartbeat_seconds)
     in_flight = instrument_rest(app, metrics, [route.openapi_path for route in ROUTES])
     limits = HttpLimits(cfg.http_max_connections, cfg.http_header_timeout_seconds, cfg.http_body_timeout_seconds,
-                        cfg.http_keep_alive_seconds, cfg.http_vanished_seconds)
+                        cfg.http_keep_alive_seconds, cfg.http_vanished_seconds,
+                        max_connections_per_address=cfg.http_max_connections_per_address)
     caps = WatchCaps(cfg.max_sse_watches, cfg.max_watches_per_token, cfg.max_watches_per_address)
     try:
         # The one choice between the deployment shapes: serve's handlers in process, else gRPC (rest.dispatch).

@@ -51,6 +51,7 @@ class Config:
     cors_origins: str = ""  # comma-separated origins (or *) whose browser frontends may call the REST facade
     # The HTTP server (rest.server; issue 11). Every bound is per process; 0 turns a bound off.
     http_max_connections: int = 20000  # open connections; past it a new one gets 503 TOO_MANY_CONNECTIONS
+    http_max_connections_per_address: int = 1000  # from one client address (not the forwarded_allow_ips proxies)
     http_header_timeout_seconds: float = 10.0  # a request's headers must arrive within this (else 408)
     http_body_timeout_seconds: float = 10.0  # and its body within this after them (else the connection closes)
     http_keep_alive_seconds: float = 5.0  # an idle keep-alive connection is closed after this
