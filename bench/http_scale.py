@@ -51,7 +51,8 @@ def main() -> None:
 
 
 def idle_figures(args: argparse.Namespace) -> None:
-    server = ServeProcess(args.redis, http_header_timeout_seconds=300, http_max_connections=args.idle + args.slow + 500)
+    server = ServeProcess(args.redis, http_header_timeout_seconds=300, http_max_connections=args.idle + args.slow + 500,
+                          http_max_connections_per_address=0)
     try:
         async def run() -> None:
             port = server.http_port
@@ -80,7 +81,8 @@ def idle_figures(args: argparse.Namespace) -> None:
 
 
 def watcher_figures(args: argparse.Namespace) -> None:
-    server = ServeProcess(args.redis, max_watches_per_address=0, max_watches_per_token=0, watch_heartbeat_seconds=5)
+    server = ServeProcess(args.redis, max_watches_per_address=0, max_watches_per_token=0, watch_heartbeat_seconds=5,
+                          http_max_connections_per_address=0)
     try:
         with grpc.insecure_channel(server.grpc_target) as channel:
             game, _ = create_game(game_service_pb2_grpc.GameServiceStub(channel))

@@ -43,7 +43,7 @@ def main() -> None:
     raise_fd_limit()
     print(f"\n== watchers at scale: {args.grpc} gRPC WatchGame streams and {args.sse} SSE watchers over "
           f"{args.games} games (one tabletop serve process, loopback) ==")
-    server = ServeProcess(args.redis, max_watches_per_address=0, max_watches_per_token=0,
+    server = ServeProcess(args.redis, max_watches_per_address=0, max_watches_per_token=0, http_max_connections_per_address=0,
                           max_sse_watches=args.sse + 100, max_watch_streams=args.grpc + args.sse + 100)
     try:
         asyncio.run(_run(server, args))

@@ -60,7 +60,8 @@ def serve_process(redis_url: str, fds: int, request: pytest.FixtureRequest) -> I
 
 
 @pytest.mark.parametrize("serve_process", [{"http_header_timeout_seconds": 120,
-                                            "http_max_connections": IDLE + SLOW + 500}], indirect=True)
+                                            "http_max_connections": IDLE + SLOW + 500,
+                                            "http_max_connections_per_address": 0}], indirect=True)
 def test_ten_thousand_idle_and_110_slow_clients_never_stop_unary_calls(serve_process: ServeProcess) -> None:
     port = serve_process.http_port
 
@@ -100,6 +101,7 @@ def test_thousands_of_watchers_each_get_every_event_once_in_order(redis_url: str
     # 5,000 connections opened at once on a starved 2-core machine take the server longer than the default 10 s
     # header deadline to read (it answers 408): the header deadline is not what this test is about.
     server = ServeProcess(redis_url, max_watch_streams=grpc_count + 100, max_watches_per_address=0,
+                          http_max_connections_per_address=0,
                           max_watches_per_token=0, watch_heartbeat_seconds=1, http_header_timeout_seconds=120)
     try:
         _watch_and_play(server, sse_count, grpc_count, cut_count)
