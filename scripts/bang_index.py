@@ -4,7 +4,8 @@
 
 Generated from the data rows and the registries, never written by hand: for each card, the handlers its
 row names (effect, use, response, a weapon's shot) and every handler registered under its key (draw!
-outcome, lasting modifier, what happens when its cubes run out, redraw offer, extra BANG!), the requests
+outcome, lasting modifier, what happens when its cubes run out, redraw offer, extra BANG!, an answer to
+the dying window), the requests
 and steps of its own module (``effects/<key>.py``), and every line of the wing that names it in quotes; for each character, its
 ability handler, the hooks it implements, the start-of-turn steps queued for it, and the same. Each
 with its file and line. ``tests/games/bang/test_bang_index.py`` fails when the committed index is not
@@ -25,6 +26,7 @@ from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang.abilities import ABILITIES, Ability
 from tabletop_server.service.games.bang.checks import CHECKS, REDRAWS
 from tabletop_server.service.games.bang.cubes import WHEN_EMPTIED
+from tabletop_server.service.games.bang.damage import REVIVES
 from tabletop_server.service.games.bang.effects import EFFECTS
 from tabletop_server.service.games.bang.effects.attacks import EXTRA_BANGS
 from tabletop_server.service.games.bang.modifiers import MODIFIERS
@@ -98,6 +100,8 @@ def card_lines(key: str) -> list[str]:
     for label, registry, handler in registered:
         if key in registry:
             lines.append(f"{label} `{key}`: {where(handler(registry[key]))}")
+    if t.effect in REVIVES:
+        lines.append(f"answers the dying window `{t.effect}`: {where(REVIVES[t.effect])}")
     shot = str(t.use.args.get("shot")) if t.use is not None else ""
     if shot in SHOTS:
         lines.append(f"weapon shot `{shot}`: {where(SHOTS[shot])}")

@@ -42,6 +42,7 @@ from tabletop_server.service.games.bang.effects import (  # noqa: F401  (registe
     bell_tower,
     big_fifty,
     bomb,
+    buntline_special,
     dangerous,
     draws,
     equipment,

@@ -16,6 +16,7 @@ from typing import TypeVar
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.engine.ruleset import Action, Event
+from tabletop_server.service.games.bang.catalog import CardType
 from tabletop_server.service.games.bang.layout import RequestEntry, State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.tables import CHARACTERS
@@ -69,6 +70,10 @@ class Ability:
     def on_shot_cancelled(self, state: State, seat: int, shot: RequestEntry, events: list[Event]) -> None:
         """A BANG! effect of this player was cancelled (``shot`` is its request; Bloody Mary)."""
 
+    def plays_as(self, state: State, seat: int, card_type: CardType) -> CardType:
+        """How a card of ``card_type`` from the player's hand plays in his turn (Calamity Janet's Missed!)."""
+        return card_type
+
     def hand_limit(self, state: State, seat: int, fixed: int) -> int:
         """Phase 3 hand limit of a character with the ``hand_limit`` trait ``fixed`` (``turn.hand_limit``)."""
         return fixed
@@ -98,5 +103,10 @@ def ability(name: str) -> Callable[[A], A]:
 
 def ability_of(state: State, seat: int) -> Ability:
     """The ability handler of the seat's acting character (see ``state.acting_character``)."""
+    return ABILITIES[ability_name(state, seat)]
+
+
+def ability_name(state: State, seat: int) -> str:
+    """The registered name of the seat's acting character's ability (the reason its events give)."""
     p = state["p"][seat]
-    return ABILITIES[CHARACTERS[p.get("as") or p["char"]].ability]
+    return CHARACTERS[p.get("as") or p["char"]].ability

@@ -304,13 +304,14 @@ def _check_in_hand(state: State, seat: int, card: str) -> None:
 
 
 def _empty_hands(state: State, events: list[Event]) -> None:
-    """Suzy Lafayette draws as soon as her hand is empty, but not during a Duel (RULINGS BANG-102).
+    """Suzy Lafayette draws as soon as her hand is empty, but not during a Duel (its request's
+    ``holds_empty_hands``; RULINGS BANG-102).
 
     Nor while she is dying: S2 says she loses the Duel's life and "only then" draws, and
     like Bart Cassidy's draw (RULINGS BANG-085) it comes after the dying window, so it
     can never supply the Beer that saves her from a lost Duel at her last life.
     """
-    if any(r["kind"] == "duel" for r in state["pending"]):
+    if any(r["seat"] is not None and REQUESTS[r["kind"]].holds_empty_hands for r in state["pending"]):
         return
     dying = {r["seat"] for r in state["pending"] if r["kind"] == "dying"}
     for seat, p in enumerate(state["p"]):

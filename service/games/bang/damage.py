@@ -30,11 +30,13 @@ from tabletop_server.service.games.bang.state import (
     player,
     push,
     seats_from,
-    trait,
 )
 from tabletop_server.service.games.bang.tables import KILL_RULES, TYPE_OF, WIN_RULE_OF, mode_of
 
-BEER_HEAL = 1
+# The cards that answer the dying window, by effect name: the life one gives the dying seat. Registered by
+# the card's module (``effects/healing.py``: Beer, BANG-046); no other card saves (DC-015).
+Revive = Callable[[State, int], int]
+REVIVES: Registry[Revive] = Registry("dying-window card")
 
 
 def damage(state: State, seat: int, amount: int, source: int | None, events: list[Event],
@@ -79,13 +81,13 @@ def revive(state: State, req: Request, amount: int, events: list[Event], reason:
 
 
 def beers_can_save(state: State, seat: int, need: int) -> bool:
-    """Whether the Beers (and Sid Ketchum's discards) in hand can bring ``seat`` back to 1 life."""
+    """Whether the Beers (``REVIVES``) and Sid Ketchum's discards in hand can bring ``seat`` back to 1 life."""
     if len(alive_seats(state)) <= 2:
         return False  # Beer has no effect with two players left (BANG-048).
     p = player(state, seat)
-    beers = sum(1 for c in p["hand"] if TYPE_OF[c].effect == "beer")
-    extra = (len(p["hand"]) - beers) // 2 if ability_of(state, seat).activations(state, seat) else 0
-    return beers > 0 and beers * beer_heal(state, seat) + extra >= need
+    lives = [REVIVES[TYPE_OF[c].effect](state, seat) for c in p["hand"] if TYPE_OF[c].effect in REVIVES]
+    extra = (len(p["hand"]) - len(lives)) // 2 if ability_of(state, seat).activations(state, seat) else 0
+    return bool(lives) and sum(lives) + extra >= need
 
 
 def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) -> None:
@@ -119,11 +121,6 @@ def settle_kill(state: State, dead: int, killer: int, events: list[Event]) -> No
             else:
                 _discard_everything(state, killer, events, reason="penalty")
             return
-
-
-def beer_heal(state: State, seat: int) -> int:
-    """Life one Beer gives ``seat``: 1, or the character's ``beer_heal`` trait (Tequila Joe: 2)."""
-    return int(trait(state, seat, "beer_heal") or BEER_HEAL)
 
 
 WinRule = Callable[[State, int, "int | None"], "list[int] | None"]
@@ -179,7 +176,7 @@ class Dying(RequestKind):
         if beers_can_save(state, seat, req["args"]["need"]):
             seen: set[str] = set()
             for c in player(state, seat)["hand"]:
-                if TYPE_OF[c].effect == "beer" and c not in seen:
+                if TYPE_OF[c].effect in REVIVES and c not in seen:
                     seen.add(c)
                     out.append({"type": "respond", "card": c})
         return out
@@ -188,7 +185,7 @@ class Dying(RequestKind):
         if action["type"] == "pass":
             return
         card = action["card"]
-        if TYPE_OF[card].effect != "beer":
+        if TYPE_OF[card].effect not in REVIVES:
             raise RuleError(Reason.WRONG_ANSWER, "Only a Beer can save you from a lethal hit", card=card)
         if len(alive_seats(state)) <= 2:
             raise RuleError(Reason.BEER_WITH_TWO_PLAYERS, "Beer has no effect with two players left")
@@ -204,8 +201,9 @@ class Dying(RequestKind):
         p = player(state, seat)
         p["hand"].remove(action["card"])
         state["discard"].append(action["card"])
-        events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": "beer"})
-        revive(state, req, beer_heal(state, seat), events, reason="beer")
+        saver = TYPE_OF[action["card"]].effect
+        events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": saver})
+        revive(state, req, REVIVES[saver](state, seat), events, reason=saver)
         ability_of(state, seat).on_respond(state, seat, action["card"], events)  # Molly Stark
 
     def settled(self, state: State, req: Request) -> bool:

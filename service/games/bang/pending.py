@@ -28,6 +28,12 @@ class RequestKind:
     abilities: bool = True
     # The field a ``choose`` answer names: ``card`` (an offered card) or ``pick`` (a victim's card).
     choose_field: str = "card"
+    # The ``BangRequestKind`` a seat's view names it by (lower case, less the prefix); None: its own name.
+    shown_as: str | None = None
+    # Whether the cards it offers are seen by the asked seat only (the others see their count).
+    private_offer: bool = False
+    # Whether a hand emptied while it is open is refilled only once it is over (a Duel: RULINGS BANG-102).
+    holds_empty_hands: bool = False
 
     def legal(self, state: State, req: Request) -> list[Action]:
         """Every legal answer (abilities such as Sid Ketchum's are added by the caller)."""

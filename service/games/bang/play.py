@@ -53,9 +53,8 @@ from tabletop_server.service.games.bang.state import (
     push,
     ready,
     source_seat,
-    trait,
 )
-from tabletop_server.service.games.bang.tables import TYPE_OF, TYPES
+from tabletop_server.service.games.bang.tables import TYPE_OF
 from tabletop_server.service.games.bang.targeting import check_affects, check_target
 from tabletop_server.service.games.bang.upgrades import (
     after_placed,
@@ -70,11 +69,8 @@ PLAIN_STAGES = ("cost", "effect")  # a game without Armed & Dangerous (no upgrad
 
 
 def play_type(state: State, seat: int, card: str) -> CardType:
-    """How a card plays: Calamity Janet's Missed! plays as a BANG! (BANG-088)."""
-    t = TYPE_OF[card]
-    if t.effect == "missed" and trait(state, seat, "bang_missed_swap"):
-        return TYPES["bang"]
-    return t
+    """How a card plays: as its player's character says (``Ability.plays_as``: Calamity Janet's Missed!)."""
+    return ability_of(state, seat).plays_as(state, seat, TYPE_OF[card])
 
 
 def check_play(state: State, seat: int, action: Action) -> None:

@@ -15,11 +15,10 @@ enumerated legal actions stay card x target:
   ``take_back`` the BANG! card, Thunderer), which the shot's request carries as a flag. What a
   shot does beyond its flag is its registered ``Shot`` handler, in its card's module: a target
   only the shot reaches (``Shot.reaches``, ``Shot.forced``: ``effects/big_fifty.py``), something
-  done once the cube is paid (``Shot.paid``: ``effects/thunderer.py``).
+  done once the cube is paid (``Shot.paid``: ``effects/thunderer.py``), what a cancelled shot
+  triggers (``Shot.cancelled``: ``effects/buntline_special.py``, its target's ``discard_one``).
 - ``ignore``: Ms. Abigail, the only target of a brown J, Q, K or A of another player, may
   ignore it (AD-039: never a card that hits every player; Big Fifty overrides her).
-- ``discard_one``: Buntline Special's target discards a card of his choice when the shot is
-  cancelled in any way (AD-053, 042).
 
 A blue card put in play earns its player 1 cube (an orange card does not: RULINGS AD-010),
 and a blue or orange card put in play gives every other character a chance to react (Al
@@ -35,7 +34,7 @@ from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import cubes
-from tabletop_server.service.games.bang.abilities import ability_of
+from tabletop_server.service.games.bang.abilities import ability_name, ability_of
 from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_recharge
 from tabletop_server.service.games.bang.layout import State, StepEntry
 from tabletop_server.service.games.bang.modifiers import card_played_out
@@ -173,6 +172,9 @@ class Shot:
     def paid(self, state: State, seat: int, played: Action, events: list[Event]) -> None:
         """What happens as soon as the weapon's cube is paid, before the target reacts."""
 
+    def cancelled(self, state: State, shot: Request) -> None:
+        """What happens when a shot carrying this flag is cancelled (before its shooter's ability reacts)."""
+
 
 SHOTS: Registry[Shot] = Registry("weapon shot")
 
@@ -262,50 +264,23 @@ class Ignore(RequestKind):
         if action["type"] == "ability":
             card_played_out(state)  # the card is played out (a Bell Tower's for it ends)
             events.append({"kind": "unaffected", "seat": req["seat"], "other": req["source"],
-                           "cards": [req["args"]["card"]], "reason": "ms_abigail"})
+                           "cards": [req["args"]["card"]], "reason": ability_name(state, req["seat"])})
             return
         continue_play(state, source_seat(req), req["args"]["action"], "effect", events)
 
 
 def shot_cancelled(state: State, req: Request, events: list[Event]) -> None:
     """A BANG! effect was cancelled (any Missed! effect, a Barrel, ...): what that triggers."""
-    args, target, shooter = req["args"], req["seat"], req["source"]
-    if args.get("buntline") and player(state, target)["hand"]:
-        push(state, "discard_one", target, shooter, reason="buntline_special")
+    args, shooter = req["args"], req["source"]
+    for flag, shot in SHOTS.items():  # the shot's own consequence first (a Buntline Special's discard)
+        if args.get(flag):
+            shot.cancelled(state, req)
     if shooter is None or not player(state, shooter)["alive"]:
         return
     ability_of(state, shooter).on_shot_cancelled(state, shooter, req, events)
     card = args.get("card")
     if card and args.get("played"):
         offer_late_upgrade(state, shooter, card, "cancelled")
-
-
-@request("discard_one")
-class DiscardOne(RequestKind):
-    """Discard one card of your choice from your hand (Buntline Special, AD-053)."""
-
-    answers = frozenset({"discard"})
-
-    def legal(self, state: State, req: Request) -> list[Action]:
-        return [{"type": "discard", "card": c} for c in dict.fromkeys(player(state, req["seat"])["hand"])]
-
-    def check(self, state: State, req: Request, action: Action) -> None:
-        if action["card"] not in player(state, req["seat"])["hand"]:
-            raise RuleError(Reason.CARD_NOT_IN_HAND, "Discard a card from your hand", card=action["card"])
-
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
-        state["pending"].pop()
-        player(state, req["seat"])["hand"].remove(action["card"])
-        state["discard"].append(action["card"])
-        events.append({"kind": "discard", "seat": req["seat"], "cards": [action["card"]],
-                       "reason": req["args"]["reason"]})
-
-    def settled(self, state: State, req: Request) -> bool:
-        return not player(state, req["seat"])["hand"]
-
-    def auto(self, state: State, req: Request) -> Action | None:
-        hand = player(state, req["seat"])["hand"]
-        return {"type": "discard", "card": hand[0]} if len(hand) == 1 else None
 
 
 def after_placed(state: State, seat: int, card: str, events: list[Event]) -> None:

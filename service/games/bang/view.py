@@ -18,6 +18,7 @@ from tabletop_server.service.games.bang.actions import to_act
 from tabletop_server.service.games.bang.codec import card_pb, role_pb
 from tabletop_server.service.games.bang.cubes import use_payable
 from tabletop_server.service.games.bang.layout import RequestEntry, State
+from tabletop_server.service.games.bang.pending import REQUESTS
 from tabletop_server.service.games.bang.state import ready
 from tabletop_server.service.games.bang.tables import ROLES, TYPE_OF, mode_of
 
@@ -41,23 +42,10 @@ PRIVATE_KINDS = frozenset(k for k, v in VISIBILITY.items() if v == "actor")
 PHASES = {"draw": bang_pb2.BANG_PHASE_DRAW, "play": bang_pb2.BANG_PHASE_PLAY,
           "discard": bang_pb2.BANG_PHASE_DISCARD, "end": bang_pb2.BANG_PHASE_END,
           "over": bang_pb2.BANG_PHASE_OVER}
-REQUEST_KINDS = {"bang": bang_pb2.BANG_REQUEST_KIND_BANG, "indians": bang_pb2.BANG_REQUEST_KIND_INDIANS,
-                 "duel": bang_pb2.BANG_REQUEST_KIND_DUEL, "dying": bang_pb2.BANG_REQUEST_KIND_DYING,
-                 "store": bang_pb2.BANG_REQUEST_KIND_STORE, "discard": bang_pb2.BANG_REQUEST_KIND_DISCARD,
-                 "draw": bang_pb2.BANG_REQUEST_KIND_DRAW, "kit_carlson": bang_pb2.BANG_REQUEST_KIND_KIT_CARLSON,
-                 "pick": bang_pb2.BANG_REQUEST_KIND_PICK, "cost": bang_pb2.BANG_REQUEST_KIND_COST,
-                 "victim_card": bang_pb2.BANG_REQUEST_KIND_VICTIM_CARD,
-                 # Doc Holyday's two discards are a cost like a card's (his target is committed).
-                 "doc_holyday": bang_pb2.BANG_REQUEST_KIND_COST,
-                 "vera_custer": bang_pb2.BANG_REQUEST_KIND_COPY_CHARACTER,
-                 "upgrade": bang_pb2.BANG_REQUEST_KIND_UPGRADE, "pay_cubes": bang_pb2.BANG_REQUEST_KIND_PAY_CUBES,
-                 "place_cubes": bang_pb2.BANG_REQUEST_KIND_PLACE_CUBES, "weapon": bang_pb2.BANG_REQUEST_KIND_WEAPON,
-                 "redraw": bang_pb2.BANG_REQUEST_KIND_REDRAW, "ignore": bang_pb2.BANG_REQUEST_KIND_IGNORE,
-                 "preacher": bang_pb2.BANG_REQUEST_KIND_DRAW_FOR_CUBES,
-                 "pass_bomb": bang_pb2.BANG_REQUEST_KIND_PASS_BOMB,
-                 "discard_one": bang_pb2.BANG_REQUEST_KIND_DISCARD_ONE}
-# Request kinds whose offered cards only the asked seat sees.
-PRIVATE_OFFERS = frozenset({"kit_carlson"})
+# A request kind's wire kind: its handler's ``shown_as`` or its own name (``pending.RequestKind``), looked up
+# once per kind. Fail closed: a kind without a handler or a ``BangRequestKind`` raises, never sent as UNSPECIFIED.
+_WIRE_KINDS: dict[str, bang_pb2.BangRequestKind.ValueType] = {}
+_WIRE_NAMES = frozenset(bang_pb2.BangRequestKind.keys()) - {"BANG_REQUEST_KIND_UNSPECIFIED"}
 
 
 def role_visible(state: State, owner: int, viewer: int | None) -> bool:
@@ -122,6 +110,17 @@ def project(event: Event, seat: int | None) -> Event | None:
     return hidden
 
 
+def wire_kind(kind: str) -> bang_pb2.BangRequestKind.ValueType:
+    """The ``BangRequestKind`` of a request kind (its handler's ``shown_as``, else its name); raises
+    ``ValueError`` for a kind without one."""
+    handler = REQUESTS.get(kind)
+    name = f"BANG_REQUEST_KIND_{handler.shown_as or kind}".upper() if handler is not None else ""
+    if name not in _WIRE_NAMES:
+        raise ValueError(f"BANG! request kind {kind!r} has no BangRequestKind (pending.RequestKind.shown_as)")
+    _WIRE_KINDS[kind] = bang_pb2.BangRequestKind.Value(name)
+    return _WIRE_KINDS[kind]
+
+
 # Helpers
 
 def _may_see(event: Event, seat: int | None) -> bool:
@@ -139,9 +138,9 @@ def _may_see(event: Event, seat: int | None) -> bool:
 
 def _request_pb(req: RequestEntry, seat: int | None) -> bang_pb2.BangRequest:
     args = req["args"]
-    if req["kind"] not in REQUEST_KINDS:  # fail closed: never sent as UNSPECIFIED
-        raise ValueError(f"BANG! request kind {req['kind']!r} has no BangRequestKind in view.REQUEST_KINDS")
-    pb = bang_pb2.BangRequest(kind=REQUEST_KINDS[req["kind"]], seat=req["seat"],
+    kind = _WIRE_KINDS.get(req["kind"]) or wire_kind(req["kind"])
+    handler = REQUESTS[req["kind"]]
+    pb = bang_pb2.BangRequest(kind=kind, seat=req["seat"],
                               missed_needed=args.get("need", 0), missed_played=args.get("got", 0),
                               barrels_used=args.get("used", []), cards_to_discard=args.get("discard", 0))
     if req["source"] is not None:
@@ -160,7 +159,7 @@ def _request_pb(req: RequestEntry, seat: int | None) -> bang_pb2.BangRequest:
         pb.upgrades_bought = args["bought"]
         pb.extra_targets.extend(args["extra"])
     offered = args.get("cards", []) or args.get("flipped", [])
-    if req["kind"] in PRIVATE_OFFERS and seat != req["seat"]:
+    if handler.private_offer and seat != req["seat"]:
         pb.hidden_card_count = len(offered)
     else:
         pb.cards.extend(card_pb(c) for c in offered)

@@ -29,8 +29,8 @@ from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.ruleset import Action, Event, State
 from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang.codec import EVENT_PB, ROLE_PB
+from tabletop_server.service.games.bang.pending import REQUESTS
 from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, mode_of
-from tabletop_server.service.games.bang.view import REQUEST_KINDS
 from tests.volume import volumes
 
 pytestmark = pytest.mark.usefixtures("armed")  # Armed & Dangerous scenarios (a no-op once it is offered)
@@ -479,7 +479,7 @@ def test_every_event_and_request_kind_is_checked() -> None:
     assert len(kinds) >= 20  # the scan itself works
     assert kinds <= SEEN_KINDS, sorted(kinds - SEEN_KINDS)
     assert SEEN_KINDS <= set(EVENT_PB), sorted(SEEN_KINDS - set(EVENT_PB))
-    assert set(REQUEST_KINDS) <= SEEN_REQUESTS, sorted(set(REQUEST_KINDS) - SEEN_REQUESTS)
+    assert set(REQUESTS) <= SEEN_REQUESTS, sorted(set(REQUESTS) - SEEN_REQUESTS)
 
 
 @pytest.mark.rule("BANG-005")

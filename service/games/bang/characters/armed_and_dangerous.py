@@ -68,6 +68,7 @@ class PreacherWindow(RequestKind):
 
     answers = frozenset({"ability", "pass"})
     abilities = False
+    shown_as = "draw_for_cubes"
 
     def legal(self, state: State, req: Request) -> list[Action]:
         return [{"type": "ability", "cards": []}, {"type": "pass"}]

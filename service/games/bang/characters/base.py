@@ -13,6 +13,7 @@ from itertools import combinations
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.abilities import Ability, ability, ability_of
+from tabletop_server.service.games.bang.catalog import CardType
 from tabletop_server.service.games.bang.damage import heal, revive
 from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.pending import RequestKind, request
@@ -27,7 +28,7 @@ from tabletop_server.service.games.bang.state import (
     push,
     seats_from,
 )
-from tabletop_server.service.games.bang.tables import CARDS
+from tabletop_server.service.games.bang.tables import CARDS, TYPES
 from tabletop_server.service.games.bang.turn import DRAW_COUNT, draw_phase_done
 
 SID_CARDS = 2
@@ -145,6 +146,7 @@ class KitPick(RequestKind):
     """Kit Carlson names the card he puts back on the deck; he keeps the other two."""
 
     answers = frozenset({"choose"})
+    private_offer = True  # his three cards: only he sees them
 
     def legal(self, state: State, req: Request) -> list[Action]:
         return [{"type": "choose", "card": c} for c in req["args"]["cards"]]
@@ -271,7 +273,12 @@ class VultureSam(Ability):
 
 @ability("calamity_janet")
 class CalamityJanet(Ability):
-    """BANG! as Missed! and Missed! as BANG! (trait ``bang_missed_swap``, BANG-087, 088)."""
+    """BANG! as Missed! and Missed! as BANG! (trait ``bang_missed_swap``, read by the answers in
+    ``effects/attacks.py``; BANG-087, 088)."""
+
+    def plays_as(self, state: State, seat: int, card_type: CardType) -> CardType:
+        """Her Missed! plays as a BANG! card: for the limit, the target's answers and a weapon (BANG-088)."""
+        return TYPES["bang"] if card_type.effect == "missed" else card_type
 
 
 @ability("jourdonnais")

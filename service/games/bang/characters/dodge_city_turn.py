@@ -153,6 +153,7 @@ class DocDiscards(RequestKind):
 
     answers = frozenset({"discard"})
     abilities = False
+    shown_as = "cost"  # a cost like a card's (his target is committed)
 
     def legal(self, state: State, req: Request) -> list[Action]:
         return [{"type": "discard", "card": c} for c in dict.fromkeys(player(state, req["seat"])["hand"])
@@ -232,6 +233,7 @@ class VeraChoice(RequestKind):
     answers = frozenset({"choose"})
     abilities = False
     choose_field = "pick"
+    shown_as = "copy_character"
 
     def legal(self, state: State, req: Request) -> list[Action]:
         return [{"type": "choose", "pick": k} for k in _copy_choices(state, req["seat"])]

@@ -380,6 +380,9 @@ class IndiansResponse(_DiscardBang):
 class DuelResponse(_DiscardBang):
     """One step of a Duel: the seat to answer alternates; the damage comes from the challenger."""
 
+    # Suzy Lafayette draws for an emptied hand once the Duel is over, not during it (RULINGS BANG-102).
+    holds_empty_hands = True
+
     def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
         seat = req["seat"]
         if action["type"] == "pass":

@@ -4,12 +4,19 @@ from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.ruleset import Action, Event
-from tabletop_server.service.games.bang.damage import beer_heal, heal
+from tabletop_server.service.games.bang.damage import REVIVES, heal
 from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
 from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.reasons import Reason
-from tabletop_server.service.games.bang.state import alive_seats, player, seats_from
+from tabletop_server.service.games.bang.state import alive_seats, player, seats_from, trait
 from tabletop_server.service.games.bang.tables import KEY_OF
+
+BEER_HEAL = 1
+
+
+def beer_heal(state: State, seat: int) -> int:
+    """Life one Beer gives ``seat``: 1, or the character's ``beer_heal`` trait (Tequila Joe: 2)."""
+    return int(trait(state, seat, "beer_heal") or BEER_HEAL)
 
 
 @effect("beer")
@@ -26,6 +33,9 @@ class Beer(Effect):
         # (S2: "jestliže v takovém případě zahrajete kartu Pivo, žádný život si
         # nevyléčíte"; BANG-048). Suzy Lafayette may want her hand empty, for one.
         heal(state, seat, 0 if len(alive_seats(state)) <= 2 else beer_heal(state, seat), events, reason="beer")
+
+
+REVIVES.add("beer", beer_heal)  # a Beer also answers its player's dying window (BANG-046, 047)
 
 
 @effect("saloon")
