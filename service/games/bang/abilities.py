@@ -50,31 +50,31 @@ class Ability:
     def on_empty_hand(self, state: State, seat: int, events: list[Event]) -> None:
         """The player's hand became empty."""
 
-    def unaffected_by(self, state: State, seat: int, by: int, card: str) -> bool:
-        """Whether ``card``, played or used by another seat ``by``, has no effect on this one (Apache Kid)."""
+    def unaffected_by(self, card: str) -> bool:
+        """Whether ``card``, played or used by another seat, has no effect on the player (Apache Kid)."""
         return False
 
-    def on_respond(self, state: State, seat: int, card: str, events: list[Event]) -> None:
-        """The player answered a request with ``card`` from his hand (Molly Stark)."""
+    def on_respond(self, state: State, seat: int, events: list[Event]) -> None:
+        """The player answered a request with a card from his hand (Molly Stark)."""
 
-    def on_duel_over(self, state: State, seat: int, duel: RequestEntry, events: list[Event]) -> None:
+    def on_duel_over(self, state: State, seat: int, duel: RequestEntry) -> None:
         """A Duel the player took part in is over (before its loser's damage; Molly Stark's replacements)."""
 
-    def may_ignore(self, state: State, seat: int, by: int, card: str) -> bool:
+    def may_ignore(self, seat: int, by: int, card: str) -> bool:
         """Whether the player may choose to ignore ``card`` of another seat ``by`` aimed at him alone (Ms. Abigail)."""
         return False
 
-    def on_card_placed(self, state: State, seat: int, by: int, card: str, events: list[Event]) -> None:
+    def on_card_placed(self, state: State, seat: int, by: int, card: str) -> None:
         """Another seat ``by`` put a blue or orange card in play (Armed & Dangerous: Al Preacher)."""
 
     def on_shot_cancelled(self, state: State, seat: int, shot: RequestEntry, events: list[Event]) -> None:
         """A BANG! effect of this player was cancelled (``shot`` is its request; Bloody Mary)."""
 
-    def plays_as(self, state: State, seat: int, card_type: CardType) -> CardType:
+    def plays_as(self, card_type: CardType) -> CardType:
         """How a card of ``card_type`` from the player's hand plays in his turn (Calamity Janet's Missed!)."""
         return card_type
 
-    def hand_limit(self, state: State, seat: int, fixed: int) -> int:
+    def hand_limit(self, state: State, fixed: int) -> int:
         """Phase 3 hand limit of a character with the ``hand_limit`` trait ``fixed`` (``turn.hand_limit``)."""
         return fixed
 

@@ -204,7 +204,7 @@ class Dying(RequestKind):
         saver = TYPE_OF[action["card"]].effect
         events.append({"kind": "respond", "seat": seat, "cards": [action["card"]], "reason": saver})
         revive(state, req, REVIVES[saver](state, seat), events, reason=saver)
-        ability_of(state, seat).on_respond(state, seat, action["card"], events)  # Molly Stark
+        ability_of(state, seat).on_respond(state, seat, events)  # Molly Stark
 
     def settled(self, state: State, req: Request) -> bool:
         return bool(req["args"]["need"] <= 0)

@@ -32,7 +32,7 @@ def distance(state: State, a: int, b: int) -> int:
     """How far ``a`` sees ``b``, with every modifier (never below 1 for another player)."""
     if a == b:
         return 0
-    fixed = distance_override(state, a, b)  # a lasting modifier (the Bell Tower: everyone at 1)
+    fixed = distance_override(state, a)  # a lasting modifier (the Bell Tower: everyone at 1)
     if fixed is not None:
         return fixed
     base = seat_distance(state, a, b)

@@ -34,8 +34,8 @@ class Modifier:
     # Whether it applies to cards only: a reach that is no card's does not see it.
     cards_only: bool = False
 
-    def distance(self, state: State, a: int, b: int) -> int | None:
-        """How far ``a`` sees ``b`` while it is in force (None: it does not say)."""
+    def distance(self, state: State, a: int) -> int | None:
+        """How far ``a`` sees every other player while it is in force (None: it does not say)."""
         return None
 
     def card_played(self, state: State, seat: int, card: str) -> None:
@@ -68,11 +68,11 @@ def in_force(state: State) -> list[Modifier]:
     return [m for m in MODIFIERS.values() if m.key in state]
 
 
-def distance_override(state: State, a: int, b: int) -> int | None:
-    """The distance a modifier in force sets between ``a`` and ``b`` (None: none does)."""
+def distance_override(state: State, a: int) -> int | None:
+    """The distance a modifier in force sets from ``a`` to every other player (None: none does)."""
     for key, m in _BY_KEY.items():
         if key in state:
-            d = m.distance(state, a, b)
+            d = m.distance(state, a)
             if d is not None:
                 return d
     return None

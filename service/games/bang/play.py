@@ -70,7 +70,7 @@ PLAIN_STAGES = ("cost", "effect")  # a game without Armed & Dangerous (no upgrad
 
 def play_type(state: State, seat: int, card: str) -> CardType:
     """How a card plays: as its player's character says (``Ability.plays_as``: Calamity Janet's Missed!)."""
-    return ability_of(state, seat).plays_as(state, seat, TYPE_OF[card])
+    return ability_of(state, seat).plays_as(TYPE_OF[card])
 
 
 def check_play(state: State, seat: int, action: Action) -> None:
@@ -173,7 +173,7 @@ def _ignore_stage(state: State, seat: int, action: Action, spec: CardType, event
     if (target is None or target == seat or action["type"] != "play" or action.get("extra")
             or action.get("weapon") == "ignore"):
         return False
-    if not ability_of(state, target).may_ignore(state, target, seat, action["card"]):
+    if not ability_of(state, target).may_ignore(target, seat, action["card"]):
         return False
     push(state, "ignore", target, seat, card=action["card"], action=dict(action))
     return True

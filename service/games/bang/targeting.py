@@ -48,7 +48,7 @@ def check_target(state: State, seat: int, ctype: CardType, action: Action) -> No
 
 def affects(state: State, by: int, target: int, card: str) -> bool:
     """Whether ``card`` played (or used) by ``by`` acts on ``target``; one's own cards always do."""
-    return by == target or not ability_of(state, target).unaffected_by(state, target, by, card)
+    return by == target or not ability_of(state, target).unaffected_by(card)
 
 
 def check_affects(state: State, seat: int, card: str, action: Action) -> None:

@@ -92,7 +92,7 @@ def hand_limit(state: State, seat: int) -> int:
     fixed = character.traits.get("hand_limit")
     if fixed is None:
         return max(0, int(p["life"]))
-    return ABILITIES[character.ability].hand_limit(state, seat, int(fixed))
+    return ABILITIES[character.ability].hand_limit(state, int(fixed))
 
 
 def start_turn(state: State, seat: int, events: list[Event]) -> None:

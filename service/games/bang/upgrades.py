@@ -291,7 +291,7 @@ def after_placed(state: State, seat: int, card: str, events: list[Event]) -> Non
         ask_recharge(state, seat, "recharge")
     if color in ("blue", "orange"):
         for other in reversed(seats_from(state, seat, include_self=False)):
-            ability_of(state, other).on_card_placed(state, other, seat, card, events)
+            ability_of(state, other).on_card_placed(state, other, seat, card)
 
 
 # Helpers

@@ -77,14 +77,14 @@ def extra_cards(*keys: str, copies: int = 2) -> Iterator[dict[str, list[str]]]:
 class _DrawOnRespond(Ability):
     """Molly Stark's shape: a card after answering from the hand."""
 
-    def on_respond(self, state: State, seat: int, card: str, events: list[Event]) -> None:
+    def on_respond(self, state: State, seat: int, events: list[Event]) -> None:
         draw(state, seat, 1, events, reason="test_molly")
 
 
 class _NoDiamondsFromOthers(Ability):
     """Apache Kid's shape: cards of diamonds played by others have no effect on him."""
 
-    def unaffected_by(self, state: State, seat: int, by: int, card: str) -> bool:
+    def unaffected_by(self, card: str) -> bool:
         return tables.CARDS[card].suit == "diamonds"
 
 

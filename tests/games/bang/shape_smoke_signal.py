@@ -33,7 +33,7 @@ class SmokeInTheAir(Modifier):
 
     key = KEY
 
-    def distance(self, state: State, a: int, b: int) -> int | None:
+    def distance(self, state: State, a: int) -> int | None:
         return 1
 
     def turn_started(self, state: State) -> None:

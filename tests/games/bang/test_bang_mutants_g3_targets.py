@@ -29,7 +29,7 @@ from tabletop_server.service.games.bang.catalog import Character
 class _UnaffectedByOthers(Ability):
     """A character no card of another player acts on (the far end of Apache Kid's shape)."""
 
-    def unaffected_by(self, state: State, seat: int, by: int, card: str) -> bool:
+    def unaffected_by(self, card: str) -> bool:
         return True
 
 

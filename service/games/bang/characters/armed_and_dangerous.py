@@ -56,7 +56,7 @@ FACE_CARDS = frozenset({"J", "Q", "K", "A"})
 class AlPreacher(Ability):
     """Another player puts a blue or orange card in play: he may pay 2 cubes to draw 1, at once (AD-031..033)."""
 
-    def on_card_placed(self, state: State, seat: int, by: int, card: str, events: list[Event]) -> None:
+    def on_card_placed(self, state: State, seat: int, by: int, card: str) -> None:
         if cubes.owned(state, seat) >= PREACHER_COST:
             push(state, "preacher", seat, by, card=card)
 
@@ -217,7 +217,7 @@ class MsAbigail(Ability):
     """She may ignore a brown card of rank J, Q, K or A of another player of which she is the only target
     (AD-039; RULINGS AD-039: never a card for every player, even with two players left)."""
 
-    def may_ignore(self, state: State, seat: int, by: int, card: str) -> bool:
+    def may_ignore(self, seat: int, by: int, card: str) -> bool:
         return by != seat and TYPE_OF[card].color == "brown" and CARDS[card].rank in FACE_CARDS
 
 

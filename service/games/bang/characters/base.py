@@ -276,7 +276,7 @@ class CalamityJanet(Ability):
     """BANG! as Missed! and Missed! as BANG! (trait ``bang_missed_swap``, read by the answers in
     ``effects/attacks.py``; BANG-087, 088)."""
 
-    def plays_as(self, state: State, seat: int, card_type: CardType) -> CardType:
+    def plays_as(self, card_type: CardType) -> CardType:
         """Her Missed! plays as a BANG! card: for the limit, the target's answers and a weapon (BANG-088)."""
         return TYPES["bang"] if card_type.effect == "missed" else card_type
 

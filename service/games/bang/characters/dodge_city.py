@@ -46,7 +46,7 @@ class ApacheKid(Ability):
     ``dodge_city_turn.DocHolyday``).
     """
 
-    def unaffected_by(self, state: State, seat: int, by: int, card: str) -> bool:
+    def unaffected_by(self, card: str) -> bool:
         return CARDS[card].suit == "diamonds" and TYPE_OF[card].effect != "duel"
 
 
@@ -102,7 +102,7 @@ class MollyStark(Ability):
     Lafayette's draw, RULINGS BANG-102).
     """
 
-    def on_respond(self, state: State, seat: int, card: str, events: list[Event]) -> None:
+    def on_respond(self, state: State, seat: int, events: list[Event]) -> None:
         if state["turn"] == seat:
             return
         top = state["pending"][-1] if state["pending"] else None
@@ -111,7 +111,7 @@ class MollyStark(Ability):
             return
         draw(state, seat, 1, events, reason="molly_stark")
 
-    def on_duel_over(self, state: State, seat: int, duel: RequestEntry, events: list[Event]) -> None:
+    def on_duel_over(self, state: State, seat: int, duel: RequestEntry) -> None:
         owed = duel["args"].get("owed", []).count(seat)
         if owed:
             push(state, "molly_stark", None, seat, count=owed)
@@ -178,7 +178,7 @@ class SeanMallory(Ability):
     The house rule's "any number" is a limit no hand can reach: every card of the game.
     """
 
-    def hand_limit(self, state: State, seat: int, fixed: int) -> int:
+    def hand_limit(self, state: State, fixed: int) -> int:
         return len(all_cards(state)) if state["opts"].get("sean_mallory_unlimited") else fixed
 
 

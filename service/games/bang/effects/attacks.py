@@ -78,7 +78,7 @@ def answer_with_card(state: State, seat: int, card: str, reason: str, events: li
     if extra is not None:
         EFFECTS[extra.effect].resolve(state, seat, card, {"type": "respond", "card": card}, events)
     if not ignored:
-        ability_of(state, seat).on_respond(state, seat, card, events)
+        ability_of(state, seat).on_respond(state, seat, events)
 
 
 def counts_as_bang(state: State, seat: int, card: str) -> bool:
@@ -389,7 +389,7 @@ class DuelResponse(_DiscardBang):
             state["pending"].pop()
             events.append({"kind": "pass", "seat": seat, "reason": "duel"})
             for s in (seat, req["args"]["opp"]):  # before the damage: what they queue comes after it
-                ability_of(state, s).on_duel_over(state, s, req, events)
+                ability_of(state, s).on_duel_over(state, s, req)
             # The challenger is responsible for the loser's damage, even his own (NOTES b #7;
             # so El Gringo takes nothing when he loses his own Duel, BANG-090).
             damage(state, seat, 1, req["source"], events)

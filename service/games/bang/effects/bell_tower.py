@@ -36,7 +36,7 @@ class BellTowerInForce(Modifier):
     key = KEY
     cards_only = True
 
-    def distance(self, state: State, a: int, b: int) -> int | None:
+    def distance(self, state: State, a: int) -> int | None:
         bell = state[KEY]
         return 1 if bell == a or (isinstance(bell, list) and bell[0] == a) else None
 
