@@ -9,6 +9,8 @@ the sources differ, ``shared/reference/RULINGS.md`` decides; see ``docs/bang.md`
 
 from __future__ import annotations
 
+from typing import cast
+
 from tabletop_server.service.engine.registry import register
 from tabletop_server.service.engine.ruleset import Event, OptionInfo, Options, RulesetInfo, SeatRange
 from tabletop_server.service.games.bang import catalog, checks, costs, cube_requests, damage, turn, upgrades  # noqa: F401  (registers)
@@ -149,7 +151,7 @@ def setup(options: Options, seat_count: int, seed: int, rules_version: str | Non
 
 def opening_events(state: State) -> list[Event]:
     """What setup did in the open (the Sheriff's first draw, Black Jack's shown card), taken out once."""
-    return list(state.pop("opening", []))
+    return list(cast("list[Event]", state.pop("opening", [])))  # the wing's typed events, as the engine's
 
 
 def is_over(state: State) -> bool:

@@ -15,9 +15,8 @@ from typing import TypeVar
 
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.catalog import CardType
-from tabletop_server.service.games.bang.layout import RequestEntry, State
+from tabletop_server.service.games.bang.layout import Action, Event, RequestEntry, State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.tables import CHARACTERS
 

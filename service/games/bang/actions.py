@@ -28,11 +28,10 @@ until a player must decide. ``legal_actions`` filters candidates through ``check
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import EngineReason, MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import versions
 from tabletop_server.service.games.bang.abilities import ability_of
 from tabletop_server.service.games.bang.effects import EFFECTS
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.pending import REQUESTS, STEPS
 from tabletop_server.service.games.bang.play import (
     check_play,
@@ -199,7 +198,7 @@ def _card_plays(state: State, seat: int, card: str) -> list[Action]:
         if target is not None:
             base["target"] = target
         picks = handler.picks(state, seat, target) if target is not None else []
-        for action in ([{**base, "pick": p} for p in picks] if picks else [base]):
+        for action in ([_picking(base, p) for p in picks] if picks else [base]):
             try:
                 check_play(state, seat, action)
             except RuleError:
@@ -219,13 +218,19 @@ def _card_uses(state: State, seat: int, card: str) -> list[Action]:
         if target is not None:
             base["target"] = target
         picks = handler.picks(state, seat, target) if target is not None else []
-        for action in ([{**base, "pick": p} for p in picks if p != card] if picks else [base]):
+        for action in ([_picking(base, p) for p in picks if p != card] if picks else [base]):
             try:
                 check_use(state, seat, action)
             except RuleError:
                 continue
             out.append(action)
     return out
+
+
+def _picking(base: Action, pick: str) -> Action:
+    action = base.copy()
+    action["pick"] = pick
+    return action
 
 
 def _check_shape(state: State, action: Action) -> str:

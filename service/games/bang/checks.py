@@ -19,9 +19,8 @@ from typing import Any
 
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.catalog import RANK_VALUE
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import Request, flip, push, trait

@@ -20,11 +20,11 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_server.service.engine.errors import EngineReason, RuleError
-from tabletop_server.service.engine.ruleset import Event, Options
+from tabletop_server.service.engine.ruleset import Options
 from tabletop_server.service.games.bang.actions import advance, check_rules_version
 from tabletop_server.service.games.bang.codec import decode_options, rematch_options
 from tabletop_server.service.games.bang.damage import eliminate
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Event, State
 from tabletop_server.service.games.bang.pending import REQUESTS
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import player

@@ -20,8 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.pending import RequestKind, continue_play, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import Request, discard_from_hand, player, push
@@ -44,7 +43,7 @@ def ask_cost(state: State, seat: int, action: Action, cost: Mapping[str, Any]) -
     need = int(cost.get(DISCARD, 0))
     if need <= 0:
         return False
-    push(state, "cost", seat, seat, card=action["card"], discard=need, action=dict(action))
+    push(state, "cost", seat, seat, card=action["card"], discard=need, action=action.copy())
     return True
 
 

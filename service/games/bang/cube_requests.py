@@ -21,9 +21,8 @@ reveals nothing).
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import cubes
-from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import Request, draw, player, push, source_seat

@@ -20,8 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.engine.ruleset import Event
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Event, State
 from tabletop_server.service.games.bang.state import discard_from_table, player
 from tabletop_server.service.games.bang.tables import KEY_OF, TYPE_OF
 

@@ -8,12 +8,14 @@ kind with a seat, a step kind with None). So ``mypy --strict`` names a misspelt 
 kind that is none, a phase that is none, or a value of the wrong type. ``tests/games/bang/test_bang_layout.py``
 holds them true: mypy names each such mistake in a made-up rule, the layout in ``state.py``'s docstring
 lists exactly these keys, and every state of stored games (the golden corpus) has exactly the keys these
-types allow (each player, mark and pending entry too), its kinds those of the registered handlers. Actions,
-events and a request's ``args`` stay ``dict[str, Any]``. The stored JSON does not change. (No ``from __future__ import annotations`` here: ``NotRequired`` must be
+types allow (each player, mark and pending entry too), its kinds those of the registered handlers. Actions
+(``Action``: a ``Literal`` type and the fields any type takes), events (``Event``: a ``Literal`` kind and
+every field an event carries) and a pending entry's ``args`` (``RequestArgs``: every argument any kind keeps)
+are typed the same way, so a misspelt field is named too. The stored JSON does not change. (No ``from __future__ import annotations`` here: ``NotRequired`` must be
 seen when the class is built.)
 """
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, Required, TypedDict
 
 Phase = Literal["draw", "play", "discard", "end", "over"]
 
@@ -46,13 +48,93 @@ class Mark(TypedDict, total=False):
     cubes: int
 
 
+ActionType = Literal["play", "use", "respond", "barrel", "pass", "choose", "draw", "discard", "ability", "end_turn",
+                     "upgrade"]
+
+
+class Action(TypedDict, total=False):
+    """An action (``actions.py`` lists each type's fields), and what the pipeline decided for a committed play:
+    the Dangerous weapon's ``weapon`` shot, the upgrades ``bought`` and the ``extra`` targets they added."""
+
+    type: Required[ActionType]
+    card: str
+    target: int
+    pick: str
+    cards: list[str]
+    source: str  # a phase 1 choice: "deck", "discard" or "player"
+    weapon: str
+    bought: int
+    extra: list[int]
+
+
+EventKind = Literal[
+    "turn", "draw", "check", "play", "respond", "pass", "discard", "take", "damage", "heal", "equip", "move",
+    "explode", "jail", "barrel", "reveal", "look", "put_back", "choose", "eliminated", "game_over", "reshuffle",
+    "end_turn", "use", "unaffected", "cubes",
+]
+
+
+class Event(TypedDict, total=False):
+    """What happened, as the log keeps it (``codec.encode_event`` sends it; ``view.project`` hides cards)."""
+
+    kind: Required[EventKind]
+    seat: int
+    other: int | None  # the other seat involved (a target, a killer, the seat a card came from)
+    cards: list[str]
+    count: int
+    reason: str
+    amount: int
+    life: int
+    success: bool
+    role: str
+    seats: list[int]
+    roles: list[str]
+
+
+class RequestArgs(TypedDict, total=False):
+    """The arguments a pending entry keeps (``push``'s keywords); each kind uses some of them."""
+
+    card: str  # the card it is about (a shot of an ability keeps None: read with ``get`` and a truth test)
+    cards: list[str]  # cards offered (General Store, Kit Carlson) or to choose among
+    flipped: list[str]  # a draw!'s flipped cards, for Lucky Duke's choice or a redraw
+    check: str  # the draw! being resolved
+    ctx: dict[str, Any]  # what a draw! passes to its outcome
+    action: Action  # the committed play a stage asks about
+    stage: str  # the play step's next stage (``play.STAGES``)
+    need: int  # Missed! effects still needed; in the dying window, life still missing
+    got: int  # Missed! effects played against this shot
+    used: list[str]  # Barrels already drawn for this shot
+    opp: int  # a Duel's other seat
+    owed: list[int]  # Molly Stark's replacements owed once the Duel is over
+    victim: int  # whose card is picked
+    drawer: int  # who draws the card a victim gives (Pat Brennan)
+    hit: int  # the seat hit (``after_hit``)
+    amount: int  # how much
+    count: int  # how many (cards, cubes, draws)
+    discard: int  # cards still to discard
+    paid: list[str]  # cards discarded for a cost so far
+    reason: str  # why, as its events say
+    cubes: int  # cubes to pay
+    split: bool  # cubes placed may be split among the holders
+    optional: bool  # the request may be passed
+    bought: int  # upgrades bought so far
+    extra: list[int]  # extra targets bought so far
+    late: bool  # an upgrade bought after the card resolved
+    forced: bool  # the weapon must pay (its shot alone reaches the target)
+    played: bool  # the shot comes from a card played from the hand
+    bang_card: bool  # ... a real BANG! card
+    ignore: bool  # a Big Fifty's shot
+    buntline: bool  # a Buntline Special's shot
+    sure: bool  # a Double Barrel's shot
+
+
 class RequestEntry(TypedDict):
     """A request ``seat`` answers (DESIGN 8); ``source``: the seat it comes from, if any."""
 
     kind: RequestKindName
     seat: int
     source: int | None
-    args: dict[str, Any]
+    args: RequestArgs
 
 
 class StepEntry(TypedDict):
@@ -61,7 +143,7 @@ class StepEntry(TypedDict):
     kind: StepKindName
     seat: None
     source: int | None
-    args: dict[str, Any]
+    args: RequestArgs
 
 
 PendingEntry = RequestEntry | StepEntry
@@ -86,7 +168,7 @@ class GameState(TypedDict):
     bell: NotRequired[int | list[Any]]  # a Bell Tower in force: its seat, or [seat, card] (``effects/bell_tower.py``)
     supply: NotRequired[int]  # Armed & Dangerous: the cubes in the supply
     marks: NotRequired[dict[str, Mark]]  # card id -> its marks
-    opening: NotRequired[list[dict[str, Any]]]  # the first turn's events, until the service takes them
+    opening: NotRequired[list[Event]]  # the first turn's events, until the service takes them
 
 # The wing's name for the state its rules take (the engine's ``State`` is any JSON object).
 State = GameState

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from typing import Final, TypeVar
 
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.engine.ruleset import Action, Event
-from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
 from tabletop_server.service.games.bang.state import Request
 
 

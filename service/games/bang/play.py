@@ -31,14 +31,13 @@ card in play or an ability does not count).
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.abilities import ability_of
 from tabletop_server.service.games.bang.catalog import CardType
 from tabletop_server.service.games.bang.costs import ask_cost, check_payable
 from tabletop_server.service.games.bang.cubes import armed, on, pay_use
 from tabletop_server.service.games.bang.effects import EFFECTS, Effect
 from tabletop_server.service.games.bang.effects.attacks import may_shoot_again, pay_extra_bang
-from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
 from tabletop_server.service.games.bang.modifiers import (
     card_played,
     card_played_out,
@@ -175,7 +174,7 @@ def _ignore_stage(state: State, seat: int, action: Action, spec: CardType, event
         return False
     if not ability_of(state, target).may_ignore(target, seat, action["card"]):
         return False
-    push(state, "ignore", target, seat, card=action["card"], action=dict(action))
+    push(state, "ignore", target, seat, card=action["card"], action=action.copy())
     return True
 
 

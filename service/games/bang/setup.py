@@ -24,11 +24,11 @@ from typing import Any
 
 from tabletop_server.service.engine.errors import EngineReason, MalformedAction
 from tabletop_server.service.engine.rng import Rng, seed_state, shake_state
-from tabletop_server.service.engine.ruleset import Event, Options
+from tabletop_server.service.engine.ruleset import Options
 from tabletop_server.service.games.bang import versions
 from tabletop_server.service.games.bang.actions import advance
 from tabletop_server.service.games.bang.cubes import SUPPLY
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Event, State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import game_rng
 from tabletop_server.service.games.bang.tables import (

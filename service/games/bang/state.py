@@ -19,14 +19,15 @@ engine step that resolves without a player (``layout.RequestEntry``, ``layout.St
 
 from __future__ import annotations
 
-from typing import Any, cast, overload
+from typing import Any, Unpack, cast, overload
 
 from tabletop_server.service.engine.rng import Rng
-from tabletop_server.service.engine.ruleset import Event
 from tabletop_server.service.engine.ruleset import State as EngineState
 from tabletop_server.service.games.bang.layout import (
+    Event,
     PendingEntry,
     PlayerData,
+    RequestArgs,
     RequestEntry,
     RequestKindName,
     State,
@@ -240,10 +241,10 @@ def game_rng(state: State) -> Rng:
 
 
 @overload
-def push(state: State, kind: RequestKindName, seat: int, source: int | None = None, **args: Any) -> RequestEntry: ...
+def push(state: State, kind: RequestKindName, seat: int, source: int | None = None, **args: Unpack[RequestArgs]) -> RequestEntry: ...
 @overload
-def push(state: State, kind: StepKindName, seat: None, source: int | None = None, **args: Any) -> StepEntry: ...
-def push(state: State, kind: str, seat: int | None, source: int | None = None, **args: Any) -> PendingEntry:
+def push(state: State, kind: StepKindName, seat: None, source: int | None = None, **args: Unpack[RequestArgs]) -> StepEntry: ...
+def push(state: State, kind: str, seat: int | None, source: int | None = None, **args: Unpack[RequestArgs]) -> PendingEntry:
     """Open a request (or queue an engine step, ``seat`` None) on top of the stack."""
     req = cast(PendingEntry, {"kind": kind, "seat": seat, "source": source, "args": args})
     state["pending"].append(req)

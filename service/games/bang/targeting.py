@@ -14,11 +14,10 @@ other player (Gatling, Indians!) passes over him, announced by an ``unaffected``
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.abilities import ability_of
 from tabletop_server.service.games.bang.catalog import CardType
 from tabletop_server.service.games.bang.distance import distance, in_reach
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import alive_seats
 

@@ -19,10 +19,9 @@ counter, ``state["bangs"]``, which the view shows.
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.abilities import ABILITIES, ability_of
 from tabletop_server.service.games.bang.cube_requests import ask_recharge
-from tabletop_server.service.games.bang.layout import State, StepEntry, StepKindName
+from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry, StepKindName
 from tabletop_server.service.games.bang.modifiers import turn_started
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason

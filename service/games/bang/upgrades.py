@@ -32,11 +32,10 @@ from typing import Any
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import cubes
 from tabletop_server.service.games.bang.abilities import ability_name, ability_of
 from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_recharge
-from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
 from tabletop_server.service.games.bang.modifiers import card_played_out
 from tabletop_server.service.games.bang.pending import RequestKind, Step, continue_play, request, step
 from tabletop_server.service.games.bang.reasons import Reason
@@ -65,7 +64,7 @@ def offer_upgrade(state: State, seat: int, action: Action) -> bool:
     up = upgrade_of(card)
     if not up or up.get("when", "played") != "played" or not _can_buy(state, seat, card, 0, _taken(action)):
         return False
-    push(state, "upgrade", seat, seat, card=card, action=dict(action), bought=0, extra=[])
+    push(state, "upgrade", seat, seat, card=card, action=action.copy(), bought=0, extra=[])
     return True
 
 
@@ -113,8 +112,9 @@ class Upgrade(RequestKind):
         if action["type"] == "pass":
             state["pending"].pop()
             if not args.get("late"):
-                played = {**args["action"], **({"bought": args["bought"], "extra": args["extra"]}
-                                               if args["bought"] else {})}
+                played = args["action"].copy()
+                if args["bought"]:
+                    played["bought"], played["extra"] = args["bought"], args["extra"]
                 continue_play(state, seat, played, "weapon", events)
             return
         args["bought"] += 1
@@ -200,7 +200,9 @@ def offer_weapon(state: State, seat: int, action: Action) -> bool:
         return False
     shot = shot_of(state, seat, action["card"])
     forced = shot is not None and shot.forced(state, seat, action)
-    push(state, "weapon", seat, seat, card=w, action=dict(action), **({"forced": True} if forced else {}))
+    req = push(state, "weapon", seat, seat, card=w, action=action.copy())
+    if forced:
+        req["args"]["forced"] = True
     return True
 
 
@@ -228,7 +230,7 @@ class WeaponOption(RequestKind):
     def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         seat, args = req["seat"], req["args"]
-        played = dict(args["action"])
+        played = args["action"].copy()
         if action["type"] == "use":
             w = args["card"]
             cubes.pay_use(state, seat, w, events, reason="weapon", target=played.get("target"))
@@ -312,8 +314,8 @@ def _can_buy(state: State, seat: int, card: str, bought: int, taken: list[int]) 
 
 def _extra_ok(state: State, seat: int, card: str, target: int) -> bool:
     try:
-        check_target(state, seat, TYPE_OF[card], {"target": target})
-        check_affects(state, seat, card, {"target": target})
+        check_target(state, seat, TYPE_OF[card], {"type": "upgrade", "target": target})
+        check_affects(state, seat, card, {"type": "upgrade", "target": target})
     except RuleError:
         return False
     return True

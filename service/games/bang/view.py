@@ -9,15 +9,12 @@ Carlson's three cards only to him. The deck order is never sent.
 
 from __future__ import annotations
 
-from typing import Any
-
 from tabletop.v1 import bang_pb2
 
-from tabletop_server.service.engine.ruleset import Event
 from tabletop_server.service.games.bang.actions import to_act
 from tabletop_server.service.games.bang.codec import card_pb, role_pb
 from tabletop_server.service.games.bang.cubes import use_payable
-from tabletop_server.service.games.bang.layout import RequestEntry, State
+from tabletop_server.service.games.bang.layout import Event, RequestEntry, State
 from tabletop_server.service.games.bang.pending import REQUESTS
 from tabletop_server.service.games.bang.state import ready
 from tabletop_server.service.games.bang.tables import ROLES, TYPE_OF, mode_of
@@ -104,7 +101,7 @@ def project(event: Event, seat: int | None) -> Event | None:
         raise ValueError(f"BANG! event kind {event['kind']!r} has no visibility rule in view.VISIBILITY")
     if not cards or _may_see(event, seat):
         return event
-    hidden: dict[str, Any] = dict(event)
+    hidden = event.copy()
     hidden["cards"] = []
     hidden["count"] = len(cards)
     return hidden

@@ -16,17 +16,24 @@ import pytest
 from scripts import golden_corpus as corpus
 from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import state as state_module
+from tabletop_server.service.games.bang.actions import FIELDS
 from tabletop_server.service.games.bang.layout import (
+    Action,
+    ActionType,
+    Event,
+    EventKind,
     GameState,
     Mark,
     PendingKind,
     PlayerData,
+    RequestArgs,
     RequestEntry,
     RequestKindName,
     StepEntry,
     StepKindName,
 )
 from tabletop_server.service.games.bang.pending import REQUESTS, STEPS
+from tabletop_server.service.games.bang.view import VISIBILITY
 from tests.typed_state import misfits_of, mypy_errors, typed_keys
 
 GAMES_PER_TABLE = 3
@@ -42,6 +49,9 @@ def misfits(state: dict[str, Any]) -> list[str]:
     for i, req in enumerate(state["pending"]):
         cls, kinds = (StepEntry, StepKindName) if req["seat"] is None else (RequestEntry, RequestKindName)
         out += misfits_of(f"pending[{i}]", req, cls)
+        out += misfits_of(f"pending[{i}].args", req["args"], RequestArgs)
+        if "action" in req["args"]:
+            out += misfits_of(f"pending[{i}].args.action", req["args"]["action"], Action)
         out += [] if req["kind"] in typing.get_args(kinds) else [f"pending[{i}]: untyped kind {req['kind']!r}"]
     if state["phase"] not in typing.get_args(typing.get_type_hints(GameState)["phase"]):
         out.append(f"phase {state['phase']!r}")
@@ -81,17 +91,21 @@ def test_every_state_of_stored_games_fits_the_types(table: str) -> None:
         state = game["state"]
         found = misfits(state)
         for seat, action in game["actions"]:
-            bang.apply(state, seat, dict(action))
+            found += misfits_of("action", action, Action)
+            for event in bang.apply(state, seat, dict(action)):
+                found += misfits_of(f"event {event['kind']}", event, Event)
+                if event["kind"] not in typing.get_args(EventKind):
+                    found.append(f"untyped event kind {event['kind']!r}")
             found += misfits(state)
         assert found == [], f"{table} game {game['game']}: {sorted(set(found))}"
 
 
 # A rule written against the typed state, with one mistake per line mypy must name (line: what it says).
-_RULE = '''from tabletop_server.service.games.bang.layout import State
+_RULE = '''from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.state import player, push
 
 
-def rule(state: State, seat: int) -> None:
+def rule(state: State, seat: int, action: Action, events: list[Event]) -> None:
     state["bangs"] += 1
     state["bangz"] += 1
     player(state, seat)["lfe"] -= 1
@@ -99,17 +113,35 @@ def rule(state: State, seat: int) -> None:
     push(state, "t_draw", seat)
     state["phase"] = "plya"
     player(state, seat)["life"] = "one"
+    events.append({"kind": "damage", "seat": seat, "amout": 1})
+    events.append({"kind": "damaeg", "seat": seat})
+    played = action["crad"]
+    push(state, "bang", seat, need=1, gott=0)
+    state["pending"][-1]["args"]["ned"] = 1
+    events.append({"kind": "heal", "seat": seat, "life": "full"})
+    action["type"] = "plya"
 '''
 _FOUND = {7: '"GameState" has no key "bangz"', 8: '"PlayerData" has no key "lfe"', 9: "No overload variant of \"push\"",
           10: "No overload variant of \"push\"", 11: 'has incompatible type "Literal[\'plya\']"',
-          12: 'has incompatible type "str"'}
+          12: 'has incompatible type "str"', 13: 'Extra key "amout" for TypedDict "Event"', 14: 'TypedDict item "kind"',
+          15: '"Action" has no key "crad"', 16: "No overload variant of \"push\"", 17: '"RequestArgs" has no key "ned"',
+          18: 'TypedDict item "life" has type "int"', 19: 'Value of "type" has incompatible type'}
 
 
 @pytest.mark.slow
 def test_mypy_strict_names_a_misspelt_key_kind_or_value(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """The typed state catches what the JSON alone cannot: a misspelt state or player key, a request kind
-    that is none (or an engine step pushed for a seat), a phase that is none, a value of the wrong type."""
+    that is none (or an engine step pushed for a seat), a phase that is none, a value of the wrong type; and
+    so do the typed actions, events and request arguments: a misspelt field, a kind or type that is none."""
     by_line, out = mypy_errors(_RULE, tmp_path, monkeypatch)
     assert set(by_line) == set(_FOUND), out
     for number, text in _FOUND.items():
         assert text in by_line[number], by_line[number]
+
+
+def test_the_typed_action_types_and_event_kinds_are_the_rules_own() -> None:
+    """The ``Literal``s name exactly the action types ``actions.FIELDS`` checks and the event kinds the view
+    has a visibility rule for (so the codec sends each); an action's typed fields are those some type takes."""
+    assert set(typing.get_args(ActionType)) == set(FIELDS)
+    assert set(typing.get_args(EventKind)) == set(VISIBILITY)
+    assert set().union(*FIELDS.values()) | {"type"} <= set(typed_keys(Action)[1])

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Any
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import cubes
 from tabletop_server.service.games.bang.abilities import Ability, ability
 from tabletop_server.service.games.bang.characters.dodge_city_turn import (
@@ -29,7 +28,7 @@ from tabletop_server.service.games.bang.checks import check, draw_check
 from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_placement
 from tabletop_server.service.games.bang.distance import in_reach
 from tabletop_server.service.games.bang.effects.attacks import shoot
-from tabletop_server.service.games.bang.layout import RequestEntry, State
+from tabletop_server.service.games.bang.layout import Action, Event, RequestEntry, State
 from tabletop_server.service.games.bang.modifiers import seen_without_card_modifiers
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason

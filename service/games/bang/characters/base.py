@@ -11,11 +11,10 @@ from __future__ import annotations
 from itertools import combinations
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.abilities import Ability, ability, ability_of
 from tabletop_server.service.games.bang.catalog import CardType
 from tabletop_server.service.games.bang.damage import heal, revive
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
@@ -82,7 +81,8 @@ class JesseJones(Ability):
         return True
 
     def draw_options(self, state: State, seat: int) -> list[Action]:
-        return [{"type": "draw", "source": "deck"}] + [
+        deck: list[Action] = [{"type": "draw", "source": "deck"}]
+        return deck + [
             {"type": "draw", "source": "player", "target": s}
             for s in seats_from(state, seat, include_self=False) if player(state, s)["hand"]]
 
@@ -189,7 +189,7 @@ class DrawChoice(RequestKind):
                 raise RuleError(Reason.NOT_A_CHOICE, "Choose a card in play, or draw from the deck",
                                 pick=action["pick"])
             return
-        wanted = {"type": "draw", "source": action.get("source")}
+        wanted: Action = {"type": "draw", "source": action.get("source", "")}
         if action.get("target") is not None:
             wanted["target"] = action["target"]
         if wanted not in options:

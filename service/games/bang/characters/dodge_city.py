@@ -13,10 +13,9 @@ House rules (RULINGS.md Dodge City table) are boolean game options read here:
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.abilities import Ability, ability
 from tabletop_server.service.games.bang.damage import heal
-from tabletop_server.service.games.bang.layout import RequestEntry, State, StepEntry
+from tabletop_server.service.games.bang.layout import Action, Event, RequestEntry, State, StepEntry
 from tabletop_server.service.games.bang.pending import Step, step
 from tabletop_server.service.games.bang.state import (
     all_cards,

@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import Final
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.abilities import Ability, ability
 from tabletop_server.service.games.bang.distance import in_reach
 from tabletop_server.service.games.bang.effects import EFFECTS
 from tabletop_server.service.games.bang.effects import checks as _draw_checks  # noqa: F401  (its start steps, which Vera's surround)
-from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
 from tabletop_server.service.games.bang.modifiers import seen_without_card_modifiers
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason

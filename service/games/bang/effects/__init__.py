@@ -16,8 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.engine.ruleset import Action, Event
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.tables import TYPE_OF
 
 E = TypeVar("E", bound=type["Effect"])

@@ -9,12 +9,11 @@ extra targets). Facts: AD-046, 058, 060, 063, 065.
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import cubes
 from tabletop_server.service.games.bang.cube_requests import ask_placement
 from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
 from tabletop_server.service.games.bang.effects.draws import TakeOrDiscard
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import leave_play, player, push, seats_from
 from tabletop_server.service.games.bang.targeting import affected

@@ -16,17 +16,16 @@ its use effect runs). A card answering from the hand runs its row's ``response``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.abilities import ability_of
 from tabletop_server.service.games.bang.checks import draw_check
 from tabletop_server.service.games.bang.cubes import pay_use, use_payable
 from tabletop_server.service.games.bang.damage import damage
 from tabletop_server.service.games.bang.effects import EFFECTS, Effect, effect, effect_args
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, RequestArgs, State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
@@ -136,7 +135,9 @@ def barrel_sources(state: State, seat: int, ignored: bool = False) -> list[str]:
 def shoot(state: State, attacker: int, target: int, card: str | None, need: int, **flags: Any) -> None:
     """Open a BANG! response window for ``target``; ``flags`` are what the shot carries (a Dangerous
     weapon's effect, ``played``: a card from the hand, ``bang_card``: a real BANG! card)."""
-    push(state, "bang", target, attacker, card=card, need=need, got=0, used=[], **flags)
+    # An ability's shot keeps its card None (``RequestArgs.card``); the flags are RequestArgs' shot flags.
+    args = cast(RequestArgs, {"card": card, "need": need, "got": 0, "used": [], **flags})
+    push(state, "bang", target, attacker, **args)
 
 
 # What a Dangerous weapon paid for a BANG! card puts on its shot (its row's ``use.args.shot``;
@@ -346,8 +347,8 @@ class _DiscardBang(RequestKind):
 
     def legal(self, state: State, req: Request) -> list[Action]:
         seat = req["seat"]
-        return [{"type": "pass"}] + [{"type": "respond", "card": c} for c in player(state, seat)["hand"]
-                                     if counts_as_bang(state, seat, c)]
+        out: list[Action] = [{"type": "pass"}]
+        return out + [{"type": "respond", "card": c} for c in player(state, seat)["hand"] if counts_as_bang(state, seat, c)]
 
     def check(self, state: State, req: Request, action: Action) -> None:
         if action["type"] == "respond" and not counts_as_bang(state, req["seat"], action["card"]):
@@ -380,8 +381,7 @@ class IndiansResponse(_DiscardBang):
 class DuelResponse(_DiscardBang):
     """One step of a Duel: the seat to answer alternates; the damage comes from the challenger."""
 
-    # Suzy Lafayette draws for an emptied hand once the Duel is over, not during it (RULINGS BANG-102).
-    holds_empty_hands = True
+    holds_empty_hands = True  # Suzy Lafayette draws once the Duel is over, not during it (RULINGS BANG-102)
 
     def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
         seat = req["seat"]

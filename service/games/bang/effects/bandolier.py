@@ -7,10 +7,9 @@ is no phase-2 action (effect ``none``).
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.ruleset import Event
 from tabletop_server.service.games.bang.cubes import pay_use, use_payable
 from tabletop_server.service.games.bang.effects.attacks import EXTRA_BANGS, ExtraBang
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Event, State
 from tabletop_server.service.games.bang.state import card_in_effect
 from tabletop_server.service.games.bang.turn import count_use, uses
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.effects import Effect, effect
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.modifiers import Modifier, modifier
 
 KEY: Final = "bell"

@@ -10,9 +10,8 @@ counted without his distance modifiers), and then its cube is due (``forced``: p
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.ruleset import Action
 from tabletop_server.service.games.bang.distance import in_reach, seat_distance, weapon_range
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, State
 from tabletop_server.service.games.bang.state import passive_sum
 from tabletop_server.service.games.bang.targeting import affects
 from tabletop_server.service.games.bang.upgrades import SHOTS, Shot

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from tabletop_server.service.engine.ruleset import Event
 from tabletop_server.service.games.bang.checks import check, draw_check, dynamite_safe, is_heart
 from tabletop_server.service.games.bang.damage import damage
 from tabletop_server.service.games.bang.effects.attacks import missed_once
-from tabletop_server.service.games.bang.layout import State, StepEntry
+from tabletop_server.service.games.bang.layout import Event, State, StepEntry
 from tabletop_server.service.games.bang.pending import Step, step
 from tabletop_server.service.games.bang.state import (
     card_in_effect,

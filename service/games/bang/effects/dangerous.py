@@ -14,11 +14,10 @@ The Bomb, an orange card too, has its own module (``bomb.py``).
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang import cubes
 from tabletop_server.service.games.bang.effects import Effect, effect
 from tabletop_server.service.games.bang.effects.equipment import check_no_duplicate, put_in_play
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
     game_rng,

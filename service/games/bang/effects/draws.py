@@ -16,9 +16,8 @@ nothing to lose is skipped, one with a single choice is answered without asking.
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (

@@ -8,9 +8,8 @@ one weapon at a time: a new weapon discards the old one.
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.effects import Effect, effect
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import in_play, leave_play, player, weapon
 from tabletop_server.service.games.bang.tables import KEY_OF, TYPE_OF

@@ -10,10 +10,9 @@ symbol (``use.missed``) answer a BANG! out of turn (``effects/attacks.py``).
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.effects import Effect, effect
 from tabletop_server.service.games.bang.effects.equipment import check_no_duplicate, put_in_play
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 
 
 @effect("green")

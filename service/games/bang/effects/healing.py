@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.engine.ruleset import Action, Event
 from tabletop_server.service.games.bang.damage import REVIVES, heal
 from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import alive_seats, player, seats_from, trait
 from tabletop_server.service.games.bang.tables import KEY_OF

@@ -6,8 +6,7 @@ card, the card goes from the discard pile back into its player's hand, before th
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.ruleset import Action, Event
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.state import player
 from tabletop_server.service.games.bang.upgrades import SHOTS, Shot
 
