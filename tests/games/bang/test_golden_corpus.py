@@ -7,6 +7,7 @@ and step of a difference in the dealt state, an action, a payload, or a refused 
 from __future__ import annotations
 
 import copy
+import lzma
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from tabletop_server.service.games import bang
 
 # Each table replays in PARTS tests side by side (games part, part + PARTS, ...): one table is minutes of CPU.
 PARTS = 4
+DIGESTS = 1_000  # games per table kept as digests
 
 
 @pytest.mark.slow
@@ -38,6 +40,34 @@ def test_games_recorded_before_issue_32_replay_identically(table: str, part: int
     count, differences = corpus.check(table, part=part, parts=PARTS)
     assert count >= 100 // PARTS, f"{table}: only {count} games stored in part {part}"
     assert differences == [], "\n".join(differences[:20])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("part", range(PARTS))
+@pytest.mark.parametrize("table", sorted(corpus.TABLES))
+def test_every_digested_game_plays_identically(table: str, part: int) -> None:
+    """1,000 games per table, kept as digests (the issue's figure; ``scripts/golden_corpus.py``): each is
+    played again from its seed by the same bots, and its last link is the one recorded before issue 30's rework."""
+    count, differences = corpus.check_digests(table, part=part, parts=PARTS)
+    assert count >= DIGESTS // PARTS, f"{table}: only {count} digests stored in part {part}"
+    assert differences == [], "\n".join(differences[:20])
+
+
+@pytest.mark.parametrize("table", sorted(corpus.TABLES))
+def test_the_digests_hold_a_thousand_games_of_each_table(table: str) -> None:
+    lines = corpus.stored_digests(table)
+    assert [int(line.split()[0]) for line in lines] == list(range(DIGESTS))
+    assert {int(line.split()[1]) for line in lines} == set(corpus.TABLES[table].seats)
+
+
+def test_a_digested_game_that_plays_differently_is_named(tmp_path: Any) -> None:
+    line = corpus.stored_digests("dc")[1]
+    game, seats, actions, last = line.split()
+    path = corpus.digests_path("dc", tmp_path)
+    with lzma.open(path, "wt", encoding="ascii") as out:
+        out.write(f"{game} {seats} {int(actions) + 1} {last}\n")
+    count, differences = corpus.check_digests("dc", tmp_path)
+    assert count == 1 and differences == [f"dc game 1: stored '{game} {seats} {int(actions) + 1} {last}', played {line!r}"]
 
 
 def first(table: str) -> dict[str, Any]:
