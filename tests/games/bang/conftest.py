@@ -6,7 +6,6 @@ this conftest puts the folder on ``sys.path`` (the suite runs in importlib mode)
 
 from __future__ import annotations
 
-import gc
 import importlib
 import shutil
 import sys
@@ -15,12 +14,6 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-
-if "mutants" in Path(__file__).parts:
-    # mutmut's copy: its stats hook iterates the set of functions a test called, and a finalizer run by the
-    # cycle collector in mid-loop (an object of a mutated module) can add to it ("Set changed size during
-    # iteration", twice in a row on 2026-12-05). No collection, no finalizer in the loop.
-    gc.disable()
 
 from bang_helpers import table
 
