@@ -87,6 +87,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             # random games, the golden corpus, scale runs), and coverage's tracer makes the rules about 5x
             # slower: it runs untraced (pytest-cov's ``no_cover``), which cut the README command's time most.
             item.add_marker(pytest.mark.no_cover)
+    _heaviest_first(items)
+
+
+# The order the files start in, heaviest first: pytest-xdist hands tests out in collection order, so a long
+# browser game collected last (tests/web sorts last by name) ran alone at the end while the other worker idled.
+# Big things first and the many small rule tests last fills both workers to the end (longest first).
+START_RANK = {"slow": 0, "web": 1, "system": 2, "service": 3, "fast": 4}
+
+
+def _heaviest_first(items: list[pytest.Item]) -> None:
+    """Sort ``items`` by their file's rank (its heaviest test's), keeping each file's tests together and in
+    order (module fixtures are set up once) and files of one rank in collection order."""
+    rank: dict[Path, int] = {}
+    first: dict[Path, int] = {}
+    for index, item in enumerate(items):
+        tier = tier_of(item)
+        folder = item.path.relative_to(TESTS).parts[0]
+        own = START_RANK["web"] if tier == "system" and folder == "web" else START_RANK[tier]
+        rank[item.path] = min(rank.get(item.path, own), own)
+        first.setdefault(item.path, index)
+    order = {id(item): index for index, item in enumerate(items)}
+    items.sort(key=lambda item: (rank[item.path], first[item.path], order[id(item)]))
 
 
 @pytest.hookimpl(wrapper=True)
