@@ -72,6 +72,12 @@ def tier_of(item: pytest.Item) -> str:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): checklist ids covered by a scenario test")
+    # ``-n`` hands tests out with pytest-xdist's "load" mode, which never takes back what it sent: the first
+    # quarter of the run is dealt out at the start, and a worker dealt more long tests ran them alone at the end
+    # while the other idled. "worksteal" lets an idle worker take half of a busy one's queue. (An explicit
+    # ``--dist`` of another mode is kept; ``--dist load`` cannot be told from the default and becomes worksteal.)
+    if getattr(config.option, "dist", "no") == "load":
+        config.option.dist = "worksteal"
     for tier in TIERS[:3]:
         config.addinivalue_line("markers", f"{tier}: the {tier} tier (set from the test's folder by tests/conftest.py)")
 
