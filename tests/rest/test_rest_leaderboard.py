@@ -44,10 +44,13 @@ def test_a_rated_game_shows_on_the_leaderboard_and_the_profiles(api: Api) -> Non
     name = created.json()["game"]["name"]
     assert api.post(f"/v1/{name}:join", bob["accessToken"], json={"displayName": "Bob"}).status_code == 200
     assert api.post(f"/v1/{name}:concede", bob["accessToken"], json={}).status_code == 200
-    deadline = time.monotonic() + 5
+    # The finish is rated after the answer, a player at a time: the rating first, then the leaderboard (two
+    # hash tags, so two steps on Redis Cluster). Wait until both players are rated and ranked.
+    deadline = time.monotonic() + 30
     while True:
         mine = api.get("/v1/players/me/profile", ann["accessToken"]).json()["profile"]
-        if mine.get("ratings") or time.monotonic() > deadline:
+        seen = api.get("/v1/players/me/profile", bob["accessToken"]).json()["profile"]
+        if all(p.get("ratings") and p["ratings"][0].get("rank") for p in (mine, seen)) or time.monotonic() > deadline:
             break
         time.sleep(0.05)
     assert (mine["playerId"], mine["gamesPlayed"], mine["gamesWon"]) == (ann["playerId"], 1, 1)
