@@ -9,14 +9,13 @@ and histories of the rulesets the player was rated in (bounded: a history is at 
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 from typing import Any
 
 from tabletop.v1 import rating_pb2
 
-from tabletop_server.service.api import convert
-from tabletop_server.service.api.errors import InvalidArgument, NotFound, ServiceReason
+from tabletop_server.service.api import convert, page_tokens
+from tabletop_server.service.api.errors import NotFound, ServiceReason
 from tabletop_server.service.api.my_games import player_of
 from tabletop_server.service.engine import rating, registry
 from tabletop_server.service.store.ratings import RatingStore, Standing
@@ -96,12 +95,4 @@ def _encode(start: int) -> str:
 def _decode(token: str) -> int:
     if not token:
         return 0
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        raw = ""
-    match = _TOKEN.fullmatch(raw)
-    if match is None:
-        raise InvalidArgument(ServiceReason.INVALID_PAGE_TOKEN, "This page token was not issued by ListLeaderboard.",
-                              field="page_token")
-    return min(int(match.group(1)), MAX_START)
+    return min(int(page_tokens.read(token, _TOKEN, "ListLeaderboard").group(1)), MAX_START)

@@ -20,14 +20,13 @@ the one slot of ``{lobby}`` (a busy lobby would split them by a hash of the game
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 from typing import Any
 
 import orjson
 from tabletop.v1 import game_service_pb2 as svc
 
-from tabletop_server.service.api import convert
+from tabletop_server.service.api import convert, page_tokens
 from tabletop_server.service.api.errors import InvalidArgument, ServiceReason
 from tabletop_server.service.engine import registry
 from tabletop_server.service.store import keys
@@ -83,15 +82,7 @@ def decode_token(token: str) -> int | None:
     """The cursor (the last listed game's score), None for the first page."""
     if not token:
         return None
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        raw = ""
-    match = _TOKEN.fullmatch(raw)
-    if match is None:
-        raise InvalidArgument(ServiceReason.INVALID_PAGE_TOKEN, "This page token was not issued by ListGames.",
-                              field="page_token")
-    return int(match.group(1))
+    return int(page_tokens.read(token, _TOKEN, "ListGames").group(1))
 
 
 def listed(raw_doc: bytes | None, open_only: bool) -> dict[str, Any] | None:

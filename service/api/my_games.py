@@ -20,14 +20,13 @@ made of it, holds nothing the player's seat may not see. :func:`page` reads the 
 from __future__ import annotations
 
 import base64
-import binascii
 import re
 import time
 from typing import Any
 
 from tabletop.v1 import player_pb2
 
-from tabletop_server.service.api import convert
+from tabletop_server.service.api import convert, page_tokens
 from tabletop_server.service.api.errors import InvalidArgument, ServiceReason, Unauthenticated
 from tabletop_server.service.api.identity import Player
 from tabletop_server.service.engine.ruleset import Ruleset
@@ -167,14 +166,7 @@ def decode_token(token: str) -> tuple[float, str] | None:
     """The cursor (the last listed entry's score and game id), None for the first page."""
     if not token:
         return None
-    try:
-        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError):
-        raw = ""
-    match = _CURSOR.fullmatch(raw)
-    if match is None:
-        raise InvalidArgument(ServiceReason.INVALID_PAGE_TOKEN, "This page token was not issued by ListMyGames.",
-                              field="page_token")
+    match = page_tokens.read(token, _CURSOR, "ListMyGames")
     return float(match.group(1)), match.group(2)
 
 
