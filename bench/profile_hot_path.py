@@ -31,7 +31,7 @@ import redis
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import hot_path
+from bench import hot_path, redis_cost
 from bench import run as base
 
 # A sample is counted in the bucket of its innermost frame that names one (the interceptors wrap the whole
@@ -77,8 +77,8 @@ def main() -> None:
                                    *(["--native"] if args.native else [])],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         time.sleep(1.0)  # py-spy attached
-        result = base._load(args.concurrency, args.seconds, hot_path._player(port, scripts, None, 1), pids,
-                            lambda: base._commandstats(redis.Redis.from_url(redis_url)))
+        result = base._load(args.concurrency, args.seconds, hot_path._player((port,), scripts, None, 1), pids,
+                            lambda: redis_cost.snapshot(redis.Redis.from_url(redis_url)))
         _, err = record.communicate(timeout=120)
         if record.returncode != 0:
             sys.exit(f"py-spy failed: {err.strip()[-500:]}")

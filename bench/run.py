@@ -28,7 +28,6 @@ import http.client
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -47,12 +46,15 @@ from tabletop.v1 import game_service_pb2 as svc
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import peer_boardgameio
+from bench import peer_boardgameio, redis_cost, run_table, serve_proc
+from bench.serve_proc import free_port as _free_port
+from bench.serve_proc import wait_http as _wait_http
 from tabletop_server.service.engine import registry
 
 CONCURRENCY = (1, 16, 64)
 CONNECT_CONCURRENCY = (1, 16)  # Connect unary SubmitAction on the HTTP port, beside REST :act
 PEER_CONCURRENCY = (1, 16)  # boardgame.io 0.50.2 in memory, measured live beside us (bench/peer_boardgameio.py)
+WORKERS_AT = 16  # serve --workers N against one worker, a connection per client thread (issue 29)
 
 
 def main() -> None:
@@ -74,17 +76,16 @@ def main() -> None:
     parser.add_argument("--pin", action="store_true",
                         help="the service on CPU 0 and the own-process facade on CPU 1 (each its own core, as its "
                              "own Deployment would have; the load generator floats)")
+    parser.add_argument("--workers", type=int, default=2,
+                        help=f"SubmitAction c{WORKERS_AT} on `serve --workers N` against one worker, each client "
+                             "thread on a connection of its own (1: not measured)")
     args = parser.parse_args()
     args.no_scale = args.no_scale or args.grpc_only
     pin_service, pin_facade = (["taskset", "-c", "0"], ["taskset", "-c", "1"]) if args.pin else ([], [])
     redis_url = args.redis or _private_redis()
     scripts = _prepare(args.ruleset, 40)
     grpc_port, http_port, bare_port, rest_port = _free_port(), _free_port(), _free_port(), _free_port()
-    env = {**os.environ, "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0", "TABLETOP_LOG_LEVEL": "WARNING",
-           "TABLETOP_CREATE_PER_MINUTE_PER_ADDRESS": "0", "TABLETOP_MAX_OPEN_GAMES_PER_ADDRESS": "0",
-           # The bench's own Redis keeps nothing on disk (persistence is not what it measures), which the
-           # service refuses by default (not ready, service/store/safety.py): serve it and say so once.
-           "TABLETOP_REDIS_SAFETY": "warn"}
+    env = {**os.environ, **serve_proc.BENCH_ENV, "TABLETOP_REDIS_URL": redis_url}
     service = subprocess.Popen([*pin_service, sys.executable, "-m", "tabletop_server.service", "serve", "--grpc-port", str(grpc_port),
                                 "--http-port", str(http_port)], env=env, cwd=ROOT)
     bare = subprocess.Popen([sys.executable, str(ROOT / "bench" / "bare_server.py"), "--port", str(bare_port),
@@ -92,7 +93,9 @@ def main() -> None:
     # The production topology: the REST facade in its own process (its own Deployment), calling gRPC.
     rest = subprocess.Popen([*pin_facade, sys.executable, "-m", "tabletop_server.service", "rest", "--http-port", str(rest_port),
                              "--grpc-target", f"127.0.0.1:{grpc_port}"], env=env, cwd=ROOT)
+    several = serve_proc.Serve(redis_url, args.workers) if args.workers > 1 else None
     try:
+        workers = (several.grpc_port, several.start()) if several is not None else None
         _wait_grpc(f"127.0.0.1:{grpc_port}")
         _wait_grpc(f"127.0.0.1:{bare_port}")
         _wait_http(http_port)
@@ -102,16 +105,18 @@ def main() -> None:
         peer = None if why_not else peer_boardgameio.Peer()
         try:
             rounds = [_run_all(args, redis_url, scripts, grpc_port, (http_port, rest_port), bare_port,
-                               (service.pid, rest.pid), bare.pid, peer) for _ in range(max(1, args.rounds))]
+                               (service.pid, rest.pid), bare.pid, peer, workers) for _ in range(max(1, args.rounds))]
             results = _median(rounds)
         finally:
             if peer is not None:
                 peer.stop()
-        _print(results)
+        run_table.show(results)
     finally:
         for proc in (service, bare, rest):
             proc.terminate()
             proc.wait(30)
+        if several is not None:
+            several.stop()
     if not args.no_scale:  # the HTTP side at scale (issue 11): idle and slow clients, watchers per GiB
         import http_scale
         http_scale.raise_fd_limit()
@@ -144,7 +149,7 @@ def _prepare(ruleset_id: str, games: int) -> list[Script]:
     return out
 
 
-def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, bare_pid, peer):  # type: ignore[no-untyped-def]
+def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, bare_pid, peer, workers):  # type: ignore[no-untyped-def]
     (http_port, rest_port), (pid, rest_pid) = http_ports, pids
     results: dict[str, dict[str, float]] = {}
     rclient = redis.Redis.from_url(redis_url)
@@ -157,12 +162,13 @@ def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, b
         results[f"echo c{conc}"] = _load(conc, args.seconds, _repeat(lambda: echo(b"x" * 64)), bare_pid)
         results[f"bare GET+EVALSHA c{conc}"] = _load(conc, args.seconds, _repeat(lambda: floor(b"x" * 64)), bare_pid)
         sub = results[f"SubmitAction c{conc}"] = _load(conc, args.seconds, _grpc_player(stub, scripts), pid,
-                                                      lambda: _commandstats(rclient))
-        # Script calls, and reads beyond the HMGET each script (cas.lua, creation.lua) makes itself: Redis
-        # counts the commands a script runs as its own, so a bare hmget + evalsha sum counted each action twice.
-        script_calls = sum(sub["counters"].get(c, 0) for c in ("evalsha", "eval"))
-        trips = script_calls + max(0, sub["counters"].get("hmget", 0) - script_calls)
-        sub["round_trips"] = trips / max(sub["count"], 1)
+                                                      lambda: redis_cost.snapshot(rclient))
+        sub.update(redis_cost.per_action(sub["counters"], sub["count"]))
+        if conc == WORKERS_AT and workers is not None:  # a connection per client, so the kernel spreads them
+            for label, port, measured in (("1 worker", grpc_port, pid), (f"{args.workers} workers", *workers)):
+                row = results[f"SubmitAction c{conc} {label}"] = _load(conc, args.seconds, _own_channels(port, scripts),
+                                                                     measured, lambda: redis_cost.snapshot(rclient))
+                row.update(redis_cost.per_action(row["counters"], row["count"]))
         if args.grpc_only:
             if peer is not None:
                 results[f"boardgame.io move c{conc}"] = peer.measure(args.seconds, conc)
@@ -227,6 +233,15 @@ def _grpc_player(stub, scripts):  # type: ignore[no-untyped-def]
     return run
 
 
+def _own_channels(port: int, scripts):  # type: ignore[no-untyped-def]
+    """gRPC SubmitAction from a connection of each client thread's own (the kernel spreads connections over
+    ``serve --workers``); each thread creates its games on it and plays them there."""
+    def run(record, more) -> None:  # type: ignore[no-untyped-def]
+        with grpc.insecure_channel(f"127.0.0.1:{port}", options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+            _grpc_player(game_service_pb2_grpc.GameServiceStub(channel), scripts)(record, more)
+    return run
+
+
 def _rest_player(stub, port: int, scripts):  # type: ignore[no-untyped-def]
     """REST ``:act``: the action in the body, the game in the path."""
     return _http_player(stub, port, scripts, lambda name, action: (f"/v1/{name}:act", f'{{"action":{action}}}'), {})
@@ -282,14 +297,14 @@ def _load(concurrency: int, seconds: float, work, pid: int, counters=dict):  # t
     for t in threads:
         t.start()
     time.sleep(max(0.0, warmup_end - time.perf_counter()))
-    cpu_start, counted = _cpu(pid), counters()
+    cpu_start, counted, own_start = _cpu(pid), counters(), time.process_time()
     time.sleep(max(0.0, end - time.perf_counter()))
-    cpu, counted_end = _cpu(pid) - cpu_start, counters()
+    cpu, counted_end, own = _cpu(pid) - cpu_start, counters(), time.process_time() - own_start
     for t in threads:
         t.join()
     latencies.sort()
     n = len(latencies)
-    return {"count": n, "per_s": n / seconds, "cpu_ms": 1000 * cpu / max(n, 1),
+    return {"count": n, "per_s": n / seconds, "cpu_ms": 1000 * cpu / max(n, 1), "client_cpu_ms": 1000 * own / max(n, 1),
             "counters": {k: v - counted.get(k, 0) for k, v in counted_end.items()}, "p50_ms": 1000 * statistics.median(latencies) if n else 0,
             "p99_ms": 1000 * latencies[min(n - 1, int(n * 0.99))] if n else 0}
 
@@ -309,51 +324,6 @@ def _stored_bytes(stub, rclient, script) -> dict[str, float]:  # type: ignore[no
             "log_mem": rclient.memory_usage(f"{{g:{game_id}}}:log") or 0, "actions": len(steps)}
 
 
-def _print(r: dict[str, dict[str, float]]) -> None:
-    print("\n== Platform benchmark (client and servers on this machine) ==")
-    print(f"{'what':28} {'calls/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'server CPU ms/call':>19}")
-    for key, v in r.items():
-        if key not in ("stored", "_load"):
-            print(f"{key:28} {v['per_s']:9.0f} {v['p50_ms']:8.2f} {v['p99_ms']:8.2f} {v['cpu_ms']:19.3f}")
-    print("\n== Ratios ==")
-    levels = [c for c in CONCURRENCY if f"SubmitAction c{c}" in r]
-    for c in levels:
-        sub, floor, echo = r[f"SubmitAction c{c}"], r[f"bare GET+EVALSHA c{c}"], r[f"echo c{c}"]
-        print(f"c{c:<3} server CPU per SubmitAction / bare GET+EVALSHA = {sub['cpu_ms'] / floor['cpu_ms']:.2f} "
-              f"(target <= 1.5), / echo = {sub['cpu_ms'] / echo['cpu_ms']:.2f}")
-    for c in levels:
-        if f"REST :act c{c}" not in r:
-            continue
-        sub, floor, echo, rest, own = (r[f"SubmitAction c{c}"], r[f"bare GET+EVALSHA c{c}"], r[f"echo c{c}"],
-                                       r[f"REST :act c{c}"], r[f"REST :act own process c{c}"])
-        print(f"c{c:<3} SubmitAction / bare GET+EVALSHA = {sub['per_s'] / floor['per_s']:.2f} (target >= 0.8)"
-              f"   SubmitAction / echo = {sub['per_s'] / echo['per_s']:.2f}")
-        print(f"     REST :act / gRPC SubmitAction = {rest['per_s'] / sub['per_s']:.2f} in one process (serve, "
-              f"target >= 0.6 at c16), {own['per_s'] / sub['per_s']:.2f} with the facade in its own process "
-              f"(target >= 0.8); p99 REST / gRPC = {rest['p99_ms'] / max(sub['p99_ms'], 1e-9):.2f} in serve "
-              f"(target <= 2), {own['p99_ms'] / max(sub['p99_ms'], 1e-9):.2f} own process; REST server CPU per "
-              f":act {rest['cpu_ms']:.3f} ms (serve), {own['cpu_ms']:.3f} ms (both processes)")
-        if (connect := r.get(f"Connect :act c{c}")) is not None:
-            print(f"     Connect SubmitAction / REST :act = {connect['per_s'] / rest['per_s']:.2f}, / gRPC SubmitAction "
-                  f"= {connect['per_s'] / sub['per_s']:.2f}; server CPU per Connect call {connect['cpu_ms']:.3f} ms")
-    for c in levels:
-        sub = r[f"SubmitAction c{c}"]
-        print(f"c{c:<3} server CPU per call on this stack: echo {r[f'echo c{c}']['cpu_ms']:.3f} ms, bare GET+EVALSHA "
-              f"{r[f'bare GET+EVALSHA c{c}']['cpu_ms']:.3f} ms, SubmitAction {sub['cpu_ms']:.3f} ms")
-        print(f"c{c:<3} server CPU per action = {sub['cpu_ms']:.3f} ms"
-              f"   Redis round trips per action = {sub['round_trips']:.2f} (target <= 1)")
-        if (peer := r.get(f"boardgame.io move c{c}")) is not None:
-            print(f"c{c:<3} against boardgame.io 0.50.2 (in memory, not durable, a one-move game), live: move p50 "
-                  f"{sub['p50_ms']:.2f} / {peer['p50_ms']:.2f} ms = {sub['p50_ms'] / max(peer['p50_ms'], 1e-9):.2f}"
-                  f"{' (target <= 1)' if c == 1 else ''}, moves/s {sub['per_s'] / max(peer['per_s'], 1e-9):.2f}x, "
-                  f"server CPU per move {sub['cpu_ms']:.3f} / {peer['cpu_ms']:.3f} ms "
-                  f"= {sub['cpu_ms'] / max(peer['cpu_ms'], 1e-9):.2f} (its match setup {peer['setup_ms']:.0f} ms, apart)")
-    if (s := r.get("stored")) is None:
-        return
-    print(f"stored bytes per game: document {s.get('doc_mid', 0):.0f} B mid-game, {s['doc_final']:.0f} B at the end; "
-          f"Redis memory {s['hash_mem']:.0f} B (hash) + {s['log_mem']:.0f} B (log of {s['actions']:.0f} actions)")
-
-
 def _cpu(pids: int | tuple[int, ...]) -> float:
     """User + system CPU seconds of the process(es)."""
     total = 0
@@ -361,10 +331,6 @@ def _cpu(pids: int | tuple[int, ...]) -> float:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
-
-
-def _commandstats(client) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    return {k.removeprefix("cmdstat_"): v["calls"] for k, v in client.info("commandstats").items()}
 
 
 def _private_redis() -> str:
@@ -387,29 +353,9 @@ def _private_redis() -> str:
     return f"redis://127.0.0.1:{port}"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def _wait_grpc(target: str) -> None:
     with grpc.insecure_channel(target) as ch:
         grpc.channel_ready_future(ch).result(timeout=60)
-
-
-def _wait_http(port: int) -> None:
-    """Wait until the server is ready (``/readyz``: its Redis answers and is judged safe), not only alive."""
-    for _ in range(300):
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
-            conn.request("GET", "/readyz")
-            if conn.getresponse().status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"the server on port {port} did not become ready (GET /readyz) in 30 s")
 
 
 if __name__ == "__main__":
