@@ -15,6 +15,7 @@ import os
 import secrets
 import socket
 import threading
+import time
 from collections.abc import Coroutine
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -99,6 +100,8 @@ class Running:
         self.loop.call_soon_threadsafe(self.loop.stop)
         if self.thread is not None:
             self.thread.join(10)
+            if self.thread.is_alive():
+                log.warning("the gRPC server's loop did not end within 10 s of the drain; exiting without it")
 
 
 def create_server(config: Config, host: str = "[::]", port: int | None = None, client: Any = None,
@@ -276,7 +279,13 @@ async def _stop(running: Running, grace: float | None) -> None:
             task.cancel()
     if running.feeds is not None:
         running.feeds.wake_all()  # each stream sees the drain and ends with SHUTTING_DOWN and its last version
-    await running.server.stop(grace)
+    started = time.monotonic()
+    late = running.loop.call_later(max(0.0, (grace or 0) - 0.5), _log_pending, "still in flight near the grace's end")
+    try:
+        await running.server.stop(grace)
+    finally:
+        late.cancel()
+    log.info("drained: calls ended %.2f s after the drain began", time.monotonic() - started)
     if running.health_server is not None:  # after the drain: probes see NOT_SERVING until the end
         await running.health_server.stop(0)
     await running.store.close()
@@ -302,7 +311,19 @@ async def _finish_tasks(timeout: float = 5.0) -> None:
     for task in tasks:
         task.cancel()
     if tasks:
-        await asyncio.wait(tasks, timeout=timeout)
+        _, pending = await asyncio.wait(tasks, timeout=timeout)
+        if pending:
+            _log_pending(f"did not end {timeout:.0f} s after being cancelled", pending)
+
+
+def _log_pending(why: str, tasks: Any = None) -> None:
+    """Name what holds a drain (a task's coroutine: a call's handler, a background loop), at most 20 of them.
+
+    A drain that takes its whole grace is otherwise silent about why (tests/ops/test_shutdown.py, under load)."""
+    tasks = [t for t in (tasks if tasks is not None else asyncio.all_tasks()) if t is not asyncio.current_task()]
+    if tasks:
+        names = sorted(getattr(t.get_coro(), "__qualname__", repr(t.get_coro())) for t in tasks)
+        log.warning("drain: %d task(s) %s: %s", len(tasks), why, ", ".join(names[:20]))
 
 
 async def _redis_ok(store: GameStore) -> bool:
