@@ -2,7 +2,7 @@
 
 What a game is in Redis (``keys.py``, ``cas.lua``): every key under its hash tag
 ``{g:<id>}``: the hash (version and document), ``:log`` (the stream), ``:req:<seat>:<id>``
-(remembered responses) and ``:reqs:<seat>`` (their index). Nothing else is needed to go on
+(remembered responses) and ``:reqids:<seat>`` (their index). Nothing else is needed to go on
 playing it; the creators' counters (``{c:...}``) are not games and are left out.
 
 The file is JSON lines: a header, then one line per key with its ``DUMP`` payload and its

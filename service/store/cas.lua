@@ -1,6 +1,6 @@
 -- Atomic compare-and-set of one game, in one round trip.
 -- KEYS[1] game hash, KEYS[2] log stream, KEYS[3] request-id key, KEYS[4] fence set (player_index.py),
--- KEYS[5] the seat's index of remembered request ids (a sorted set by ms; absent: not kept)
+-- KEYS[5] the seat's index of remembered request ids (a list of '<ms>:<id>', oldest first; absent: not kept)
 -- ARGV[1] expected version ("0": the game must not exist yet)
 -- ARGV[2] new document, ARGV[3] log entry, ARGV[4] ttl seconds of game and log
 -- ARGV[5] response to remember for the request id ("" when none), ARGV[6] its ttl
@@ -15,8 +15,9 @@
 -- ARGV[10] the stamp of the new document ("" or absent: none, and no cached copy of it is trusted)
 -- ARGV[11] the most request ids the seat's index keeps ("" or absent: no index), ARGV[12] now in ms,
 -- ARGV[13] how long (ms) an id stays in it, ARGV[14] this request id, ARGV[15] the prefix of the seat's
---          request-id keys: the oldest ids past the bound are popped and their responses deleted, all
---          under the game's hash tag (one Redis Cluster slot), in the write's own round trip
+--          request-id keys: the oldest ids past the bound are popped and the responses of those still
+--          remembered deleted, all under the game's hash tag (one Redis Cluster slot), in the write's
+--          own round trip
 -- {1, new_version, ids forgotten} when the index dropped some.
 -- Returns {1, new_version} when written; {0, current_version, current document, its stamp} when the
 -- version or the stamp moved (the caller decides again on that document, with no read: "" when the
@@ -52,17 +53,23 @@ redis.call('EXPIRE', KEYS[2], ARGV[4])
 if ARGV[5] ~= '' then
   redis.call('SET', KEYS[3], ARGV[7] .. ARGV[5], 'EX', ARGV[6])
   if ARGV[11] and ARGV[11] ~= '' then
-    local now = tonumber(ARGV[12])
-    redis.call('ZADD', KEYS[5], now, ARGV[14])
-    redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now - tonumber(ARGV[13]))
+    -- The seat's index is a list of '<ms>:<id>', oldest first (write order): appending and popping
+    -- the head are O(1), where a sorted set's ZADD scanned its whole listpack for the member.
+    -- An entry at least ARGV[13] ms old is stale (its response expired with it): popped silently.
+    local now, window = tonumber(ARGV[12]), tonumber(ARGV[13])
+    local over = redis.call('RPUSH', KEYS[5], ARGV[12] .. ':' .. ARGV[14]) - tonumber(ARGV[11])
     redis.call('PEXPIRE', KEYS[5], ARGV[13])
-    local over = redis.call('ZCARD', KEYS[5]) - tonumber(ARGV[11])
-    if over > 0 then
-      local popped = redis.call('ZPOPMIN', KEYS[5], over)
-      for i = 1, #popped, 2 do
-        redis.call('DEL', ARGV[15] .. popped[i])
+    local forgotten = 0
+    for _ = 1, over do
+      local entry = redis.call('LPOP', KEYS[5])
+      local colon = string.find(entry, ':', 1, true)
+      if now - tonumber(string.sub(entry, 1, colon - 1)) < window then
+        redis.call('DEL', ARGV[15] .. string.sub(entry, colon + 1))
+        forgotten = forgotten + 1
       end
-      return {1, version, over}
+    end
+    if forgotten > 0 then
+      return {1, version, forgotten}
     end
   end
 end

@@ -23,9 +23,10 @@ def request(game_id: str, seat: int, request_id: str) -> str:
 
 
 def remembered(game_id: str, seat: int) -> str:
-    """Sorted set: the seat's remembered request ids by the ms they were remembered (kept to
-    ``TABLETOP_MAX_REQUEST_IDS_PER_SEAT`` by ``cas.lua``, oldest out first)."""
-    return f"{{g:{game_id}}}:reqs:{seat}"
+    """List: the seat's remembered request ids as ``<ms>:<id>``, oldest first (kept to
+    ``TABLETOP_MAX_REQUEST_IDS_PER_SEAT`` by ``cas.lua``, oldest out first). Until 2026-12-05 a sorted set
+    under ``:reqs:<seat>``; those expire on their own (a new name, so no write meets the old type)."""
+    return f"{{g:{game_id}}}:reqids:{seat}"
 
 
 def deadlines_due() -> str:

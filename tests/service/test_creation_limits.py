@@ -184,7 +184,7 @@ def test_remembered_request_ids_per_seat_are_bounded_oldest_first(servers, redis
         sent[seat].append(f"move-{i}")
     direct = redis.Redis.from_url(redis_url)
     stored = {k.decode().rsplit(":", 1)[1] for k in direct.scan_iter("{g:" + game_id + "}:req:0:*")}
-    index = [m.decode() for m in direct.zrange("{g:" + game_id + "}:reqs:0", 0, -1)]
+    index = [m.decode().split(":", 1)[1] for m in direct.lrange("{g:" + game_id + "}:reqids:0", 0, -1)]  # <ms>:<id>
     direct.close()
     assert len(sent[0]) > 3
     assert stored == set(sent[0][-3:]) and index == sent[0][-3:]  # the newest three, whichever replica wrote
