@@ -61,14 +61,18 @@ def main() -> None:
         for player in players:
             player.calls(2 * GAMES)  # every game created and warm
         figures: list[list[tuple[float, float]]] = [[] for _ in players]
+        commands: list[dict[str, list[float]]] = [{} for _ in players]  # each command's time per script call
         for _ in range(args.rounds):
             for i, player in enumerate(players):
                 client.config_resetstat()
                 cpu = _cpu(proc.pid)
                 player.calls(args.calls)
                 cpu = _cpu(proc.pid) - cpu
-                usec = client.info("commandstats")["cmdstat_evalsha"]["usec"]
-                figures[i].append((usec / args.calls, 1e6 * cpu / args.calls))
+                stats = client.info("commandstats")
+                figures[i].append((stats["cmdstat_evalsha"]["usec"] / args.calls, 1e6 * cpu / args.calls))
+                for name, value in stats.items():
+                    if name not in ("cmdstat_evalsha", "cmdstat_config", "cmdstat_config|resetstat"):
+                        commands[i].setdefault(name.removeprefix("cmdstat_"), []).append(value["usec"] / args.calls)
         version = client.info("server")["redis_version"]
         print(f"redis-server {version} ({binary}); document {len(doc)} B, log entry {len(entry)} B; "
               f"{'with' if args.request_ids else 'without'} request ids; load average {os.getloadavg()[0]:.1f}")
@@ -77,6 +81,10 @@ def main() -> None:
             print(f"{script!s:48} inside Redis min {min(inside):6.2f}, median {statistics.median(inside):6.2f} us/call "
                   f"(rounds {' '.join(f'{x:.1f}' for x in inside)}); process CPU median {statistics.median(cpu):6.2f} "
                   f"us/call")
+        for script, by_command in zip(scripts, commands):  # the script's own profile: what its commands cost
+            top = sorted(((min(v), k) for k, v in by_command.items()), reverse=True)
+            print(f"  {script.name}: its commands' own time per call (min over rounds): "
+                  + ", ".join(f"{k} {v:.2f}" for v, k in top) + f"; sum {sum(v for v, _ in top):.2f} us")
         for script, rows in zip(scripts[1:], figures[1:]):
             print(f"{script} / {scripts[0]}: inside Redis (min) {min(r[0] for r in rows) / min(r[0] for r in figures[0]):.2f}, "
                   f"process CPU (median) {statistics.median(r[1] for r in rows) / statistics.median(r[1] for r in figures[0]):.2f}")

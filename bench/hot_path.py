@@ -28,6 +28,7 @@ import random
 import sys
 import threading
 import time
+import uuid
 import zlib
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,7 @@ from bench import redis_cost, serve_proc
 from bench import run as base
 
 LEAN = {"paths": ["events"]}
+IDS = object()  # the whole answer, and a request id with each action (remembered with its response)
 
 
 def main() -> None:
@@ -58,11 +60,12 @@ def main() -> None:
     results: dict[str, dict[str, float]] = {}
     print(f"load average before: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     for label, workers, cache, phases in (("1 worker, cache off", 1, 0, (("full", None, 1),)),
-                                          ("1 worker, cache on", 1, 10000, (("full", None, 1), ("lean", LEAN, 1))),
+                                          ("1 worker, cache on", 1, 10000, (("full", None, 1), ("lean", LEAN, 1), ("full", IDS, 1))),
                                           ("2 workers, cache on", 2, 10000, (("full", None, 1), ("full", None, 4)))):
         with _serve(redis_url, workers, cache) as (port, pids):
             for answer, mask, spread in phases:
-                name = f"{label}: {answer}" + (", random routing over 4 connections" if spread > 1 else "")
+                name = f"{label}: {answer}" + (", random routing over 4 connections" if spread > 1 else "") + (
+                    ", with request ids" if mask is IDS else "")  # as the Python client sends
                 results[name] = _phase(args, (port,), pids, scripts, mask, spread, rclient)
     if not args.no_replicas:
         results.update(replica_phases(args, redis_url, scripts, rclient))
@@ -125,8 +128,9 @@ def _player(ports: tuple[int, ...], scripts: Any, mask: Any, spread: int) -> Any
                         return
                     stub = stubs[home if spread < 0 else rng.randrange(len(stubs))]
                     t = time.perf_counter()
-                    stub.SubmitAction(svc.SubmitActionRequest(name=name, action=action, read_mask=mask),
-                                      metadata=metas[seat])
+                    request = (svc.SubmitActionRequest(name=name, action=action, request_id=uuid.uuid4().hex)
+                               if mask is IDS else svc.SubmitActionRequest(name=name, action=action, read_mask=mask))
+                    stub.SubmitAction(request, metadata=metas[seat])
                     record(time.perf_counter() - t)
         finally:
             for channel in channels:
