@@ -33,6 +33,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,10 @@ def _run_all(args, redis_url, scripts, grpc_port, http_ports, bare_port, pids, b
         sub = results[f"SubmitAction c{conc}"] = _load(conc, args.seconds, _grpc_player(stub, scripts), pid,
                                                       lambda: redis_cost.snapshot(rclient))
         sub.update(redis_cost.per_action(sub["counters"], sub["count"]))
+        if conc == WORKERS_AT:  # the client's usual path: a request id on every action
+            ids = results[f"SubmitAction c{conc} request ids"] = _load(
+                conc, args.seconds, _grpc_player(stub, scripts, request_ids=True), pid, lambda: redis_cost.snapshot(rclient))
+            ids.update(redis_cost.per_action(ids["counters"], ids["count"]))
         if conc == WORKERS_AT and workers is not None:  # a connection per client, so the kernel spreads them
             for label, port, measured in (("1 worker", grpc_port, pid), (f"{args.workers} workers", *workers)):
                 row = results[f"SubmitAction c{conc} {label}"] = _load(conc, args.seconds, _own_channels(port, scripts),
@@ -217,7 +222,9 @@ def _create(stub, seed: int) -> tuple[str, dict[int, str]]:  # type: ignore[no-u
     return r.game.name, {c.seat: c.player_token for c in r.credentials}
 
 
-def _grpc_player(stub, scripts):  # type: ignore[no-untyped-def]
+def _grpc_player(stub, scripts, request_ids: bool = False):  # type: ignore[no-untyped-def]
+    """gRPC SubmitAction; with ``request_ids`` a fresh request id on each action, as the Python client sends
+    (its response is remembered in the same script, the seat's index kept to its bound)."""
     def run(record, more) -> None:  # type: ignore[no-untyped-def]
         rng = random.Random(threading.get_ident())
         while more():
@@ -228,7 +235,9 @@ def _grpc_player(stub, scripts):  # type: ignore[no-untyped-def]
                 if not more():
                     return
                 t = time.perf_counter()
-                stub.SubmitAction(svc.SubmitActionRequest(name=name, action=action), metadata=metas[seat])
+                stub.SubmitAction(svc.SubmitActionRequest(name=name, action=action,
+                                                          request_id=uuid.uuid4().hex if request_ids else ""),
+                                  metadata=metas[seat])
                 record(time.perf_counter() - t)
     return run
 
