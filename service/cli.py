@@ -14,9 +14,7 @@ import argparse
 import gc
 import logging
 import secrets
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
@@ -24,6 +22,7 @@ from typing import Any
 
 from tabletop_server.service import config as config_mod
 from tabletop_server.service.config import Config
+from tabletop_server.service.signals import Stop
 
 log = logging.getLogger("tabletop")
 
@@ -78,9 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace, cfg: Config) -> int:
     """Start the listeners of ``args.command``, wait for SIGTERM or SIGINT, drain, stop."""
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop = Stop()  # SIGTERM or SIGINT (service/signals.py: why not a threading.Event)
     closers: list[Callable[[], object]] = []
     deadline = 0.0  # set when the shutdown starts; the closers read it then
     from tabletop_server.service.api import tracing
@@ -130,9 +127,7 @@ def _supervise(argv: list[str], cfg: Config, count: int) -> int:
             bind(cfg.host, port).close()  # taken by another program: one line now, not one per worker
         except PortBusy:
             raise _BindError(f"cannot listen for {what}: port {port} on {cfg.host} is already in use") from None
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop = Stop()
     cfg = _with_redis(cfg)
     supervisor = workers.Supervisor(count, workers.worker_command(argv),
                                     workers.worker_env(cfg.redis_url, cfg.proxy_secret or secrets.token_urlsafe(32),

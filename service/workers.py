@@ -24,10 +24,11 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tabletop_server.service.signals import Stop
 
 log = logging.getLogger("tabletop")
 
@@ -75,7 +76,7 @@ class Supervisor:
     grace: float
     slots: list[Slot] = field(default_factory=list)
 
-    def run(self, stop: threading.Event) -> int:
+    def run(self, stop: Stop) -> int:
         """Until ``stop`` is set: start the workers and replace those that die; then drain them all."""
         self.slots = [Slot(i) for i in range(self.count)]
         for slot in self.slots:
@@ -108,7 +109,7 @@ class Supervisor:
         slot.started = time.monotonic()
         log.info("worker %d started (pid %d)", slot.index, slot.process.pid)
 
-    def _replace_if_dead(self, slot: Slot, stop: threading.Event) -> None:
+    def _replace_if_dead(self, slot: Slot, stop: Stop) -> None:
         process = slot.process
         if process is None or process.poll() is None:
             return

@@ -49,6 +49,7 @@ from tabletop_server.service.webhooks.metrics import WebhookMetrics
 
 SERVICE_NAME = game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name
 log = logging.getLogger("tabletop.server")
+_IDLE_LOOK_SECONDS = 0.1  # how often a drain looks whether any call is left to serve (_drain)
 PENDING_CALLS = 10_000  # new calls core holds for this server before it drops some (1,000 by default; see _server_options)
 T = TypeVar("T")
 
@@ -282,13 +283,44 @@ async def _stop(running: Running, grace: float | None) -> None:
     started = time.monotonic()
     late = running.loop.call_later(max(0.0, (grace or 0) - 0.5), _log_pending, "still in flight near the grace's end")
     try:
-        await running.server.stop(grace)
+        await _drain(running, grace)
     finally:
         late.cancel()
     log.info("drained: calls ended %.2f s after the drain began", time.monotonic() - started)
     if running.health_server is not None:  # after the drain: probes see NOT_SERVING until the end
         await running.health_server.stop(0)
     await running.store.close()
+
+
+async def _drain(running: Running, grace: float | None) -> None:
+    """``server.stop(grace)``, cut short once no call is left that anything here would serve.
+
+    grpc.aio's stop also waits for a call gRPC core took in just as the drain began and will never hand to a
+    handler (its loop of new calls has stopped): under load that held a drain for its whole grace with nothing
+    of ours running (tests/ops/test_shutdown.py, 10.0 s). So while the stop waits, the loop is watched: when for
+    two looks in a row it runs nothing but this drain, our background work and the games' readers (no call's
+    handler, no REST request: nothing we do not know is left), what core still holds is cancelled (``stop(None)``).
+    Such a call never reached a handler, so nothing of it was applied; its client gets UNAVAILABLE and retries.
+    Any task not known here keeps the full grace, as before."""
+    stopping = asyncio.ensure_future(running.server.stop(grace))
+    idle_looks = 0
+    while not stopping.done():
+        await asyncio.wait([stopping], timeout=_IDLE_LOOK_SECONDS)
+        idle_looks = idle_looks + 1 if _only_known_tasks(running, stopping) else 0
+        if idle_looks >= 2 and not stopping.done():
+            log.info("drain: no call left to serve; cancelling what gRPC core still holds")
+            await running.server.stop(None)
+    await stopping
+
+
+def _only_known_tasks(running: Running, stopping: asyncio.Future[None]) -> bool:
+    """Whether the loop runs nothing but the drain (this task and ``stopping``), the background work that
+    ``_stop`` cancelled, and the games' feed readers (which end with their last follower)."""
+    known: set[Any] = {asyncio.current_task(), stopping, running.watcher, running.sweeper, running.matcher,
+                       running.indexer, running.near, running.webhooks}
+    if running.feeds is not None:
+        known.update(feed.task for feed in list(running.feeds.feeds.values()))
+    return all(task in known for task in asyncio.all_tasks() if not task.done())
 
 
 async def _health_only(config: Config, host: str, servicer: Any) -> grpc.aio.Server | None:
