@@ -38,6 +38,7 @@ from tabletop_server.service.api import (
     players,
     read_mask,
     replays,
+    rulesets,
     seeds,
     table,
     timers,
@@ -99,7 +100,7 @@ class GameHost:
         """Deal a new game; seats named at creation are filled at once, the first by a signed-in creator.
         ``api_key``: the caller's ``x-api-key``, which may hold the deterministic-games scope (a chosen
         seed, ``seed_source``)."""
-        ruleset = _ruleset(req.ruleset)
+        ruleset = rulesets.requested(req.ruleset)
         info = ruleset.INFO
         if not info.min_seats <= req.seat_count <= info.max_seats:
             raise InvalidArgument(EngineReason.INVALID_SEAT_COUNT,
@@ -533,15 +534,6 @@ class GameHost:
 
 class _AlreadyAnnounced(Exception):
     """Another seat's RematchGame named the rematch in the old game first: nothing to write."""
-
-
-def _ruleset(ruleset_id: str) -> Ruleset:
-    ruleset = registry.get(ruleset_id)
-    if ruleset is None:
-        offered = ", ".join(r.INFO.id for r in registry.all_rulesets())
-        raise InvalidArgument(EngineReason.UNKNOWN_RULESET, f"Unknown ruleset {ruleset_id!r}; offered: {offered}.",
-                              field="ruleset")
-    return ruleset
 
 
 def _options(req: svc.CreateGameRequest, ruleset: Ruleset) -> Any:

@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 from tabletop.v1 import game_pb2, matchmaking_pb2
 
-from tabletop_server.service.api import convert
+from tabletop_server.service.api import convert, rulesets
 from tabletop_server.service.api.errors import InvalidArgument, NotFound, ServiceReason
 from tabletop_server.service.api.my_games import player_of
 from tabletop_server.service.engine import rating, registry
@@ -49,7 +49,7 @@ class Quickplay:
 
     async def find(self, caller: Any, req: matchmaking_pb2.FindGameRequest) -> matchmaking_pb2.FindGameResponse:
         player = player_of(caller)
-        ruleset = _ruleset(req.ruleset)
+        ruleset = rulesets.requested(req.ruleset)
         options = _options(ruleset, req)
         low, high = _seat_range(ruleset, options, req.min_seats, req.max_seats)
         if req.rating_window < 0 or not 0 <= req.bots_after_seconds <= MAX_BOTS_AFTER:
@@ -96,15 +96,6 @@ class Quickplay:
 
 
 # Helpers
-
-def _ruleset(ruleset_id: str) -> Ruleset:
-    ruleset = registry.get(ruleset_id)
-    if ruleset is None:
-        offered = ", ".join(r.INFO.id for r in registry.all_rulesets())
-        raise InvalidArgument(EngineReason.UNKNOWN_RULESET, f"Unknown ruleset {ruleset_id!r}; offered: {offered}.",
-                              field="ruleset")
-    return ruleset
-
 
 def _options(ruleset: Ruleset, req: matchmaking_pb2.FindGameRequest) -> dict[str, Any]:
     kind = req.options.WhichOneof("ruleset") if req.HasField("options") else None

@@ -21,8 +21,9 @@ from functools import cache
 from tabletop.v1 import game_service_pb2 as svc
 
 from tabletop_server.service.api import convert
-from tabletop_server.service.api.errors import NotFound, ServiceReason
+from tabletop_server.service.api.errors import InvalidArgument, NotFound, ServiceReason
 from tabletop_server.service.engine import registry
+from tabletop_server.service.engine.errors import EngineReason
 from tabletop_server.service.engine.ruleset import Ruleset
 
 PREFIX = "rulesets/"
@@ -41,6 +42,17 @@ def get(name: str, language_code: str = "") -> svc.GetRulesetResponse:
         offered = ", ".join(PREFIX + r.INFO.id for r in registry.all_rulesets())
         raise NotFound(ServiceReason.RULESET_NOT_FOUND, f"No ruleset {name}; offered: {offered} (ListRulesets).")
     return _response(ruleset.INFO.id, language(ruleset, language_code))
+
+
+def requested(ruleset_id: str) -> Ruleset:
+    """The ruleset a new game or a quick-play ticket names (CreateGame, FindGame): INVALID_ARGUMENT
+    ``UNKNOWN_RULESET`` on the ``ruleset`` field, listing the ones offered, for an id no game registered."""
+    ruleset = registry.get(ruleset_id)
+    if ruleset is None:
+        offered = ", ".join(r.INFO.id for r in registry.all_rulesets())
+        raise InvalidArgument(EngineReason.UNKNOWN_RULESET, f"Unknown ruleset {ruleset_id!r}; offered: {offered}.",
+                              field="ruleset")
+    return ruleset
 
 
 def language(ruleset: Ruleset, language_code: str) -> str:
