@@ -281,11 +281,13 @@ async def _stop(running: Running, grace: float | None) -> None:
     if running.feeds is not None:
         running.feeds.wake_all()  # each stream sees the drain and ends with SHUTTING_DOWN and its last version
     started = time.monotonic()
-    late = running.loop.call_later(max(0.0, (grace or 0) - 0.5), _log_pending, "still in flight near the grace's end")
+    late = (running.loop.call_later(grace - 0.5, _log_pending, "still in flight near the grace's end")
+            if grace is not None and grace >= 1 else None)  # a stop with (almost) no grace: nothing to explain
     try:
         await _drain(running, grace)
     finally:
-        late.cancel()
+        if late is not None:
+            late.cancel()
     log.info("drained: calls ended %.2f s after the drain began", time.monotonic() - started)
     if running.health_server is not None:  # after the drain: probes see NOT_SERVING until the end
         await running.health_server.stop(0)

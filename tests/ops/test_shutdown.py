@@ -351,3 +351,17 @@ def test_rest_sigterm_reports_not_ready_and_finishes_requests_in_flight(tmp_path
             rest.kill()
         stalled.terminate()
         stalled.wait(10)
+
+
+def test_a_stop_without_grace_explains_nothing_and_a_drain_says_how_long_it_took(
+        redis_url: str, caplog: pytest.LogCaptureFixture) -> None:
+    """The near-the-grace line names what holds a drain; a stop with no grace has nothing to wait for, so
+    nothing to explain (benches stop their servers so, and printed every task they had)."""
+    caplog.set_level("INFO", logger="tabletop.server")
+    for grace in (0.0, 3.0):
+        server = start_grpc(redis_url)
+        caplog.clear()
+        server.running.stop(grace)
+        said = [r.getMessage() for r in caplog.records if r.name == "tabletop.server"]
+        assert not [m for m in said if "still in flight" in m], said
+        assert [m for m in said if m.startswith("drained: calls ended")], said
