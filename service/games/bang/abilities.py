@@ -101,8 +101,10 @@ def ability(name: str) -> Callable[[A], A]:
 
 
 def ability_of(state: State, seat: int) -> Ability:
-    """The ability handler of the seat's acting character (see ``state.acting_character``)."""
-    return ABILITIES[ability_name(state, seat)]
+    """The ability handler of the seat's acting character (see ``state.acting_character``; the lookup of
+    :func:`ability_name`, written out: every action asks it several times)."""
+    p = state["p"][seat]
+    return ABILITIES[CHARACTERS[p.get("as") or p["char"]].ability]
 
 
 def ability_name(state: State, seat: int) -> str:

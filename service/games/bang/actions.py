@@ -316,6 +316,11 @@ def _empty_hands(state: State, events: list[Event]) -> None:
     like Bart Cassidy's draw (RULINGS BANG-085) it comes after the dying window, so it
     can never supply the Beer that saves her from a lost Duel at her last life.
     """
+    for p in state["p"]:
+        if p["alive"] and not p["hand"]:
+            break
+    else:  # the common case, asked after every engine step: no empty hand, no pending entry read
+        return
     if any(r["seat"] is not None and REQUESTS[r["kind"]].holds_empty_hands for r in state["pending"]):
         return
     dying = {r["seat"] for r in state["pending"] if r["kind"] == "dying"}

@@ -64,7 +64,8 @@ def modifier(name: str) -> Callable[[M], M]:
 
 
 def in_force(state: State) -> list[Modifier]:
-    """The modifiers in force now: the one accessor."""
+    """The modifiers in force now: the one accessor. (The hooks below walk the same registry without building
+    this list: a hook is called for a modifier in force when its turn comes, so one that ends another is seen.)"""
     return [m for m in MODIFIERS.values() if m.key in state]
 
 
@@ -80,20 +81,23 @@ def distance_override(state: State, a: int) -> int | None:
 
 def card_played(state: State, seat: int, card: str) -> None:
     """Tell every modifier in force that ``seat`` plays ``card``."""
-    for m in in_force(state):
-        m.card_played(state, seat, card)
+    for key, m in _BY_KEY.items():  # ``in_force``'s order, without its list (every play and turn asks)
+        if key in state:
+            m.card_played(state, seat, card)
 
 
 def card_played_out(state: State) -> None:
     """Tell every modifier in force that the card played last is played out."""
-    for m in in_force(state):
-        m.card_played_out(state)
+    for key, m in _BY_KEY.items():  # ``in_force``'s order, without its list (every play and turn asks)
+        if key in state:
+            m.card_played_out(state)
 
 
 def turn_started(state: State) -> None:
     """Tell every modifier in force that a new turn starts."""
-    for m in in_force(state):
-        m.turn_started(state)
+    for key, m in _BY_KEY.items():  # ``in_force``'s order, without its list (every play and turn asks)
+        if key in state:
+            m.turn_started(state)
 
 
 def seen_without_card_modifiers(state: State) -> State:

@@ -146,12 +146,17 @@ def pop_deck(state: State, events: list[Event]) -> str | None:
 
 def draw(state: State, seat: int, count: int, events: list[Event], reason: str = "draw") -> list[str]:
     """Draw ``count`` cards into the seat's hand; the event shows them to the drawer only."""
-    got: list[str] = []
-    for _ in range(count):
-        card = pop_deck(state, events)
-        if card is None:
-            break
-        got.append(card)
+    deck = state["deck"]
+    if 0 < count <= len(deck):  # no reshuffle on the way: the top ``count`` cards, top first
+        got = deck[:-count - 1:-1]
+        del deck[-count:]
+    else:
+        got = []
+        for _ in range(count):
+            card = pop_deck(state, events)
+            if card is None:
+                break
+            got.append(card)
     state["p"][seat]["hand"].extend(got)
     if got:
         events.append({"kind": "draw", "seat": seat, "cards": got, "count": len(got), "reason": reason})
@@ -220,7 +225,9 @@ def discard_from_table(state: State, seat: int, card: str) -> None:
 def top_request(state: State) -> Request | None:
     """The request on top of the pending stack, between two actions (``actions.advance`` has run every engine
     step by then, so the top entry is a request)."""
-    return cast(Request, state["pending"][-1]) if state["pending"] else None
+    pending = state["pending"]
+    # Not ``typing.cast``: a call on every action, and the fact is the docstring's, not a conversion.
+    return pending[-1] if pending else None  # type: ignore[return-value]
 
 
 def top_entry(state: State) -> PendingEntry | None:
@@ -246,7 +253,8 @@ def push(state: State, kind: RequestKindName, seat: int, source: int | None = No
 def push(state: State, kind: StepKindName, seat: None, source: int | None = None, **args: Unpack[RequestArgs]) -> StepEntry: ...
 def push(state: State, kind: str, seat: int | None, source: int | None = None, **args: Unpack[RequestArgs]) -> PendingEntry:
     """Open a request (or queue an engine step, ``seat`` None) on top of the stack."""
-    req = cast(PendingEntry, {"kind": kind, "seat": seat, "source": source, "args": args})
+    # The overloads pair a request kind with a seat and a step kind with None (no ``typing.cast``: a call).
+    req: PendingEntry = {"kind": kind, "seat": seat, "source": source, "args": args}  # type: ignore[misc, assignment]
     state["pending"].append(req)
     return req
 
