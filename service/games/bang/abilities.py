@@ -16,7 +16,7 @@ from typing import TypeVar
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.games.bang.catalog import CardType
-from tabletop_server.service.games.bang.layout import Action, Event, RequestEntry, State
+from tabletop_server.service.games.bang.layout import Action, BangRequest, DuelRequest, Event, State
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.tables import CHARACTERS
 
@@ -56,7 +56,7 @@ class Ability:
     def on_respond(self, state: State, seat: int, events: list[Event]) -> None:
         """The player answered a request with a card from his hand (Molly Stark)."""
 
-    def on_duel_over(self, state: State, seat: int, duel: RequestEntry) -> None:
+    def on_duel_over(self, state: State, seat: int, duel: DuelRequest) -> None:
         """A Duel the player took part in is over (before its loser's damage; Molly Stark's replacements)."""
 
     def may_ignore(self, seat: int, by: int, card: str) -> bool:
@@ -66,7 +66,7 @@ class Ability:
     def on_card_placed(self, state: State, seat: int, by: int, card: str) -> None:
         """Another seat ``by`` put a blue or orange card in play (Armed & Dangerous: Al Preacher)."""
 
-    def on_shot_cancelled(self, state: State, seat: int, shot: RequestEntry, events: list[Event]) -> None:
+    def on_shot_cancelled(self, state: State, seat: int, shot: BangRequest, events: list[Event]) -> None:
         """A BANG! effect of this player was cancelled (``shot`` is its request; Bloody Mary)."""
 
     def plays_as(self, card_type: CardType) -> CardType:

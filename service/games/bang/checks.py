@@ -20,10 +20,10 @@ from typing import Any
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.games.bang.catalog import RANK_VALUE
-from tabletop_server.service.games.bang.layout import Action, Event, State
+from tabletop_server.service.games.bang.layout import Action, Event, PickRequest, State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
-from tabletop_server.service.games.bang.state import Request, flip, push, trait
+from tabletop_server.service.games.bang.state import flip, push, trait
 from tabletop_server.service.games.bang.tables import CARDS
 
 Outcome = Callable[[State, int, bool, list[Event], Mapping[str, Any]], None]
@@ -87,25 +87,26 @@ def settle_check(state: State, seat: int, name: str, flips: list[str], events: l
     if len(outcomes) == 1:
         spec.resolve(state, seat, outcomes.pop(), events, ctx)
         return
-    req = push(state, "pick", seat, seat, flipped=flips, check=name)
     if ctx:
-        req["args"]["ctx"] = dict(ctx)
+        push(state, "pick", seat, seat, flipped=flips, check=name, ctx=dict(ctx))
+    else:
+        push(state, "pick", seat, seat, flipped=flips, check=name)
 
 
 @request("pick")
-class PickCheck(RequestKind):
+class PickCheck(RequestKind[PickRequest]):
     """Lucky Duke chooses which of his two flipped cards counts."""
 
     answers = frozenset({"choose"})
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: PickRequest) -> list[Action]:
         return [{"type": "choose", "card": c} for c in req["args"]["flipped"]]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: PickRequest, action: Action) -> None:
         if action["card"] not in req["args"]["flipped"]:
             raise RuleError(Reason.NOT_A_CHOICE, "Choose one of the two flipped cards", card=action["card"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: PickRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         spec = CHECKS[req["args"]["check"]]
         events.append({"kind": "choose", "seat": req["seat"], "cards": [action["card"]],

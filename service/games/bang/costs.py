@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.games.bang.layout import Action, Event, State
+from tabletop_server.service.games.bang.layout import Action, CostRequest, Event, State
 from tabletop_server.service.games.bang.pending import RequestKind, continue_play, request
 from tabletop_server.service.games.bang.reasons import Reason
-from tabletop_server.service.games.bang.state import Request, discard_from_hand, player, push
+from tabletop_server.service.games.bang.state import discard_from_hand, player, push
 from tabletop_server.service.games.bang.tables import TYPE_OF
 
 DISCARD = "discard"
@@ -48,20 +48,20 @@ def ask_cost(state: State, seat: int, action: Action, cost: Mapping[str, Any]) -
 
 
 @request("cost")
-class PayCost(RequestKind):
+class PayCost(RequestKind[CostRequest]):
     """Discard the cards a committed play still costs, one at a time; then its effect resolves."""
 
     answers = frozenset({"discard"})
     abilities = False
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: CostRequest) -> list[Action]:
         return [{"type": "discard", "card": c} for c in dict.fromkeys(player(state, req["seat"])["hand"])]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: CostRequest, action: Action) -> None:
         if action["card"] not in player(state, req["seat"])["hand"]:
             raise RuleError(Reason.CARD_NOT_IN_HAND, "Pay with a card from your hand", card=action["card"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: CostRequest, action: Action, events: list[Event]) -> None:
         seat, args = req["seat"], req["args"]
         discard_from_hand(state, seat, action["card"])
         events.append({"kind": "discard", "seat": seat, "cards": [action["card"]], "reason": "cost"})
@@ -71,7 +71,7 @@ class PayCost(RequestKind):
         state["pending"].pop()
         continue_play(state, seat, args["action"], "upgrade", events)
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: CostRequest) -> Action | None:
         hand = player(state, req["seat"])["hand"]
         # The whole hand goes: no choice, and the hand count is public.
         return {"type": "discard", "card": hand[0]} if len(hand) <= req["args"]["discard"] else None

@@ -22,10 +22,17 @@ from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.games.bang import cubes
-from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
+from tabletop_server.service.games.bang.layout import (
+    Action,
+    DrawStepEntry,
+    Event,
+    PayCubesRequest,
+    PlaceCubesRequest,
+    State,
+)
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
-from tabletop_server.service.games.bang.state import Request, draw, player, push, source_seat
+from tabletop_server.service.games.bang.state import draw, player, push, source_seat
 from tabletop_server.service.games.bang.versions import first_ad_readings
 
 
@@ -52,32 +59,32 @@ def ask_recharge(state: State, seat: int, reason: str) -> None:
 
 
 @request("pay_cubes")
-class PayCubes(RequestKind):
+class PayCubes(RequestKind[PayCubesRequest]):
     """Pay the cubes a committed upgrade or ability costs, one at a time, from any holder."""
 
     answers = frozenset({"choose"})
     abilities = False
     choose_field = "pick"
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: PayCubesRequest) -> list[Action]:
         return [{"type": "choose", "pick": h} for h in _paying(state, req["seat"])]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: PayCubesRequest, action: Action) -> None:
         if action["pick"] not in _paying(state, req["seat"]):
             raise RuleError(Reason.NOT_A_CUBE_HOLDER, "Pay from your character or one of your orange cards "
                             "that holds a cube", pick=action["pick"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: PayCubesRequest, action: Action, events: list[Event]) -> None:
         seat, args = req["seat"], req["args"]
         args["cubes"] -= 1
         if args["cubes"] <= 0:
             state["pending"].remove(req)  # before the cube: an emptied Bomb's damage goes on top
         cubes.remove(state, seat, action["pick"], 1, events, args["reason"])
 
-    def settled(self, state: State, req: Request) -> bool:
+    def settled(self, state: State, req: PayCubesRequest) -> bool:
         return bool(req["args"]["cubes"] <= 0 or not _paying(state, req["seat"]))
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: PayCubesRequest) -> Action | None:
         paying = _paying(state, req["seat"])
         if len(paying) == 1 or cubes.owned(state, req["seat"]) <= req["args"]["cubes"]:
             return {"type": "choose", "pick": paying[0]}  # one holder, or every cube must go
@@ -85,7 +92,7 @@ class PayCubes(RequestKind):
 
 
 @request("place_cubes")
-class PlaceCubes(RequestKind):
+class PlaceCubes(RequestKind[PlaceCubesRequest]):
     """Put cubes from the supply on the seat's holders (at most 4 each); ``pass`` declines one that is
     ``optional`` (a recharge)."""
 
@@ -93,11 +100,11 @@ class PlaceCubes(RequestKind):
     abilities = False
     choose_field = "pick"
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: PlaceCubesRequest) -> list[Action]:
         picks: list[Action] = [{"type": "choose", "pick": h} for h in cubes.with_room(state, req["seat"])]
         return picks + [{"type": "pass"}] if req["args"].get("optional") else picks
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: PlaceCubesRequest, action: Action) -> None:
         if action["type"] == "pass":
             if not req["args"].get("optional"):  # as before "pass" was an answer here (bang-ad-1)
                 raise RuleError(Reason.WRONG_ANSWER, f"Answer the pending {req['kind']} request",
@@ -107,7 +114,7 @@ class PlaceCubes(RequestKind):
             raise RuleError(Reason.NO_ROOM_FOR_CUBES, "Place cubes on your character or one of your orange cards "
                             "with room (at most 4 on each)", pick=action["pick"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: PlaceCubesRequest, action: Action, events: list[Event]) -> None:
         seat, args = req["seat"], req["args"]
         count = 1 if args["split"] else args["count"]
         if action["type"] == "pass":  # declined: the cube stays in the supply, never offered again
@@ -118,19 +125,19 @@ class PlaceCubes(RequestKind):
         if args["count"] <= 0 and req in state["pending"]:
             state["pending"].remove(req)
 
-    def settled(self, state: State, req: Request) -> bool:
+    def settled(self, state: State, req: PlaceCubesRequest) -> bool:
         return bool(req["args"]["count"] <= 0 or not cubes.with_room(state, req["seat"]))
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: PlaceCubesRequest) -> Action | None:
         room = cubes.with_room(state, req["seat"])
         return {"type": "choose", "pick": room[0]} if len(room) == 1 and not req["args"].get("optional") else None
 
 
 @step("draw_step")
-class DrawStep(Step):
+class DrawStep(Step[DrawStepEntry]):
     """Draw ``count`` cards once what lies above is done (Al Preacher's card after his payment)."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: DrawStepEntry, events: list[Event]) -> None:
         seat = source_seat(req)
         if player(state, seat)["alive"]:
             draw(state, seat, int(req["args"]["count"]), events, reason=str(req["args"]["reason"]))

@@ -18,12 +18,18 @@ from collections.abc import Callable
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.games.bang.abilities import ability_of
-from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
+from tabletop_server.service.games.bang.layout import (
+    Action,
+    AfterHitStep,
+    DyingRequest,
+    Event,
+    State,
+)
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     alive_seats,
+    any_args,
     clear_table,
     draw,
     player,
@@ -66,7 +72,7 @@ def heal(state: State, seat: int, amount: int, events: list[Event], reason: str)
     events.append({"kind": "heal", "seat": seat, "amount": gained, "life": p["life"], "reason": reason})
 
 
-def revive(state: State, req: Request, amount: int, events: list[Event], reason: str) -> None:
+def revive(state: State, req: DyingRequest, amount: int, events: list[Event], reason: str) -> None:
     """Heal inside the dying window: the missing points first, then life from 1."""
     seat = req["seat"]
     p = player(state, seat)
@@ -105,7 +111,7 @@ def eliminate(state: State, seat: int, killer: int | None, events: list[Event]) 
         state["winners"] = winners
         state["phase"] = "over"
         for req in state["pending"]:  # cards a pending request held (a General Store's) are not lost
-            state["discard"].extend(req["args"].get("cards", []))
+            state["discard"].extend(any_args(req).get("cards", []))
         state["pending"].clear()
         events.append({"kind": "game_over", "seats": winners, "roles": [q["role"] for q in state["p"]]})
 
@@ -164,12 +170,12 @@ def own_target_or_last(state: State, dead: int | None = None, killer: int | None
 
 
 @request("dying")
-class Dying(RequestKind):
+class Dying(RequestKind[DyingRequest]):
     """The dying window: Beer (several if needed) or Sid Ketchum, else elimination (BANG-024, 046, 047)."""
 
     answers = frozenset({"respond", "pass"})
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: DyingRequest) -> list[Action]:
         seat = req["seat"]
         out: list[Action] = [{"type": "pass"}]
         if beers_can_save(state, seat, req["args"]["need"]):
@@ -180,7 +186,7 @@ class Dying(RequestKind):
                     out.append({"type": "respond", "card": c})
         return out
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: DyingRequest, action: Action) -> None:
         if action["type"] == "pass":
             return
         card = action["card"]
@@ -191,7 +197,7 @@ class Dying(RequestKind):
         if not beers_can_save(state, req["seat"], req["args"]["need"]):
             raise RuleError(Reason.BEER_CANNOT_SAVE, "Your Beers cannot bring you back above 0 life")
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: DyingRequest, action: Action, events: list[Event]) -> None:
         seat = req["seat"]
         if action["type"] == "pass":
             state["pending"].pop()
@@ -205,10 +211,10 @@ class Dying(RequestKind):
         revive(state, req, REVIVES[saver](state, seat), events, reason=saver)
         ability_of(state, seat).on_respond(state, seat, events)  # Molly Stark
 
-    def settled(self, state: State, req: Request) -> bool:
+    def settled(self, state: State, req: DyingRequest) -> bool:
         return bool(req["args"]["need"] <= 0)
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: DyingRequest) -> Action | None:
         seat = req["seat"]
         if ability_of(state, seat).activations(state, seat):
             return None
@@ -218,10 +224,10 @@ class Dying(RequestKind):
 
 
 @step("after_hit")
-class AfterHit(Step):
+class AfterHit(Step[AfterHitStep]):
     """On-hit abilities, after the dying window and only for a survivor (RULINGS BANG-085/091)."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: AfterHitStep, events: list[Event]) -> None:
         seat = req["args"]["hit"]
         if player(state, seat)["alive"]:
             ability_of(state, seat).on_hit(state, seat, req["args"]["amount"], req["source"], events)

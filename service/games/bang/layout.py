@@ -10,12 +10,14 @@ holds them true: mypy names each such mistake in a made-up rule, the layout in `
 lists exactly these keys, and every state of stored games (the golden corpus) has exactly the keys these
 types allow (each player, mark and pending entry too), its kinds those of the registered handlers. Actions
 (``Action``: a ``Literal`` type and the fields any type takes), events (``Event``: a ``Literal`` kind and
-every field an event carries) and a pending entry's ``args`` (``RequestArgs``: every argument any kind keeps)
-are typed the same way, so a misspelt field is named too. The stored JSON does not change. (No ``from __future__ import annotations`` here: ``NotRequired`` must be
+every field an event carries) and a pending entry's ``args`` are typed the same way, so a misspelt field
+is named too: each kind's entry is its own (``BangRequest``: ``RequestOf[Literal["bang"], ShotArgs]``), which its
+handler declares, so an argument read on a kind that does not keep it is named as well (``RequestArgs``:
+every argument any kind keeps, ``push``'s keywords). The stored JSON does not change. (No ``from __future__ import annotations`` here: ``NotRequired`` must be
 seen when the class is built.)
 """
 
-from typing import Any, Literal, NotRequired, Required, TypedDict
+from typing import Any, Generic, Literal, NotRequired, Required, TypedDict, TypeVar
 
 Phase = Literal["draw", "play", "discard", "end", "over"]
 
@@ -92,9 +94,10 @@ class Event(TypedDict, total=False):
 
 
 class RequestArgs(TypedDict, total=False):
-    """The arguments a pending entry keeps (``push``'s keywords); each kind uses some of them."""
+    """Every argument any kind keeps: ``push``'s keywords (``state.push`` takes any kind). What one kind's entry
+    holds is its own ``...Args`` below, so a key read on the wrong kind's entry is named too."""
 
-    card: str  # the card it is about (a shot of an ability keeps None: read with ``get`` and a truth test)
+    card: str | None  # the card it is about (a shot of an ability keeps None)
     cards: list[str]  # cards offered (General Store, Kit Carlson) or to choose among
     flipped: list[str]  # a draw!'s flipped cards, for Lucky Duke's choice or a redraw
     check: str  # the draw! being resolved
@@ -128,23 +131,179 @@ class RequestArgs(TypedDict, total=False):
     sure: bool  # a Double Barrel's shot
 
 
-class RequestEntry(TypedDict):
-    """A request ``seat`` answers (DESIGN 8); ``source``: the seat it comes from, if any."""
+# One kind's arguments (the comments of ``RequestArgs`` say what each holds).
+class NoArgs(TypedDict):
+    """A kind that keeps no argument."""
 
-    kind: RequestKindName
+
+class CardArgs(TypedDict):
+    card: str
+
+
+class CardsArgs(TypedDict):
+    cards: list[str]
+
+
+class ShotArgs(TypedDict):
+    """``bang``: a BANG! effect's response window; the flags are what the shot carries."""
+
+    card: str | None
+    need: int
+    got: int
+    used: list[str]
+    played: NotRequired[bool]
+    bang_card: NotRequired[bool]
+    ignore: NotRequired[bool]
+    buntline: NotRequired[bool]
+    sure: NotRequired[bool]
+
+
+class CostArgs(TypedDict):
+    card: str
+    discard: int
+    action: Action
+
+
+class ReasonArgs(TypedDict):
+    reason: str
+
+
+class DocHolydayArgs(TypedDict):
+    victim: int
+    discard: int
+    paid: list[str]
+
+
+class DuelArgs(TypedDict):
+    card: str
+    opp: int
+    owed: NotRequired[list[int]]
+
+
+class DyingArgs(TypedDict):
+    need: int
+
+
+class StageArgs(TypedDict):
+    """``ignore`` and ``weapon``: a stage's question about the committed play (``forced``: the weapon must pay)."""
+
+    card: str
+    action: Action
+    forced: NotRequired[bool]
+
+
+class PayCubesArgs(TypedDict):
+    cubes: int
+    reason: str
+
+
+class PickArgs(TypedDict):
+    flipped: list[str]
+    check: str
+    ctx: NotRequired[dict[str, Any]]
+
+
+class PlaceCubesArgs(TypedDict):
+    count: int
+    split: bool
+    reason: str
+    optional: NotRequired[bool]
+
+
+class RedrawArgs(TypedDict):
+    card: str
+    drawer: int
+    flipped: list[str]
+    check: str
+    ctx: dict[str, Any]
+
+
+class UpgradeArgs(TypedDict):
+    card: str
+    bought: int
+    extra: list[int]
+    action: NotRequired[Action]  # absent once the card resolved (``late``)
+    late: NotRequired[bool]
+
+
+class VictimCardArgs(TypedDict):
+    card: str
+    victim: int
+
+
+class AfterHitArgs(TypedDict):
+    hit: int
+    amount: int
+
+
+class CountArgs(TypedDict):
+    count: int
+
+
+class DrawStepArgs(TypedDict):
+    count: int
+    reason: str
+
+
+class PlayArgs(TypedDict):
+    stage: str
+    action: Action
+
+
+K = TypeVar("K")
+A = TypeVar("A")
+
+
+class RequestOf(TypedDict, Generic[K, A]):
+    """A request ``seat`` answers (DESIGN 8) of kind ``K`` with arguments ``A``; ``source``: the seat it comes
+    from, if any."""
+
+    kind: K
     seat: int
     source: int | None
-    args: RequestArgs
+    args: A
 
 
-class StepEntry(TypedDict):
-    """An engine step: resolves without a player (``seat`` None), in stack order."""
+class StepOf(TypedDict, Generic[K, A]):
+    """An engine step of kind ``K``: resolves without a player (``seat`` None), in stack order."""
 
-    kind: StepKindName
+    kind: K
     seat: None
     source: int | None
-    args: RequestArgs
+    args: A
 
+
+# Each kind's entry: a handler takes its own (``pending.RequestKind[BangRequest]``), so that mypy names a key
+# its kind does not keep; a reader of any entry narrows it by ``kind`` first.
+BangRequest = RequestOf[Literal["bang"], ShotArgs]
+CostRequest = RequestOf[Literal["cost"], CostArgs]
+DiscardOneRequest = RequestOf[Literal["discard_one"], ReasonArgs]
+DocHolydayRequest = RequestOf[Literal["doc_holyday"], DocHolydayArgs]
+DuelRequest = RequestOf[Literal["duel"], DuelArgs]
+DyingRequest = RequestOf[Literal["dying"], DyingArgs]
+IgnoreRequest = RequestOf[Literal["ignore"], StageArgs]
+WeaponRequest = RequestOf[Literal["weapon"], StageArgs]
+CardRequest = RequestOf[Literal["indians", "pass_bomb", "preacher"], CardArgs]
+CardsRequest = RequestOf[Literal["kit_carlson", "store"], CardsArgs]
+PayCubesRequest = RequestOf[Literal["pay_cubes"], PayCubesArgs]
+PickRequest = RequestOf[Literal["pick"], PickArgs]
+PlaceCubesRequest = RequestOf[Literal["place_cubes"], PlaceCubesArgs]
+RedrawRequest = RequestOf[Literal["redraw"], RedrawArgs]
+UpgradeRequest = RequestOf[Literal["upgrade"], UpgradeArgs]
+VictimCardRequest = RequestOf[Literal["victim_card"], VictimCardArgs]
+PlainRequest = RequestOf[Literal["discard", "draw", "vera_custer"], NoArgs]
+RequestEntry = (BangRequest | CostRequest | DiscardOneRequest | DocHolydayRequest | DuelRequest | DyingRequest
+                | IgnoreRequest | WeaponRequest | CardRequest | CardsRequest | PayCubesRequest | PickRequest
+                | PlaceCubesRequest | RedrawRequest | UpgradeRequest | VictimCardRequest | PlainRequest)
+
+AfterHitStep = StepOf[Literal["after_hit"], AfterHitArgs]
+CardBackStep = StepOf[Literal["card_back"], CardArgs]
+DrawStepEntry = StepOf[Literal["draw_step"], DrawStepArgs]
+MollyStarkStep = StepOf[Literal["molly_stark"], CountArgs]
+PlayStep = StepOf[Literal["play"], PlayArgs]
+RedrawDeclinedStep = StepOf[Literal["redraw_declined"], RedrawArgs]
+PlainStep = StepOf[Literal["t_bomb", "t_draw", "t_dynamite", "t_jail", "vera_choose", "vera_forget"], NoArgs]
+StepEntry = AfterHitStep | CardBackStep | DrawStepEntry | MollyStarkStep | PlayStep | RedrawDeclinedStep | PlainStep
 
 PendingEntry = RequestEntry | StepEntry
 

@@ -12,15 +12,18 @@ abilities). Registering a name twice raises.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Final, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 from tabletop_server.service.engine.handlers import Registry
-from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
-from tabletop_server.service.games.bang.state import Request
+from tabletop_server.service.games.bang.layout import Action, Event, PlayStep, RequestEntry, State, StepEntry
+
+# The entry a handler takes: its kind's own (``layout.BangRequest``...), so mypy names a key the kind does not keep.
+E = TypeVar("E", bound=RequestEntry)
+F = TypeVar("F", bound=StepEntry)
 
 
-class RequestKind:
-    """A decision a seat owes: its legal answers and how each resolves."""
+class RequestKind(Generic[E]):
+    """A decision a seat owes: its legal answers and how each resolves (``E``: its kind's entry)."""
 
     answers: frozenset[str] = frozenset()
     # Whether activated abilities (Sid Ketchum) may be used while this request is open.
@@ -34,19 +37,19 @@ class RequestKind:
     # Whether a hand emptied while it is open is refilled only once it is over (a Duel: RULINGS BANG-102).
     holds_empty_hands: bool = False
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: E) -> list[Action]:
         """Every legal answer (abilities such as Sid Ketchum's are added by the caller)."""
         raise NotImplementedError
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: E, action: Action) -> None:
         """Raise RuleError when ``action`` is not a legal answer."""
         raise NotImplementedError
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: E, action: Action, events: list[Event]) -> None:
         """Apply a checked answer; pops the request when it is settled."""
         raise NotImplementedError
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: E) -> Action | None:
         """The answer to apply without waiting, when every seat can see it is the only one.
 
         Only public facts may decide it (an empty hand, the cards in play, the life
@@ -54,11 +57,11 @@ class RequestKind:
         """
         return None
 
-    def settled(self, state: State, req: Request) -> bool:
+    def settled(self, state: State, req: E) -> bool:
         """Whether the request no longer needs an answer (an ability changed the situation)."""
         return False
 
-    def forfeit(self, state: State, req: Request, seat: int) -> bool:
+    def forfeit(self, state: State, req: E, seat: int) -> bool:
         """``seat`` concedes (``concede.py``; still alive when asked) while this request is pending:
         close what the request holds for it; True to drop the request.
 
@@ -67,18 +70,18 @@ class RequestKind:
         return bool(req["seat"] == seat)
 
 
-class Step:
-    """An engine step: resolves without a player, in stack order."""
+class Step(Generic[F]):
+    """An engine step: resolves without a player, in stack order (``F``: its kind's entry)."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: F, events: list[Event]) -> None:
         """Do the step (it has already been popped)."""
         raise NotImplementedError
 
 
-REQUESTS: Registry[RequestKind] = Registry("request kind")
-STEPS: Registry[Step] = Registry("step kind")
-R = TypeVar("R", bound=type[RequestKind])
-S = TypeVar("S", bound=type[Step])
+REQUESTS: Registry[RequestKind[Any]] = Registry("request kind")
+STEPS: Registry[Step[Any]] = Registry("step kind")
+R = TypeVar("R", bound=type[RequestKind[Any]])
+S = TypeVar("S", bound=type[Step[Any]])
 
 
 def request(kind: str) -> Callable[[R], R]:
@@ -94,7 +97,7 @@ def request(kind: str) -> Callable[[R], R]:
 PLAY: Final = "play"  # the engine step that carries a committed play through its stages (registered by play.py)
 
 
-def play_step(seat: int, action: Action, stage: str) -> StepEntry:
+def play_step(seat: int, action: Action, stage: str) -> PlayStep:
     """A play in progress as data: the ``play`` step that runs ``seat``'s committed ``action`` (its card,
     target and what was decided for it) from the pipeline's ``stage`` on (``play.STAGES``)."""
     return {"kind": PLAY, "seat": None, "source": seat, "args": {"stage": stage, "action": action}}

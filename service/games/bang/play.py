@@ -37,7 +37,7 @@ from tabletop_server.service.games.bang.costs import ask_cost, check_payable
 from tabletop_server.service.games.bang.cubes import armed, on, pay_use
 from tabletop_server.service.games.bang.effects import EFFECTS, Effect
 from tabletop_server.service.games.bang.effects.attacks import may_shoot_again, pay_extra_bang
-from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
+from tabletop_server.service.games.bang.layout import Action, Event, PlayStep, State
 from tabletop_server.service.games.bang.modifiers import (
     card_played,
     card_played_out,
@@ -203,12 +203,12 @@ _STAGE = {"cost": _cost_stage, "upgrade": _upgrade_stage, "weapon": _weapon_stag
 
 
 @step(PLAY)
-class PlayInProgress(Step):
+class PlayInProgress(Step[PlayStep]):
     """A committed play, as data (``pending.play_step``): its seat (``source``), its action (card, target,
     what was decided for it) and the stage to run next. A stage's request, once answered, names the
     next stage (``pending.continue_play``) and the pipeline goes on here."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: PlayStep, events: list[Event]) -> None:
         args = req["args"]
         proceed(state, source_seat(req), args["action"], events, args["stage"])
 

@@ -235,6 +235,12 @@ def top_entry(state: State) -> PendingEntry | None:
     return state["pending"][-1] if state["pending"] else None
 
 
+def any_args(entry: PendingEntry) -> RequestArgs:
+    """The arguments of an entry of any kind, for a reader that takes every kind by the keys it finds (the
+    view, the game's end). A handler reads its own kind's (``layout.BangRequest``...) instead."""
+    return entry["args"]  # type: ignore[return-value]  # each kind's arguments are some of RequestArgs'
+
+
 def source_seat(entry: PendingEntry) -> int:
     """The seat a pending entry comes from or acts for (its ``source``), where its kind always has one."""
     seat = entry["source"]
@@ -270,5 +276,5 @@ def all_cards(state: State) -> list[str]:
     for p in state["p"]:
         out += p["hand"] + p["table"]
     for req in state["pending"]:
-        out += req["args"].get("cards", [])
+        out += any_args(req).get("cards", [])
     return out

@@ -21,12 +21,18 @@ from __future__ import annotations
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.games.bang.abilities import ABILITIES, ability_of
 from tabletop_server.service.games.bang.cube_requests import ask_recharge
-from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry, StepKindName
+from tabletop_server.service.games.bang.layout import (
+    Action,
+    Event,
+    PlainRequest,
+    PlainStep,
+    State,
+    StepKindName,
+)
 from tabletop_server.service.games.bang.modifiers import turn_started
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     discard_from_hand,
     draw,
     next_alive,
@@ -133,10 +139,10 @@ def draw_phase_done(state: State) -> None:
 
 
 @step("t_draw")
-class DrawPhase(Step):
+class DrawPhase(Step[PlainStep]):
     """Phase 1: draw 2, or as the character says."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: PlainStep, events: list[Event]) -> None:
         seat = source_seat(req)
         if not player(state, seat)["alive"] or state["turn"] != seat:
             return
@@ -146,19 +152,19 @@ class DrawPhase(Step):
 
 
 @request("discard")
-class DiscardExcess(RequestKind):
+class DiscardExcess(RequestKind[PlainRequest]):
     """Phase 3: the player picks cards to discard, one at a time, down to his life."""
 
     answers = frozenset({"discard"})
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: PlainRequest) -> list[Action]:
         return [{"type": "discard", "card": c} for c in dict.fromkeys(player(state, req["seat"])["hand"])]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: PlainRequest, action: Action) -> None:
         if action["card"] not in player(state, req["seat"])["hand"]:
             raise RuleError(Reason.CARD_NOT_IN_HAND, "Discard a card from your hand", card=action["card"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: PlainRequest, action: Action, events: list[Event]) -> None:
         seat = req["seat"]
         discard_from_hand(state, seat, action["card"])
         events.append({"kind": "discard", "seat": seat, "cards": [action["card"]], "reason": "hand_limit"})
@@ -168,13 +174,13 @@ class DiscardExcess(RequestKind):
         if "supply" in state:  # Armed & Dangerous: 1 cube per card he is forced to discard (AD-011)
             ask_recharge(state, seat, "hand_limit")
 
-    def settled(self, state: State, req: Request) -> bool:
+    def settled(self, state: State, req: PlainRequest) -> bool:
         if len(player(state, req["seat"])["hand"]) > hand_limit(state, req["seat"]):
             return False
         state["phase"] = "end"  # Sid Ketchum discarded down to his life meanwhile
         return True
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: PlainRequest) -> Action | None:
         hand = player(state, req["seat"])["hand"]
         if len(hand) - hand_limit(state, req["seat"]) >= len(hand):
             return {"type": "discard", "card": hand[0]}

@@ -35,12 +35,20 @@ from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.games.bang import cubes
 from tabletop_server.service.games.bang.abilities import ability_name, ability_of
 from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_recharge
-from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
+from tabletop_server.service.games.bang.layout import (
+    Action,
+    BangRequest,
+    CardBackStep,
+    Event,
+    IgnoreRequest,
+    State,
+    UpgradeRequest,
+    WeaponRequest,
+)
 from tabletop_server.service.games.bang.modifiers import card_played_out
 from tabletop_server.service.games.bang.pending import RequestKind, Step, continue_play, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     alive_seats,
     player,
     push,
@@ -76,13 +84,13 @@ def offer_late_upgrade(state: State, seat: int, card: str, when: str) -> None:
 
 
 @request("upgrade")
-class Upgrade(RequestKind):
+class Upgrade(RequestKind[UpgradeRequest]):
     """Buy the card's upgrade (``upgrade``, with ``target`` for an extra target) or play it as it is (``pass``)."""
 
     answers = frozenset({"upgrade", "pass"})
     abilities = False
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: UpgradeRequest) -> list[Action]:
         seat, args = req["seat"], req["args"]
         out: list[Action] = [{"type": "pass"}]
         if not _can_buy(state, seat, args["card"], args["bought"], _taken(args.get("action"), args["extra"])):
@@ -91,7 +99,7 @@ class Upgrade(RequestKind):
             return out + [{"type": "upgrade", "target": t} for t in _extra_targets(state, seat, req)]
         return out + [{"type": "upgrade"}]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: UpgradeRequest, action: Action) -> None:
         if action["type"] == "pass":
             return
         seat, args = req["seat"], req["args"]
@@ -107,7 +115,7 @@ class Upgrade(RequestKind):
             raise MalformedAction(Reason.UNEXPECTED_TARGET, f"{TYPE_OF[card].name}'s upgrade takes no target",
                                   field="target")
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: UpgradeRequest, action: Action, events: list[Event]) -> None:
         seat, args = req["seat"], req["args"]
         if action["type"] == "pass":
             state["pending"].pop()
@@ -125,7 +133,7 @@ class Upgrade(RequestKind):
             push(state, "card_back", None, seat, card=args["card"])
         ask_payment(state, seat, int(upgrade_of(args["card"])["cubes"]), "upgrade")
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: UpgradeRequest) -> Action | None:
         args = req["args"]
         if not _can_buy(state, req["seat"], args["card"], args["bought"], _taken(args.get("action"), args["extra"])):
             return {"type": "pass"}
@@ -133,10 +141,10 @@ class Upgrade(RequestKind):
 
 
 @step("card_back")
-class CardBack(Step):
+class CardBack(Step[CardBackStep]):
     """A late upgrade, paid: the card goes from the discard pile back into its player's hand."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: CardBackStep, events: list[Event]) -> None:
         seat, card = source_seat(req), req["args"]["card"]
         if player(state, seat)["alive"] and card in state["discard"]:
             state["discard"].remove(card)
@@ -172,7 +180,7 @@ class Shot:
     def paid(self, state: State, seat: int, played: Action, events: list[Event]) -> None:
         """What happens as soon as the weapon's cube is paid, before the target reacts."""
 
-    def cancelled(self, state: State, shot: Request) -> None:
+    def cancelled(self, state: State, shot: BangRequest) -> None:
         """What happens when a shot carrying this flag is cancelled (before its shooter's ability reacts)."""
 
 
@@ -200,25 +208,26 @@ def offer_weapon(state: State, seat: int, action: Action) -> bool:
         return False
     shot = shot_of(state, seat, action["card"])
     forced = shot is not None and shot.forced(state, seat, action)
-    req = push(state, "weapon", seat, seat, card=w, action=action.copy())
     if forced:
-        req["args"]["forced"] = True
+        push(state, "weapon", seat, seat, card=w, action=action.copy(), forced=True)
+    else:
+        push(state, "weapon", seat, seat, card=w, action=action.copy())
     return True
 
 
 @request("weapon")
-class WeaponOption(RequestKind):
+class WeaponOption(RequestKind[WeaponRequest]):
     """``use`` the Dangerous weapon for this BANG! card (1 of its cubes), or ``pass``."""
 
     answers = frozenset({"use", "pass"})
     abilities = False
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: WeaponRequest) -> list[Action]:
         if req["args"].get("forced"):
             return [{"type": "use", "card": req["args"]["card"]}]
         return [{"type": "use", "card": req["args"]["card"]}, {"type": "pass"}]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: WeaponRequest, action: Action) -> None:
         if action["type"] == "pass" and req["args"].get("forced"):
             raise RuleError(Reason.WRONG_ANSWER,
                             f"Only a {TYPE_OF[req['args']['card']].name} shot reaches or affects this target: use it")
@@ -227,7 +236,7 @@ class WeaponOption(RequestKind):
         if action["type"] == "use" and ("target" in action or "pick" in action):
             raise MalformedAction(Reason.UNEXPECTED_TARGET, "The weapon's effect takes no target here", field="target")
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: WeaponRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         seat, args = req["seat"], req["args"]
         played = args["action"].copy()
@@ -242,26 +251,26 @@ class WeaponOption(RequestKind):
                 shot.paid(state, seat, played, events)
         continue_play(state, seat, played, "ignore", events)
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: WeaponRequest) -> Action | None:
         # The target was chosen reached only by the weapon's shot (Big Fifty): paying is the only answer (public).
         return {"type": "use", "card": req["args"]["card"]} if req["args"].get("forced") else None
 
 
 @request("ignore")
-class Ignore(RequestKind):
+class Ignore(RequestKind[IgnoreRequest]):
     """Ms. Abigail: ``ability`` (no cards) ignores the card aimed at her alone; ``pass`` lets it act."""
 
     answers = frozenset({"ability", "pass"})
     abilities = False
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: IgnoreRequest) -> list[Action]:
         return [{"type": "ability", "cards": []}, {"type": "pass"}]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: IgnoreRequest, action: Action) -> None:
         if action["type"] == "ability" and (action.get("cards") or "target" in action):
             raise MalformedAction(Reason.UNEXPECTED_FIELD, "Ignoring the card takes no cards or target", field="cards")
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: IgnoreRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         if action["type"] == "ability":
             card_played_out(state)  # the card is played out (a Bell Tower's for it ends)
@@ -271,7 +280,7 @@ class Ignore(RequestKind):
         continue_play(state, source_seat(req), req["args"]["action"], "effect", events)
 
 
-def shot_cancelled(state: State, req: Request, events: list[Event]) -> None:
+def shot_cancelled(state: State, req: BangRequest, events: list[Event]) -> None:
     """A BANG! effect was cancelled (any Missed! effect, a Barrel, ...): what that triggers."""
     args, shooter = req["args"], req["source"]
     for flag, shot in SHOTS.items():  # the shot's own consequence first (a Buntline Special's discard)
@@ -321,12 +330,12 @@ def _extra_ok(state: State, seat: int, card: str, target: int) -> bool:
     return True
 
 
-def _extra_targets(state: State, seat: int, req: Request) -> list[int]:
+def _extra_targets(state: State, seat: int, req: UpgradeRequest) -> list[int]:
     taken = _taken(req["args"].get("action"), req["args"]["extra"])
     return [t for t in alive_seats(state) if t not in taken and _extra_ok(state, seat, req["args"]["card"], t)]
 
 
-def _check_extra_target(state: State, seat: int, req: Request, action: Action) -> None:
+def _check_extra_target(state: State, seat: int, req: UpgradeRequest, action: Action) -> None:
     if "target" not in action:
         raise MalformedAction(Reason.MISSING_TARGET, "Name the extra target", field="target")
     target = action["target"]

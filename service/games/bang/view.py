@@ -16,7 +16,7 @@ from tabletop_server.service.games.bang.codec import card_pb, role_pb
 from tabletop_server.service.games.bang.cubes import use_payable
 from tabletop_server.service.games.bang.layout import Event, RequestEntry, State
 from tabletop_server.service.games.bang.pending import REQUESTS
-from tabletop_server.service.games.bang.state import ready
+from tabletop_server.service.games.bang.state import any_args, ready
 from tabletop_server.service.games.bang.tables import ROLES, TYPE_OF, mode_of
 
 # Draw reasons whose cards are shown to everyone.
@@ -134,7 +134,7 @@ def _may_see(event: Event, seat: int | None) -> bool:
 
 
 def _request_pb(req: RequestEntry, seat: int | None) -> bang_pb2.BangRequest:
-    args = req["args"]
+    args = any_args(req)
     kind = _WIRE_KINDS.get(req["kind"]) or wire_kind(req["kind"])
     handler = REQUESTS[req["kind"]]
     pb = bang_pb2.BangRequest(kind=kind, seat=req["seat"],
@@ -142,8 +142,9 @@ def _request_pb(req: RequestEntry, seat: int | None) -> bang_pb2.BangRequest:
                               barrels_used=args.get("used", []), cards_to_discard=args.get("discard", 0))
     if req["source"] is not None:
         pb.source_seat = req["source"]
-    if args.get("card"):
-        pb.source_card.CopyFrom(card_pb(args["card"]))
+    card = args.get("card")
+    if card:
+        pb.source_card.CopyFrom(card_pb(card))
     if "opp" in args:
         pb.opponent_seat = args["opp"]
     if "victim" in args:

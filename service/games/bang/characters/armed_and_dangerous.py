@@ -28,12 +28,17 @@ from tabletop_server.service.games.bang.checks import check, draw_check
 from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_placement
 from tabletop_server.service.games.bang.distance import in_reach
 from tabletop_server.service.games.bang.effects.attacks import shoot
-from tabletop_server.service.games.bang.layout import Action, Event, RequestEntry, State
+from tabletop_server.service.games.bang.layout import (
+    Action,
+    BangRequest,
+    CardRequest,
+    Event,
+    State,
+)
 from tabletop_server.service.games.bang.modifiers import seen_without_card_modifiers
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     discard_from_hand,
     draw,
     player,
@@ -61,7 +66,7 @@ class AlPreacher(Ability):
 
 
 @request("preacher")
-class PreacherWindow(RequestKind):
+class PreacherWindow(RequestKind[CardRequest]):
     """``ability`` (no cards): pay 2 cubes and draw 1 card; ``pass``. Asked before anything else happens,
     so the window closes with the next card (AD-033); one card per card put in play (AD-032)."""
 
@@ -69,21 +74,21 @@ class PreacherWindow(RequestKind):
     abilities = False
     shown_as = "draw_for_cubes"
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: CardRequest) -> list[Action]:
         return [{"type": "ability", "cards": []}, {"type": "pass"}]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: CardRequest, action: Action) -> None:
         if action["type"] == "ability" and (action.get("cards") or "target" in action):
             raise MalformedAction(Reason.UNEXPECTED_FIELD, "Al Preacher's ability takes no cards or target",
                                   field="cards")
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: CardRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         if action["type"] == "ability":
             push(state, "draw_step", None, req["seat"], count=1, reason="al_preacher")
             ask_payment(state, req["seat"], PREACHER_COST, "al_preacher")
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: CardRequest) -> Action | None:
         return {"type": "pass"} if cubes.owned(state, req["seat"]) < PREACHER_COST else None
 
 
@@ -119,7 +124,7 @@ class BassGreeves(Ability):
 class BloodyMary(Ability):
     """Each time a BANG! card she played is cancelled she draws 1 (AD-035; not other BANG! effects)."""
 
-    def on_shot_cancelled(self, state: State, seat: int, shot: RequestEntry, events: list[Event]) -> None:
+    def on_shot_cancelled(self, state: State, seat: int, shot: BangRequest, events: list[Event]) -> None:
         if shot["args"].get("bang_card"):
             draw(state, seat, 1, events, reason="bloody_mary")
 

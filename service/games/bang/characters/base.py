@@ -14,11 +14,10 @@ from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.games.bang.abilities import Ability, ability, ability_of
 from tabletop_server.service.games.bang.catalog import CardType
 from tabletop_server.service.games.bang.damage import heal, revive
-from tabletop_server.service.games.bang.layout import Action, Event, State
+from tabletop_server.service.games.bang.layout import Action, CardsRequest, Event, PlainRequest, State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     clear_table,
     draw,
     game_rng,
@@ -142,20 +141,20 @@ class KitCarlson(Ability):
 
 
 @request("kit_carlson")
-class KitPick(RequestKind):
+class KitPick(RequestKind[CardsRequest]):
     """Kit Carlson names the card he puts back on the deck; he keeps the other two."""
 
     answers = frozenset({"choose"})
     private_offer = True  # his three cards: only he sees them
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: CardsRequest) -> list[Action]:
         return [{"type": "choose", "card": c} for c in req["args"]["cards"]]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: CardsRequest, action: Action) -> None:
         if action["card"] not in req["args"]["cards"]:
             raise RuleError(Reason.NOT_A_CHOICE, "Choose one of the three cards to put back", card=action["card"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: CardsRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         seat, back = req["seat"], action["card"]
         keep = [c for c in req["args"]["cards"] if c != back]
@@ -165,7 +164,7 @@ class KitPick(RequestKind):
         events.append({"kind": "put_back", "seat": seat, "cards": [back], "count": 1})
         draw_phase_done(state)
 
-    def forfeit(self, state: State, req: Request, seat: int) -> bool:
+    def forfeit(self, state: State, req: CardsRequest, seat: int) -> bool:
         """Conceding while choosing: the three cards go with his hand (discarded, or to Vulture Sam)."""
         if req["seat"] == seat:
             player(state, seat)["hand"].extend(req["args"]["cards"])
@@ -173,16 +172,16 @@ class KitPick(RequestKind):
 
 
 @request("draw")
-class DrawChoice(RequestKind):
+class DrawChoice(RequestKind[PlainRequest]):
     """Phase 1 choice of a character (Jesse Jones, Pedro Ramirez; Pat Brennan: ``choose`` ``pick`` a card in play)."""
 
     answers = frozenset({"draw", "choose"})
     choose_field = "pick"
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: PlainRequest) -> list[Action]:
         return ability_of(state, req["seat"]).draw_options(state, req["seat"])
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: PlainRequest, action: Action) -> None:
         options = self.legal(state, req)
         if action["type"] == "choose":
             if {"type": "choose", "pick": action["pick"]} not in options:
@@ -199,7 +198,7 @@ class DrawChoice(RequestKind):
                 raise RuleError(Reason.EMPTY_HAND, "Choose another living player who has cards in hand")
             raise MalformedAction(Reason.UNKNOWN_ACTION, "source must be deck, discard or player", field="source")
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: PlainRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         ability_of(state, req["seat"]).draw_choice(state, req["seat"], action, events)
         draw_phase_done(state)

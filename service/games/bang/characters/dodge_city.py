@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from tabletop_server.service.games.bang.abilities import Ability, ability
 from tabletop_server.service.games.bang.damage import heal
-from tabletop_server.service.games.bang.layout import Action, Event, RequestEntry, State, StepEntry
+from tabletop_server.service.games.bang.layout import Action, DuelRequest, Event, MollyStarkStep, State
 from tabletop_server.service.games.bang.pending import Step, step
 from tabletop_server.service.games.bang.state import (
     all_cards,
@@ -110,17 +110,17 @@ class MollyStark(Ability):
             return
         draw(state, seat, 1, events, reason="molly_stark")
 
-    def on_duel_over(self, state: State, seat: int, duel: RequestEntry) -> None:
+    def on_duel_over(self, state: State, seat: int, duel: DuelRequest) -> None:
         owed = duel["args"].get("owed", []).count(seat)
         if owed:
             push(state, "molly_stark", None, seat, count=owed)
 
 
 @step("molly_stark")
-class MollyAfterDuel(Step):
+class MollyAfterDuel(Step[MollyStarkStep]):
     """Molly Stark's replacements for the cards she gave in a Duel, once it is over (DC-032)."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: MollyStarkStep, events: list[Event]) -> None:
         seat = source_seat(req)
         if player(state, seat)["alive"]:
             draw(state, seat, int(req["args"]["count"]), events, reason="molly_stark")

@@ -17,12 +17,18 @@ from tabletop_server.service.games.bang.abilities import Ability, ability
 from tabletop_server.service.games.bang.distance import in_reach
 from tabletop_server.service.games.bang.effects import EFFECTS
 from tabletop_server.service.games.bang.effects import checks as _draw_checks  # noqa: F401  (its start steps, which Vera's surround)
-from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
+from tabletop_server.service.games.bang.layout import (
+    Action,
+    DocHolydayRequest,
+    Event,
+    PlainRequest,
+    PlainStep,
+    State,
+)
 from tabletop_server.service.games.bang.modifiers import seen_without_card_modifiers
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     discard_from_hand,
     discard_from_table,
     draw,
@@ -147,18 +153,18 @@ class DocHolyday(Ability):
 
 
 @request("doc_holyday")
-class DocDiscards(RequestKind):
+class DocDiscards(RequestKind[DocHolydayRequest]):
     """Doc Holyday pays his committed shot: two discards from the hand, one at a time; then the BANG! effect."""
 
     answers = frozenset({"discard"})
     abilities = False
     shown_as = "cost"  # a cost like a card's (his target is committed)
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: DocHolydayRequest) -> list[Action]:
         return [{"type": "discard", "card": c} for c in dict.fromkeys(player(state, req["seat"])["hand"])
                 if _may_pay(state, req, c)]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: DocHolydayRequest, action: Action) -> None:
         card = action["card"]
         if card not in player(state, req["seat"])["hand"]:
             raise RuleError(Reason.CARD_NOT_IN_HAND, "Pay with a card from your hand", card=card)
@@ -166,7 +172,7 @@ class DocDiscards(RequestKind):
             raise RuleError(Reason.TARGET_UNAFFECTED, "One of the two cards must be one that affects your target",
                             card=card, target=req["args"]["victim"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: DocHolydayRequest, action: Action, events: list[Event]) -> None:
         seat, args = req["seat"], req["args"]
         discard_from_hand(state, seat, action["card"])
         args["paid"].append(action["card"])
@@ -181,7 +187,7 @@ class DocDiscards(RequestKind):
         card = next(c for c in args["paid"] if affects(state, seat, target, c))
         EFFECTS["bang"].resolve(state, seat, card, {"type": "ability", "target": target}, events)
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: DocHolydayRequest) -> Action | None:
         hand = player(state, req["seat"])["hand"]
         # The whole hand goes (the hand count is public); it holds a card that affects the target (checked).
         if len(hand) <= req["args"]["discard"]:
@@ -203,20 +209,20 @@ class VeraCuster(Ability):
 
 
 @step("vera_forget")
-class VeraForget(Step):
+class VeraForget(Step[PlainStep]):
     """Start of her turn: the ability she copied last turn is gone."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: PlainStep, events: list[Event]) -> None:
         p = player(state, source_seat(req))
         if p["char"] == VERA:
             p.pop("as", None)
 
 
 @step("vera_choose")
-class VeraChoose(Step):
+class VeraChoose(Step[PlainStep]):
     """After the draw! checks, before phase 1: Vera Custer chooses whom to copy (skipped by a failed Jail)."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: PlainStep, events: list[Event]) -> None:
         seat = source_seat(req)
         p = player(state, seat)
         if p["char"] != VERA or not p["alive"] or state["turn"] != seat or state["phase"] != "draw":
@@ -226,7 +232,7 @@ class VeraChoose(Step):
 
 
 @request(VERA)
-class VeraChoice(RequestKind):
+class VeraChoice(RequestKind[PlainRequest]):
     """Vera Custer names the character to copy: ``choose`` ``pick`` a character key."""
 
     answers = frozenset({"choose"})
@@ -234,21 +240,21 @@ class VeraChoice(RequestKind):
     choose_field = "pick"
     shown_as = "copy_character"
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: PlainRequest) -> list[Action]:
         return [{"type": "choose", "pick": k} for k in _copy_choices(state, req["seat"])]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: PlainRequest, action: Action) -> None:
         if action["pick"] not in _copy_choices(state, req["seat"]):
             raise RuleError(Reason.NOT_A_CHOICE, "Choose the character of another living player", pick=action["pick"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: PlainRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         seat, key = req["seat"], action["pick"]
         player(state, seat)["as"] = key
         other = next(s for s in seats_from(state, seat, include_self=False) if player(state, s)["char"] == key)
         events.append({"kind": "choose", "seat": seat, "other": other, "reason": VERA})
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: PlainRequest) -> Action | None:
         choices = _copy_choices(state, req["seat"])
         return {"type": "choose", "pick": choices[0]} if len(choices) == 1 else None
 
@@ -292,7 +298,7 @@ def _reachable_with_hand(state: State, seat: int, target: int) -> bool:
     return any(affects(state, seat, target, c) for c in player(state, seat)["hand"])
 
 
-def _may_pay(state: State, req: Request, card: str) -> bool:
+def _may_pay(state: State, req: DocHolydayRequest, card: str) -> bool:
     """The last discard must affect the target unless one already paid does."""
     seat, args = req["seat"], req["args"]
     if args["discard"] > 1 or any(affects(state, seat, args["victim"], c) for c in args["paid"]):

@@ -16,7 +16,7 @@ its use effect runs). A card answering from the hand runs its row's ``response``
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.handlers import Registry
@@ -25,11 +25,18 @@ from tabletop_server.service.games.bang.checks import draw_check
 from tabletop_server.service.games.bang.cubes import pay_use, use_payable
 from tabletop_server.service.games.bang.damage import damage
 from tabletop_server.service.games.bang.effects import EFFECTS, Effect, effect, effect_args
-from tabletop_server.service.games.bang.layout import Action, Event, RequestArgs, State
+from tabletop_server.service.games.bang.layout import (
+    Action,
+    BangRequest,
+    CardRequest,
+    DuelRequest,
+    Event,
+    RequestArgs,
+    State,
+)
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     discard_from_hand,
     draw,
     in_effect,
@@ -236,12 +243,12 @@ class Duel(Effect):
 
 
 @request("bang")
-class BangResponse(RequestKind):
+class BangResponse(RequestKind[BangRequest]):
     """Answer a BANG! effect: Missed! effects, Barrel draws, or take the hit."""
 
     answers = frozenset({"respond", "barrel", "pass", "use"})
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: BangRequest) -> list[Action]:
         seat, ignored = req["seat"], bool(req["args"].get("ignore"))
         out: list[Action] = [{"type": "pass"}]
         if req["args"].get("sure"):
@@ -256,7 +263,7 @@ class BangResponse(RequestKind):
                 out.append({"type": "barrel"} if b == CHARACTER_BARREL else {"type": "barrel", "card": b})
         return out
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: BangRequest, action: Action) -> None:
         seat, ignored = req["seat"], bool(req["args"].get("ignore"))
         if action["type"] != "pass" and req["args"].get("sure"):
             raise RuleError(Reason.SHOT_UNCANCELLABLE, "This shot cannot be cancelled: take the hit")
@@ -273,7 +280,7 @@ class BangResponse(RequestKind):
             if source in req["args"]["used"]:
                 raise RuleError(Reason.BARREL_ALREADY_USED, "Each Barrel draws once per shot", card=source)
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: BangRequest, action: Action, events: list[Event]) -> None:
         seat, args = req["seat"], req["args"]
         if action["type"] == "pass":
             state["pending"].pop()
@@ -295,7 +302,7 @@ class BangResponse(RequestKind):
             args["used"].append(action.get("card") or CHARACTER_BARREL)
             draw_check(state, seat, "barrel", events)
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: BangRequest) -> Action | None:
         seat, args = req["seat"], req["args"]
         if "sure" in args:  # public: the weapon's cube was paid in the open; only an ability is left
             return None if ability_of(state, seat).activations(state, seat) else {"type": "pass"}
@@ -331,7 +338,7 @@ def check_missed_in_play(state: State, seat: int, action: Action) -> None:
                               field="target" if "target" in action else "pick")
 
 
-def missed_once(state: State, req: Request, events: list[Event]) -> None:
+def missed_once(state: State, req: BangRequest, events: list[Event]) -> None:
     """Count one Missed! effect on a shot; the shot is cancelled once it has enough."""
     req["args"]["got"] += 1
     if req["args"]["got"] >= req["args"]["need"] and state["pending"] and state["pending"][-1] is req:
@@ -340,21 +347,24 @@ def missed_once(state: State, req: Request, events: list[Event]) -> None:
             shot_cancelled(state, req, events)
 
 
-class _DiscardBang(RequestKind):
+D = TypeVar("D", CardRequest, DuelRequest)  # the two kinds that answer with a BANG! card
+
+
+class _DiscardBang(RequestKind[D]):
     """Shared by Indians! and Duel: discard a BANG! card (Janet: Missed!) or lose 1 life."""
 
     answers = frozenset({"respond", "pass"})
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: D) -> list[Action]:
         seat = req["seat"]
         out: list[Action] = [{"type": "pass"}]
         return out + [{"type": "respond", "card": c} for c in player(state, seat)["hand"] if counts_as_bang(state, seat, c)]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: D, action: Action) -> None:
         if action["type"] == "respond" and not counts_as_bang(state, req["seat"], action["card"]):
             raise RuleError(Reason.WRONG_ANSWER, "Only a BANG! card answers this", card=action["card"])
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: D) -> Action | None:
         seat = req["seat"]
         if player(state, seat)["hand"]:
             return None  # asked even without a BANG!: waiting must not reveal his hand
@@ -364,10 +374,10 @@ class _DiscardBang(RequestKind):
 
 
 @request("indians")
-class IndiansResponse(_DiscardBang):
+class IndiansResponse(_DiscardBang[CardRequest]):
     """Answer Indians!."""
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: CardRequest, action: Action, events: list[Event]) -> None:
         seat = req["seat"]
         state["pending"].pop()
         if action["type"] == "pass":
@@ -378,12 +388,12 @@ class IndiansResponse(_DiscardBang):
 
 
 @request("duel")
-class DuelResponse(_DiscardBang):
+class DuelResponse(_DiscardBang[DuelRequest]):
     """One step of a Duel: the seat to answer alternates; the damage comes from the challenger."""
 
     holds_empty_hands = True  # Suzy Lafayette draws once the Duel is over, not during it (RULINGS BANG-102)
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: DuelRequest, action: Action, events: list[Event]) -> None:
         seat = req["seat"]
         if action["type"] == "pass":
             state["pending"].pop()

@@ -16,11 +16,10 @@ from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.games.bang import cubes
 from tabletop_server.service.games.bang.checks import check, draw_check
 from tabletop_server.service.games.bang.damage import damage
-from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
+from tabletop_server.service.games.bang.layout import Action, CardRequest, Event, PlainStep, State
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     card_in_effect,
     player,
     push,
@@ -50,10 +49,10 @@ BOMB_FAIL_CUBES = 2
 
 
 @step("t_bomb")
-class BombCheck(Step):
+class BombCheck(Step[PlainStep]):
     """Draw! for a Bomb in front of the turn player, after Dynamite and Jail (AD-052)."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: PlainStep, events: list[Event]) -> None:
         seat = source_seat(req)
         if player(state, seat)["alive"] and card_in_effect(state, seat, "bomb"):
             draw_check(state, seat, "bomb", events)
@@ -63,20 +62,20 @@ add_start_step("t_bomb", before="t_draw", expansion="armed_and_dangerous", skipp
 
 
 @request("pass_bomb")
-class PassBomb(RequestKind):
+class PassBomb(RequestKind[CardRequest]):
     """``choose`` ``target``: the other living player who gets the Bomb, with its cubes."""
 
     answers = frozenset({"choose"})
     choose_field = "target"
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: CardRequest) -> list[Action]:
         return [{"type": "choose", "target": t} for t in _receivers(state, req["seat"])]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: CardRequest, action: Action) -> None:
         if action["target"] not in _receivers(state, req["seat"]):
             raise RuleError(Reason.NOT_A_CHOICE, "Pass the Bomb to another living player", target=action["target"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: CardRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         seat, card, target = req["seat"], req["args"]["card"], action["target"]
         if card not in player(state, seat)["table"]:
@@ -85,10 +84,10 @@ class PassBomb(RequestKind):
         player(state, target)["table"].append(card)
         events.append({"kind": "move", "seat": seat, "other": target, "cards": [card], "reason": "bomb"})
 
-    def settled(self, state: State, req: Request) -> bool:
+    def settled(self, state: State, req: CardRequest) -> bool:
         return req["args"]["card"] not in player(state, req["seat"])["table"] or not _receivers(state, req["seat"])
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: CardRequest) -> Action | None:
         receivers = _receivers(state, req["seat"])
         return {"type": "choose", "target": receivers[0]} if len(receivers) == 1 else None
 

@@ -9,10 +9,10 @@ has one: the ``discard_one`` request below.
 from __future__ import annotations
 
 from tabletop_server.service.engine.errors import RuleError
-from tabletop_server.service.games.bang.layout import Action, Event, State
+from tabletop_server.service.games.bang.layout import Action, BangRequest, DiscardOneRequest, Event, State
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
-from tabletop_server.service.games.bang.state import Request, player, push
+from tabletop_server.service.games.bang.state import player, push
 from tabletop_server.service.games.bang.upgrades import SHOTS, Shot
 
 SHOT = "buntline"
@@ -22,35 +22,35 @@ CARD = "buntline_special"  # the reason its discard is announced with
 class DiscardOnCancel(Shot):
     """A cancelled shot costs its target a card of his choice."""
 
-    def cancelled(self, state: State, shot: Request) -> None:
+    def cancelled(self, state: State, shot: BangRequest) -> None:
         if player(state, shot["seat"])["hand"]:
             push(state, "discard_one", shot["seat"], shot["source"], reason=CARD)
 
 
 @request("discard_one")
-class DiscardOne(RequestKind):
+class DiscardOne(RequestKind[DiscardOneRequest]):
     """Discard one card of your choice from your hand (Buntline Special, AD-053)."""
 
     answers = frozenset({"discard"})
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: DiscardOneRequest) -> list[Action]:
         return [{"type": "discard", "card": c} for c in dict.fromkeys(player(state, req["seat"])["hand"])]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: DiscardOneRequest, action: Action) -> None:
         if action["card"] not in player(state, req["seat"])["hand"]:
             raise RuleError(Reason.CARD_NOT_IN_HAND, "Discard a card from your hand", card=action["card"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: DiscardOneRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         player(state, req["seat"])["hand"].remove(action["card"])
         state["discard"].append(action["card"])
         events.append({"kind": "discard", "seat": req["seat"], "cards": [action["card"]],
                        "reason": req["args"]["reason"]})
 
-    def settled(self, state: State, req: Request) -> bool:
+    def settled(self, state: State, req: DiscardOneRequest) -> bool:
         return not player(state, req["seat"])["hand"]
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: DiscardOneRequest) -> Action | None:
         hand = player(state, req["seat"])["hand"]
         return {"type": "discard", "card": hand[0]} if len(hand) == 1 else None
 

@@ -9,7 +9,7 @@ from typing import Any
 from tabletop_server.service.games.bang.checks import check, draw_check, dynamite_safe, is_heart
 from tabletop_server.service.games.bang.damage import damage
 from tabletop_server.service.games.bang.effects.attacks import missed_once
-from tabletop_server.service.games.bang.layout import Event, State, StepEntry
+from tabletop_server.service.games.bang.layout import Event, PlainStep, State
 from tabletop_server.service.games.bang.pending import Step, step
 from tabletop_server.service.games.bang.state import (
     card_in_effect,
@@ -71,20 +71,20 @@ def barrel(state: State, seat: int, good: bool, events: list[Event], ctx: Mappin
 
 
 @step("t_dynamite")
-class DynamiteCheck(Step):
+class DynamiteCheck(Step[PlainStep]):
     """Draw! for a Dynamite in front of the turn player (BANG-070)."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: PlainStep, events: list[Event]) -> None:
         seat = source_seat(req)
         if player(state, seat)["alive"] and card_in_effect(state, seat, "dynamite"):
             draw_check(state, seat, "dynamite", events)
 
 
 @step("t_jail")
-class JailCheck(Step):
+class JailCheck(Step[PlainStep]):
     """Draw! for a Jail in front of the turn player (BANG-075)."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: PlainStep, events: list[Event]) -> None:
         seat = source_seat(req)
         if player(state, seat)["alive"] and card_in_effect(state, seat, "jail"):
             draw_check(state, seat, "jail", events)

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.games.bang.effects import Effect, effect, effect_args
-from tabletop_server.service.games.bang.layout import Action, Event, State
+from tabletop_server.service.games.bang.layout import Action, CardsRequest, Event, State, VictimCardRequest
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
-    Request,
     alive_seats,
     draw,
     game_rng,
@@ -59,19 +58,19 @@ class GeneralStore(Effect):
 
 
 @request("store")
-class StorePick(RequestKind):
+class StorePick(RequestKind[CardsRequest]):
     """Take one of the revealed General Store cards; the last one is given without asking."""
 
     answers = frozenset({"choose"})
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: CardsRequest) -> list[Action]:
         return [{"type": "choose", "card": c} for c in req["args"]["cards"]]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: CardsRequest, action: Action) -> None:
         if action["card"] not in req["args"]["cards"]:
             raise RuleError(Reason.NOT_A_CHOICE, "Take one of the revealed cards", card=action["card"])
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: CardsRequest, action: Action, events: list[Event]) -> None:
         seat, cards = req["seat"], req["args"]["cards"]
         cards.remove(action["card"])
         player(state, seat)["hand"].append(action["card"])
@@ -86,11 +85,11 @@ class StorePick(RequestKind):
         else:
             req["seat"] = nxt
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: CardsRequest) -> Action | None:
         cards = req["args"]["cards"]
         return {"type": "choose", "card": cards[0]} if len(cards) == 1 else None
 
-    def forfeit(self, state: State, req: Request, seat: int) -> bool:
+    def forfeit(self, state: State, req: CardsRequest, seat: int) -> bool:
         """The store passes over a player who concedes while it is his pick: the next living one
         chooses, or the round is over and the rest is discarded. A source who concedes at his own
         (first) pick hands the round's start on. (One who concedes later needs nothing: the cards
@@ -182,23 +181,23 @@ class Brawl(Effect):
 
 
 @request("victim_card")
-class VictimCard(RequestKind):
+class VictimCard(RequestKind[VictimCardRequest]):
     """Which card of ``args.victim`` the played card discards: ``hand`` (random) or a card in play."""
 
     answers = frozenset({"choose"})
     choose_field = "pick"
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: VictimCardRequest) -> list[Action]:
         return [{"type": "choose", "pick": p} for p in _victim_picks(state, req["args"]["victim"])]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: VictimCardRequest, action: Action) -> None:
         victim, pick = req["args"]["victim"], action["pick"]
         if pick == HAND and not player(state, victim)["hand"]:
             raise RuleError(Reason.NOTHING_TO_TAKE, f"Seat {victim} has no cards in hand", target=victim)
         if pick != HAND and pick not in player(state, victim)["table"]:
             raise RuleError(Reason.CARD_NOT_IN_PLAY, f"Seat {victim} has no such card in play", card=pick)
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: VictimCardRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         victim, pick = req["args"]["victim"], action["pick"]
         hand = player(state, victim)["hand"]
@@ -211,11 +210,11 @@ class VictimCard(RequestKind):
         events.append({"kind": "discard", "seat": victim, "cards": [lost],
                        "reason": KEY_OF[req["args"]["card"]]})
 
-    def settled(self, state: State, req: Request) -> bool:
+    def settled(self, state: State, req: VictimCardRequest) -> bool:
         victim = req["args"]["victim"]
         return not player(state, victim)["alive"] or not _victim_picks(state, victim)
 
-    def auto(self, state: State, req: Request) -> Action | None:
+    def auto(self, state: State, req: VictimCardRequest) -> Action | None:
         picks = _victim_picks(state, req["args"]["victim"])  # public: a hand count and cards in play
         return {"type": "choose", "pick": picks[0]} if len(picks) == 1 else None
 

@@ -15,10 +15,16 @@ from typing import Any, cast
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.games.bang.checks import REDRAWS, draw_check, settle_check
 from tabletop_server.service.games.bang.cubes import pay_use
-from tabletop_server.service.games.bang.layout import Action, Event, State, StepEntry
+from tabletop_server.service.games.bang.layout import (
+    Action,
+    Event,
+    RedrawDeclinedStep,
+    RedrawRequest,
+    State,
+)
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
-from tabletop_server.service.games.bang.state import Request, alive_seats, card_in_effect, player, push
+from tabletop_server.service.games.bang.state import alive_seats, card_in_effect, player, push
 
 KEY = "tumbleweed"
 
@@ -45,22 +51,22 @@ def tumbleweed(state: State) -> tuple[int, str] | None:
 
 
 @request("redraw")
-class Redraw(RequestKind):
+class Redraw(RequestKind[RedrawRequest]):
     """Tumbleweed's holder: ``use`` it (1 of its cubes) to have the draw! made again, or ``pass``."""
 
     answers = frozenset({"use", "pass"})
     abilities = False
 
-    def legal(self, state: State, req: Request) -> list[Action]:
+    def legal(self, state: State, req: RedrawRequest) -> list[Action]:
         return [{"type": "use", "card": req["args"]["card"]}, {"type": "pass"}]
 
-    def check(self, state: State, req: Request, action: Action) -> None:
+    def check(self, state: State, req: RedrawRequest, action: Action) -> None:
         if action["type"] == "use" and action["card"] != req["args"]["card"]:
             raise RuleError(Reason.WRONG_ANSWER, "Answer with your Tumbleweed, or pass", card=action["card"])
         if action["type"] == "use" and ("target" in action or "pick" in action):
             raise MalformedAction(Reason.UNEXPECTED_TARGET, "Tumbleweed takes no target", field="target")
 
-    def resolve(self, state: State, req: Request, action: Action, events: list[Event]) -> None:
+    def resolve(self, state: State, req: RedrawRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
         args = req["args"]
         if action["type"] == "pass":
@@ -69,7 +75,7 @@ class Redraw(RequestKind):
         pay_use(state, req["seat"], args["card"], events, reason=KEY, target=args["drawer"])
         draw_check(state, args["drawer"], args["check"], events, args["ctx"])
 
-    def forfeit(self, state: State, req: Request, seat: int) -> bool:
+    def forfeit(self, state: State, req: RedrawRequest, seat: int) -> bool:
         """The holder concedes while asked: the draw! stands, as if he had passed (an engine step settles it)."""
         if req["seat"] == seat:
             declined = cast(dict[str, Any], req)  # the entry becomes an engine step in place (its stack position)
@@ -78,9 +84,9 @@ class Redraw(RequestKind):
 
 
 @step("redraw_declined")
-class RedrawDeclined(Step):
+class RedrawDeclined(Step[RedrawDeclinedStep]):
     """A redraw nobody asks for any more (its holder conceded): the flipped cards count."""
 
-    def run(self, state: State, req: StepEntry, events: list[Event]) -> None:
+    def run(self, state: State, req: RedrawDeclinedStep, events: list[Event]) -> None:
         args = req["args"]
         settle_check(state, args["drawer"], args["check"], args["flipped"], events, args["ctx"])
