@@ -18,13 +18,7 @@ from collections.abc import Callable
 from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.games.bang.abilities import ability_of
-from tabletop_server.service.games.bang.layout import (
-    Action,
-    AfterHitStep,
-    DyingRequest,
-    Event,
-    State,
-)
+from tabletop_server.service.games.bang.layout import Action, AfterHitStep, DyingRequest, Event, State
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (

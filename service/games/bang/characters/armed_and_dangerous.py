@@ -28,13 +28,7 @@ from tabletop_server.service.games.bang.checks import check, draw_check
 from tabletop_server.service.games.bang.cube_requests import ask_payment, ask_placement
 from tabletop_server.service.games.bang.distance import in_reach
 from tabletop_server.service.games.bang.effects.attacks import shoot
-from tabletop_server.service.games.bang.layout import (
-    Action,
-    BangRequest,
-    CardRequest,
-    Event,
-    State,
-)
+from tabletop_server.service.games.bang.layout import Action, BangRequest, CardRequest, Event, State
 from tabletop_server.service.games.bang.modifiers import seen_without_card_modifiers
 from tabletop_server.service.games.bang.pending import RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason

@@ -1,22 +1,20 @@
 """Attacks: BANG!, Missed!, Gatling, Indians! and Duel, with their response windows.
 
-NOTES (c) "BANG! card vs BANG! effect" and "Response windows": a BANG! effect opens a
-``bang`` request for its target (Missed! effects, Barrel draws, or take the hit;
-Slab the Killer's BANG! cards need two Missed! effects); Indians! asks each other
-player for a BANG! card; a Duel alternates BANG! discards starting with the challenged
-player. Multi-target cards queue one request per target, clockwise from the left of
-the attacker, and resolve one player at a time.
+NOTES (c) "BANG! card vs BANG! effect" and "Response windows": a BANG! effect opens a ``bang`` request for its
+target (Missed! effects, Barrel draws, or take the hit; Slab the Killer's BANG! cards need two Missed!
+effects); Indians! asks each other player for a BANG! card; a Duel alternates BANG! discards starting with the
+challenged player. Multi-target cards queue one request per target, clockwise from the left of the attacker,
+and resolve one player at a time.
 
-Every source of a Missed! effect answers a shot (issue 10): a Missed! card (Calamity
-Janet: a BANG!; a character with ``any_card_missed``: any card), a Barrel, a ready green
-card in play whose ``use`` has ``missed`` (the ``use`` answer: discarded from play, then
-its use effect runs). A card answering from the hand runs its row's ``response`` effect
-(Dodge: draw a card) and the answering character's ``on_respond`` hook (Molly Stark).
+Every source of a Missed! effect answers a shot (issue 10): a Missed! card (Calamity Janet: a BANG!; a
+character with ``any_card_missed``: any card), a Barrel, a ready green card in play whose ``use`` has
+``missed`` (the ``use`` answer: discarded from play, then its use effect runs). A card answering from the hand
+runs its row's ``response`` effect (Dodge: draw a card) and its player's ``on_respond`` hook (Molly Stark).
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.engine.handlers import Registry
@@ -31,10 +29,9 @@ from tabletop_server.service.games.bang.layout import (
     CardRequest,
     DuelRequest,
     Event,
-    RequestArgs,
     State,
 )
-from tabletop_server.service.games.bang.pending import RequestKind, request
+from tabletop_server.service.games.bang.pending import E, RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
     discard_from_hand,
@@ -140,11 +137,9 @@ def barrel_sources(state: State, seat: int, ignored: bool = False) -> list[str]:
 
 
 def shoot(state: State, attacker: int, target: int, card: str | None, need: int, **flags: Any) -> None:
-    """Open a BANG! response window for ``target``; ``flags`` are what the shot carries (a Dangerous
-    weapon's effect, ``played``: a card from the hand, ``bang_card``: a real BANG! card)."""
-    # An ability's shot keeps its card None (``RequestArgs.card``); the flags are RequestArgs' shot flags.
-    args = cast(RequestArgs, {"card": card, "need": need, "got": 0, "used": [], **flags})
-    push(state, "bang", target, attacker, **args)
+    """Open a BANG! response window for ``target``; ``flags`` are what the shot carries (``ShotArgs``: a Dangerous
+    weapon's effect, ``played``: a card from the hand, ``bang_card``: a real BANG! card; an ability's: card None)."""
+    push(state, "bang", target, attacker, card=card, need=need, got=0, used=[], **flags)
 
 
 # What a Dangerous weapon paid for a BANG! card puts on its shot (its row's ``use.args.shot``;
@@ -347,24 +342,21 @@ def missed_once(state: State, req: BangRequest, events: list[Event]) -> None:
             shot_cancelled(state, req, events)
 
 
-D = TypeVar("D", CardRequest, DuelRequest)  # the two kinds that answer with a BANG! card
-
-
-class _DiscardBang(RequestKind[D]):
+class _DiscardBang(RequestKind[E]):
     """Shared by Indians! and Duel: discard a BANG! card (Janet: Missed!) or lose 1 life."""
 
     answers = frozenset({"respond", "pass"})
 
-    def legal(self, state: State, req: D) -> list[Action]:
+    def legal(self, state: State, req: E) -> list[Action]:
         seat = req["seat"]
         out: list[Action] = [{"type": "pass"}]
         return out + [{"type": "respond", "card": c} for c in player(state, seat)["hand"] if counts_as_bang(state, seat, c)]
 
-    def check(self, state: State, req: D, action: Action) -> None:
+    def check(self, state: State, req: E, action: Action) -> None:
         if action["type"] == "respond" and not counts_as_bang(state, req["seat"], action["card"]):
             raise RuleError(Reason.WRONG_ANSWER, "Only a BANG! card answers this", card=action["card"])
 
-    def auto(self, state: State, req: D) -> Action | None:
+    def auto(self, state: State, req: E) -> Action | None:
         seat = req["seat"]
         if player(state, seat)["hand"]:
             return None  # asked even without a BANG!: waiting must not reveal his hand
@@ -406,5 +398,3 @@ class DuelResponse(_DiscardBang[DuelRequest]):
             return
         req["seat"], req["args"]["opp"] = req["args"]["opp"], seat
         answer_with_card(state, seat, action["card"], "duel", events)
-
-

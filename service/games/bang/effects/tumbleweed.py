@@ -15,13 +15,7 @@ from typing import Any, cast
 from tabletop_server.service.engine.errors import MalformedAction, RuleError
 from tabletop_server.service.games.bang.checks import REDRAWS, draw_check, settle_check
 from tabletop_server.service.games.bang.cubes import pay_use
-from tabletop_server.service.games.bang.layout import (
-    Action,
-    Event,
-    RedrawDeclinedStep,
-    RedrawRequest,
-    State,
-)
+from tabletop_server.service.games.bang.layout import Action, Event, RedrawDeclinedStep, RedrawRequest, State
 from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import alive_seats, card_in_effect, player, push
