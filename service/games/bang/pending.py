@@ -14,8 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, Generic, TypeVar
 
+from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.engine.handlers import Registry
 from tabletop_server.service.games.bang.layout import Action, Event, PlayStep, RequestEntry, State, StepEntry
+from tabletop_server.service.games.bang.reasons import Reason
 
 # The entry a handler takes: its kind's own (``layout.BangRequest``...), so mypy names a key the kind does not keep.
 E = TypeVar("E", bound=RequestEntry)
@@ -68,6 +70,21 @@ class RequestKind(Generic[E]):
         By default a request the seat owes is dropped, as for a player eliminated meanwhile;
         a kind that holds cards, or whose order runs through the seat, says otherwise."""
         return bool(req["seat"] == seat)
+
+
+class DiscardFromHand(RequestKind[E]):
+    """A request answered by discarding a card of the player's choice from his hand, one at a time: phase 3's
+    excess cards (``turn.DiscardExcess``), a Buntline Special's cancelled shot (``DiscardOne``). Its legal
+    answers and their check; the kind says what the discard does and when it is over."""
+
+    answers = frozenset({"discard"})
+
+    def legal(self, state: State, req: E) -> list[Action]:
+        return [{"type": "discard", "card": c} for c in dict.fromkeys(state["p"][req["seat"]]["hand"])]
+
+    def check(self, state: State, req: E, action: Action) -> None:
+        if action["card"] not in state["p"][req["seat"]]["hand"]:
+            raise RuleError(Reason.CARD_NOT_IN_HAND, "Discard a card from your hand", card=action["card"])
 
 
 class Step(Generic[F]):

@@ -30,7 +30,7 @@ from tabletop_server.service.games.bang.layout import (
     StepKindName,
 )
 from tabletop_server.service.games.bang.modifiers import turn_started
-from tabletop_server.service.games.bang.pending import RequestKind, Step, request, step
+from tabletop_server.service.games.bang.pending import DiscardFromHand, Step, request, step
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
     discard_from_hand,
@@ -152,17 +152,8 @@ class DrawPhase(Step[PlainStep]):
 
 
 @request("discard")
-class DiscardExcess(RequestKind[PlainRequest]):
+class DiscardExcess(DiscardFromHand[PlainRequest]):
     """Phase 3: the player picks cards to discard, one at a time, down to his life."""
-
-    answers = frozenset({"discard"})
-
-    def legal(self, state: State, req: PlainRequest) -> list[Action]:
-        return [{"type": "discard", "card": c} for c in dict.fromkeys(player(state, req["seat"])["hand"])]
-
-    def check(self, state: State, req: PlainRequest, action: Action) -> None:
-        if action["card"] not in player(state, req["seat"])["hand"]:
-            raise RuleError(Reason.CARD_NOT_IN_HAND, "Discard a card from your hand", card=action["card"])
 
     def resolve(self, state: State, req: PlainRequest, action: Action, events: list[Event]) -> None:
         seat = req["seat"]

@@ -8,10 +8,8 @@ has one: the ``discard_one`` request below.
 
 from __future__ import annotations
 
-from tabletop_server.service.engine.errors import RuleError
 from tabletop_server.service.games.bang.layout import Action, BangRequest, DiscardOneRequest, Event, State
-from tabletop_server.service.games.bang.pending import RequestKind, request
-from tabletop_server.service.games.bang.reasons import Reason
+from tabletop_server.service.games.bang.pending import DiscardFromHand, request
 from tabletop_server.service.games.bang.state import player, push
 from tabletop_server.service.games.bang.upgrades import SHOTS, Shot
 
@@ -28,17 +26,8 @@ class DiscardOnCancel(Shot):
 
 
 @request("discard_one")
-class DiscardOne(RequestKind[DiscardOneRequest]):
+class DiscardOne(DiscardFromHand[DiscardOneRequest]):
     """Discard one card of your choice from your hand (Buntline Special, AD-053)."""
-
-    answers = frozenset({"discard"})
-
-    def legal(self, state: State, req: DiscardOneRequest) -> list[Action]:
-        return [{"type": "discard", "card": c} for c in dict.fromkeys(player(state, req["seat"])["hand"])]
-
-    def check(self, state: State, req: DiscardOneRequest, action: Action) -> None:
-        if action["card"] not in player(state, req["seat"])["hand"]:
-            raise RuleError(Reason.CARD_NOT_IN_HAND, "Discard a card from your hand", card=action["card"])
 
     def resolve(self, state: State, req: DiscardOneRequest, action: Action, events: list[Event]) -> None:
         state["pending"].pop()
