@@ -1,0 +1,90 @@
+"""Tests for the survivors of the issue-30 mutation run (``docs/mutation_runs/bang_issue30.md``): the
+ability and modifier registries' decorators (run at import, so only a test that calls them kills their
+mutants), the acting character's ability name (Vera Custer's copy), the refusal of an ability nobody has,
+and a Tumbleweed's declined redraw of a draw! that needs its context (Julie Cutter's)."""
+
+from __future__ import annotations
+
+import pytest
+from bang_helpers import act, ad_table, chars, give, orange, pending_kind, play, refusal, stack_deck, table
+
+from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang import modifiers
+from tabletop_server.service.games.bang.abilities import ABILITIES, Ability, ability, ability_name
+from tabletop_server.service.games.bang.modifiers import MODIFIERS, Modifier, modifier
+
+ABILITY = {"type": "ability", "cards": []}
+
+
+def test_the_ability_decorator_registers_an_instance_of_its_class() -> None:
+    class MadeUp(Ability):
+        pass
+    try:
+        assert ability("made_up_ability")(MadeUp) is MadeUp
+        assert type(ABILITIES["made_up_ability"]) is MadeUp
+    finally:
+        ABILITIES.pop("made_up_ability", None)
+
+
+def test_the_modifier_decorator_registers_by_name_and_state_key_and_refuses_a_key_taken_or_none() -> None:
+    class MadeUp(Modifier):
+        key = "made_up_key"
+
+    class Keyless(Modifier):
+        pass
+
+    class SameKey(Modifier):
+        key = "made_up_key"
+    try:
+        assert modifier("made_up_modifier")(MadeUp) is MadeUp
+        handler = MODIFIERS["made_up_modifier"]
+        assert type(handler) is MadeUp and modifiers._BY_KEY["made_up_key"] is handler
+        for name, cls in (("made_up_keyless", Keyless), ("made_up_same_key", SameKey)):
+            with pytest.raises(ValueError) as err:
+                modifier(name)(cls)
+            assert str(err.value) == f"modifier {name!r} needs a state key of its own"
+        assert modifiers._BY_KEY["made_up_key"] is handler
+        state = table(4)
+        state["made_up_key"] = 1  # type: ignore[typeddict-unknown-key]
+        assert handler in modifiers.in_force(state)
+    finally:
+        for name in ("made_up_modifier", "made_up_keyless", "made_up_same_key"):
+            MODIFIERS.pop(name, None)
+        modifiers._BY_KEY.pop("made_up_key", None)
+
+
+@pytest.mark.rule("DC-038", "AD-039")
+def test_vera_custer_copying_ms_abigail_ignores_a_face_card_in_ms_abigails_name() -> None:
+    """The ``unaffected`` event gives the acting ability's name: the copied one."""
+    st = ad_table(4, chars=chars(4, s1="vera_custer"))
+    st["opts"]["expansions"] = ["dodge_city", "armed_and_dangerous"]
+    st["p"][1]["as"] = "ms_abigail"
+    assert ability_name(st, 1) == "ms_abigail"
+    give(st, 1, ["beer"])
+    card = give(st, 0, ["bang:Kd"])[0]
+    play(st, 0, card, target=1)
+    assert pending_kind(st) == "ignore"
+    events = act(st, 1, ABILITY)
+    assert {"kind": "unaffected", "seat": 1, "other": 0, "cards": [card], "reason": "ms_abigail"} in events
+
+
+@pytest.mark.rule("BANG-012")
+def test_an_ability_nobody_has_is_refused_with_its_message() -> None:
+    st = table(4, chars=chars(4, s0="bart_cassidy"))
+    cards = give(st, 0, ["duel", "panic"])
+    err = refusal(st, 0, {"type": "ability", "cards": cards})
+    assert (err.reason, err.message) == ("NO_SUCH_ABILITY", "Your character has no ability to activate")
+
+
+@pytest.mark.rule("AD-064", "AD-037")
+def test_a_declined_redraw_of_julie_cutters_draw_keeps_its_shooter() -> None:
+    """The Tumbleweed's holder concedes while asked: Julie Cutter's red draw! stands and shoots back at the
+    seat that hit her (the draw!'s context, kept by the declined redraw)."""
+    st = ad_table(4, chars=chars(4, s2="julie_cutter"))
+    give(st, 0, ["missed"])
+    orange(st, 3, "tumbleweed", 2)
+    stack_deck(st, ["any:6d"])
+    play(st, 0, give(st, 0, ["gatling"])[0])
+    assert (pending_kind(st), st["pending"][-1]["seat"]) == ("redraw", 3)
+    bang.concede(st, 3)
+    assert [(r["kind"], r["seat"], r["source"]) for r in st["pending"]][-1] == ("bang", 0, 2)
