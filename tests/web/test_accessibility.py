@@ -5,34 +5,18 @@ scripts, so these contexts bypass it: the page itself is unchanged)."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
 from tabletop.v1 import game_service_pb2 as svc
 
+from tests.web.axe import serious
 from tests.web.seats import VERSION_WAIT_MS
-
-AXE = Path(__file__).resolve().parents[2] / "clients" / "web" / "node_modules" / "axe-core" / "axe.min.js"
-RUN = """async () => {
-  const result = await axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
-  return { passed: result.passes.length, violations: result.violations.map((v) => ({ id: v.id, impact: v.impact,
-    help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) })) };
-}"""
-
-
-def serious(page: Any) -> list[dict[str, Any]]:
-    page.add_script_tag(path=str(AXE))
-    result = page.evaluate(RUN)
-    assert result["passed"] >= 10, result  # axe did check the page (a run that checked nothing proves nothing)
-    print(page.url, "minor:", [(v["id"], v["impact"]) for v in result["violations"]])
-    return [v for v in result["violations"] if v["impact"] in ("serious", "critical")]
 
 
 @pytest.mark.parametrize("locale", ["en-US", "cs-CZ"])
 def test_no_serious_violation_on_the_lobby_and_the_game_pages(browser: Any, web_url: str, stub: Any,
                                                               locale: str) -> None:
-    assert AXE.exists(), "axe-core is missing: run 'npm ci' in clients/web"
     pages: dict[str, str] = {"lobby": f"{web_url}/"}
     scripts: dict[str, str] = {}
     for ruleset, seats in (("ttr-europe", 2), ("bang", 4)):

@@ -13,8 +13,8 @@ from tabletop.v1 import game_service_pb2 as svc
 
 from tabletop_server.service.api.log_pages import encode_token
 from tests.helpers import bearer, deciding_seat
+from tests.web.axe import serious
 from tests.web.seats import VERSION_WAIT_MS, seat_script
-from tests.web.test_accessibility import serious
 
 
 def _open_seat(browser: Any, url: str, game: str, seat: int, token: str) -> tuple[Any, Any]:

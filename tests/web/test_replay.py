@@ -10,8 +10,8 @@ import pytest
 from tabletop.v1 import game_service_pb2 as svc
 
 from tests.helpers import bearer, deciding_seat
+from tests.web.axe import serious
 from tests.web.seats import VERSION_WAIT_MS
-from tests.web.test_accessibility import AXE, serious
 
 BOARD = "#app .play > :first-child"  # the ruleset's drawing (ttr/panel.ts, bang/table.ts): map, players, hands
 
@@ -66,7 +66,6 @@ def test_a_finished_game_stepped_to_move_n_is_the_spectator_page_at_n(browser: A
         assert page.get_by_test_id("replay-back").get_attribute("aria-disabled") == "true"
         page.go_back()  # every position is its own address: history steps back to move 5
         page.locator("#app[data-version='5']").wait_for(timeout=VERSION_WAIT_MS)
-        assert AXE.exists(), "axe-core is missing: run 'npm ci' in clients/web"
         assert not serious(page)
         assert not errors, errors
     finally:
