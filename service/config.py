@@ -72,6 +72,7 @@ class Config:
     timer_poll_seconds: float = 0.25  # how often each replica looks for due decisions
     timer_lease_seconds: float = 15.0  # a claimed due game not done within this is claimed again (a crash)
     timer_batch: int = 100  # due games claimed per look
+    timer_recheck_seconds: float = 6.0  # a first look that finds nothing due looks again this much later
     # Quick play (issue 28, docs/matchmaking.md): the matcher runs on the timers' poll and lease.
     match_start_at_min_seconds: float = 10.0  # a table short of its most seats starts at its fewest after this wait
     match_widen_per_second: float = 1.0  # rating points a ticket's rating window widens by per second waited

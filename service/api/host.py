@@ -359,7 +359,8 @@ class GameHost:
 
     async def play_due(self, game_id: str) -> float | None:
         """Make every decision of the game that is due now with its bot (the sweeper's call,
-        ``timers.py``); the next due time, or None when nothing more is timed."""
+        ``timers.py``); the next due time, or None when nothing more is timed. Raises
+        ``timers.NothingDue`` when it made none (the game missing, or nothing due in it)."""
         moved: list[tuple[float, bool]] = []  # (lag, timed out) of the move decided last
 
         def decide(game: Game, _seat: int | None) -> Decision:
@@ -373,15 +374,19 @@ class GameHost:
             _count_action(game.doc, game.ruleset.is_over(state), game.ruleset.INFO.max_actions, events)
             return seat, action, events, lambda g: b""
 
-        for _ in range(MAX_BOT_MOVES):
+        for made in range(MAX_BOT_MOVES):
             try:
                 await self._transact(game_id, None, "", decide)
                 if moved and self.observer is not None:
                     self.observer.bot_played(*moved[-1])
                 moved.clear()
             except timers.NothingDue as nothing:
+                if made == 0:
+                    raise  # nothing decided: the sweeper may look once more (timers.Sweeper)
                 return nothing.due
             except NotFound:
+                if made == 0:  # expired, or its creation not written yet (the index is written first)
+                    raise timers.NothingDue(None) from None
                 return None  # expired meanwhile
         return self.clock()  # more than MAX_BOT_MOVES due at once: look again at the next sweep
 

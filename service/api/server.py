@@ -180,7 +180,7 @@ async def _start(config: Config, bind: tuple[str, int | None, bool, bool], clien
         running.watcher = asyncio.ensure_future(_watch_redis(running))
         sweeper = timers.Sweeper(game_host.deadlines, game_host.play_due, config.timer_poll_seconds, config.timer_lease_seconds,
                                  config.timer_batch, on_error=metrics.timer_sweep_errors.inc,
-                                 on_due=metrics.timers_due.set)
+                                 on_due=metrics.timers_due.set, recheck=config.timer_recheck_seconds)
         running.sweeper = asyncio.ensure_future(sweeper.run())  # bot seats and turn timers (timers.py)
         matcher = Matcher(game_host, Tickets(client, config.ticket_ttl_seconds), on_seated=metrics.tickets_seated,
                           on_waiting=lambda r, q, n: metrics.match_waiting.labels(r, q).set(n))

@@ -32,6 +32,7 @@ from tabletop.v1 import game_service_pb2 as svc
 from tabletop_server.service.api.errors import FailedPrecondition, InvalidArgument, ServiceReason
 from tabletop_server.service.engine import bots
 from tabletop_server.service.engine.ruleset import Ruleset
+from tabletop_server.service.store.deadlines import Claim
 
 log = logging.getLogger("tabletop.timers")
 
@@ -176,13 +177,19 @@ class Sweeper:
     """Every replica's loop over due games: claim a batch, let the host make their due decisions.
 
     ``play_due(game_id) -> next due or None`` is the host's (``GameHost.play_due``); a failure
-    (Redis away, a bug) leaves the claim to run out and be taken again, so nothing is lost."""
+    (Redis away, a bug) leaves the claim to run out and be taken again, so nothing is lost.
+
+    ``play_due`` raises :class:`NothingDue` when it decided nothing: the game is missing or shows
+    nothing due. The index is written before the game (``store/deadlines.py``), so on a first look
+    the write that made the entry may still be on its way; with ``recheck`` the claim is then held
+    that long and the game looked at once more (the second look drops it if still nothing is due).
+    ``recheck`` must outlast a write in flight: the store's command timeout (5 s) and a margin."""
 
     def __init__(self, index: Any, play_due: Callable[[str], Any], poll: float, lease: float, batch: int,
                  clock: Callable[[], float] = time.time, on_error: Callable[[], None] | None = None,
-                 on_due: Callable[[int], None] | None = None) -> None:
+                 on_due: Callable[[int], None] | None = None, recheck: float = 0.0) -> None:
         self.index, self.play_due = index, play_due
-        self.poll, self.lease, self.batch, self.clock = poll, lease, batch, clock
+        self.poll, self.lease, self.batch, self.clock, self.recheck = poll, lease, batch, clock, recheck
         self.on_error = on_error  # metrics: a failed sweep
         self.on_due = on_due  # metrics: games with a decision scheduled, after each sweep
 
@@ -206,8 +213,7 @@ class Sweeper:
         game under its own compare-and-set); a game that fails keeps its claim until the lease ends."""
         now = self.clock()
         claimed = await self.index.claim(now, now + self.lease, self.batch)
-        results = await asyncio.gather(*(self._play(game_id, lease) for game_id, lease in claimed),
-                                       return_exceptions=True)
+        results = await asyncio.gather(*(self._play(claim) for claim in claimed), return_exceptions=True)
         for result in results:
             if isinstance(result, BaseException):
                 if isinstance(result, asyncio.CancelledError):
@@ -215,11 +221,20 @@ class Sweeper:
                 self._failed("a due game failed; its claim runs out and is taken again", result)
         return len(claimed)
 
-    async def _play(self, game_id: str, lease: int) -> None:
-        following = await self.play_due(game_id)
+    async def _play(self, claim: Claim) -> None:
+        game_id = claim.member
+        try:
+            following = await self.play_due(game_id)
+        except NothingDue as nothing:
+            following = nothing.due
+            if self.recheck > 0 and not claim.again:  # a write may be on its way: look once more
+                if following is not None:
+                    await self.index.schedule(game_id, following)
+                await self.index.hold(game_id, claim.lease, self.clock() + self.recheck)
+                return
         if following is not None:
             await self.index.schedule(game_id, following)
-        await self.index.release(game_id, lease)
+        await self.index.release(game_id, claim.lease)
 
     def _failed(self, message: str, error: BaseException | None = None) -> None:
         log.error(message, exc_info=error or True)

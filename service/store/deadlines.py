@@ -5,7 +5,14 @@ when to look at a game. It is written *before* the game's compare-and-set that s
 time (the host's ``_transact``), so a crash between the two leaves at worst an entry for a
 write that never happened: the sweeper finds nothing due in the game and drops it. Entries
 only ever move earlier (``ZADD LT``): a racing writer's entry can make the sweeper look
-early (it then schedules the real due time), never late. Two sorted sets under one hash tag:
+early (it then schedules the real due time), never late.
+
+The same order means the sweeper can take an entry *before* the write it was made for lands
+(a game created with a bot to play at once, under load): it then finds the game missing, or
+nothing due in the document as it was. So a first look that decides nothing does not drop the
+entry: it keeps its claim a little longer (:meth:`Deadlines.hold`), and the claim, run out, is
+taken again for a second look (``Claim.again``), which decides for good (``timers.Sweeper``).
+Two sorted sets under one hash tag:
 
 - ``{t}:due``: game id -> epoch ms of its earliest due decision;
 - ``{t}:claimed``: game id -> end of the lease of the replica working on it. A replica that
@@ -17,13 +24,24 @@ early (it then schedules the real due time), never late. Two sorted sets under o
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from tabletop_server.service.store import keys, resp
 
 CLAIM = resp.Script((Path(__file__).with_name("deadlines.lua")).read_text())
+HOLD = resp.Script("if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == tonumber(ARGV[2]) then "
+                   "redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end\nreturn 1")
 RELEASE = resp.Script("if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end\n"
                       "return 1")
+
+
+class Claim(NamedTuple):
+    """One claimed entry: the game (or queue) id, the claim's lease end (ms), and whether it was claimed
+    again after a lease ran out (a replica died or held it for a second look) rather than from the due set."""
+
+    member: str
+    lease: int
+    again: bool
 
 
 class Deadlines:
@@ -38,12 +56,16 @@ class Deadlines:
         """Look at ``game_id`` at ``due`` (epoch seconds) at the latest."""
         await self.client.execute("ZADD", self.due_key, "LT", _ms(due), game_id)
 
-    async def claim(self, now: float, lease_end: float, limit: int) -> list[tuple[str, int]]:
-        """Due games (and claims whose lease ended) for this replica: ``(game id, lease)`` pairs."""
+    async def claim(self, now: float, lease_end: float, limit: int) -> list[Claim]:
+        """Claims whose lease ended, then due games, for this replica (each list up to ``limit``)."""
         lease = _ms(lease_end)
-        claimed = await self.client.evalsha(CLAIM, [self.due_key, self.claimed_key],
-                                            [_ms(now), lease, limit])
-        return [(m.decode() if isinstance(m, bytes) else str(m), lease) for m in claimed]
+        again, fresh = await self.client.evalsha(CLAIM, [self.due_key, self.claimed_key], [_ms(now), lease, limit])
+        return ([Claim(_text(m), lease, True) for m in again]
+                + [Claim(_text(m), lease, False) for m in fresh])
+
+    async def hold(self, game_id: str, lease: int, until: float) -> None:
+        """Keep this claim until ``until`` (epoch seconds), when it runs out and is taken again: a second look."""
+        await self.client.evalsha(HOLD, [self.claimed_key], [game_id, lease, _ms(until)])
 
     async def release(self, game_id: str, lease: int) -> None:
         """Done with a claim (only this claim: a later claim by another replica stays)."""
@@ -52,6 +74,10 @@ class Deadlines:
     async def due(self) -> int:
         """How many games have a decision scheduled (the gauge)."""
         return int(await self.client.execute("ZCARD", self.due_key))
+
+
+def _text(member: Any) -> str:
+    return member.decode() if isinstance(member, bytes) else str(member)
 
 
 def _ms(seconds: float) -> int:

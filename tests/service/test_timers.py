@@ -19,6 +19,7 @@ from tabletop.v1 import game_service_pb2 as svc
 
 from tabletop_server.service.api import timers
 from tabletop_server.service.engine import bots, registry
+from tabletop_server.service.store.deadlines import Claim
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, error_info, read_all
 from tests.service.webhook_kit import private_redis_server
@@ -309,13 +310,13 @@ def test_a_sweep_that_fails_is_counted_and_the_due_game_is_played_once_redis_is_
             self.down, self.entries = 3, {"g1": 1.0}
             self.released: list[str] = []
 
-        async def claim(self, now: float, lease_end: float, limit: int) -> list[tuple[str, int]]:
+        async def claim(self, now: float, lease_end: float, limit: int) -> list[Claim]:
             if self.down:
                 self.down -= 1
                 raise ConnectionError("Redis is away")
-            claimed = [(g, int(lease_end)) for g, due in self.entries.items() if due <= now]
-            for g, _ in claimed:
-                del self.entries[g]
+            claimed = [Claim(g, int(lease_end), False) for g, due in self.entries.items() if due <= now]
+            for claim in claimed:
+                del self.entries[claim.member]
             return claimed
 
         async def schedule(self, game_id: str, due: float) -> None:
@@ -415,7 +416,7 @@ def test_a_claim_left_by_a_replica_that_died_is_taken_again_after_its_lease(
             index = _index(server)
             time.sleep(1.1)
             claimed = server.running.call(index.claim(time.time(), time.time() + 0.5, 1000))
-            assert game_id in [g for g, _ in claimed]  # claimed, never released, nothing done
+            assert game_id in [c.member for c in claimed]  # claimed, never released, nothing done
             time.sleep(0.2)
             assert _bot_entries(stub, created.game.name) == []
             rescuer = start_grpc(url, **FAST)

@@ -1,0 +1,120 @@
+"""The deadline index is written before the game: a sweeper can look before the write lands.
+
+The host indexes a game's next due decision *before* the compare-and-set that sets it, so a crash
+between the two leaves an entry and never a game nobody looks at (``store/deadlines.py``). The other
+side of that order: the sweeper may take the entry while the write is still on its way (a game of
+bots created under load: its first decision is due at once). It then finds the game missing, or
+nothing due in the document as it was, and before this fix dropped the entry: the game never moved
+again (seen once in about 90 runs of a two-bot game on a loaded machine). Now a first look that
+decides nothing holds the claim for ``recheck`` seconds and looks once more.
+
+Real Redis (a server of the test's own, so no other test's sweeper takes the entries), the real host
+and sweeper; the late write is a real write, made once the sweeper has had its first look.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from tabletop.v1 import game_pb2
+from tabletop.v1 import game_service_pb2 as svc
+
+from tabletop_server.service.api import timers
+from tabletop_server.service.api.host import GameHost
+from tabletop_server.service.config import Config
+from tabletop_server.service.store import keys
+from tabletop_server.service.store.redis_store import GameStore, connect
+from tests.service.webhook_kit import private_redis_server
+
+
+@pytest.fixture
+def own_redis(tmp_path: Any) -> Iterator[str]:
+    with private_redis_server(tmp_path) as (url, _):
+        yield url
+
+
+class LateStore(GameStore):
+    """A store whose creation writes land only after the sweeper's first look at the game."""
+
+    def __init__(self, client: Any, first_look: asyncio.Event) -> None:
+        super().__init__(client)
+        self.first_look = first_look
+
+    async def write(self, game_id: str, expected: int, *args: Any, **kwargs: Any) -> tuple[bool, int]:
+        if expected == 0:
+            await asyncio.wait_for(self.first_look.wait(), 10)
+        return await super().write(game_id, expected, *args, **kwargs)
+
+
+async def _sweeping(host: GameHost, recheck: float, looks: list[str],
+                    looked: asyncio.Event) -> asyncio.Future[None]:
+    async def play_due(game_id: str) -> float | None:
+        looks.append(game_id)
+        try:
+            return await host.play_due(game_id)
+        finally:
+            looked.set()
+    sweeper = timers.Sweeper(host.deadlines, play_due, poll=0.01, lease=5, batch=10, recheck=recheck)
+    return asyncio.ensure_future(sweeper.run())
+
+
+async def _version(host: GameHost, name: str, at_least: int, seconds: float) -> int:
+    deadline = time.monotonic() + seconds
+    while True:
+        version = (await host.get(name, None)).game.version
+        if version >= at_least or time.monotonic() > deadline:
+            return version
+        await asyncio.sleep(0.02)
+
+
+@pytest.mark.parametrize("recheck", [0.3, 0.0])
+def test_a_game_written_after_the_sweepers_first_look_is_played_at_the_second(own_redis: str, recheck: float) -> None:
+    async def scenario() -> tuple[int, list[str]]:
+        looked, looks = asyncio.Event(), []
+        host = GameHost(LateStore(connect(own_redis), looked), Config(bot_delay_seconds=0.0, player_index=False))
+        sweeper = await _sweeping(host, recheck, looks, looked)
+        try:
+            created = await host.create(svc.CreateGameRequest(
+                ruleset="ttr-europe", seat_count=2, seed=11,
+                bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(2)]))
+            return await _version(host, created.game.name, 2, 3.0), looks
+        finally:
+            sweeper.cancel()
+    version, looks = asyncio.run(scenario())
+    if recheck:
+        assert version >= 2, "the second look found the game written and played its due decisions"
+        assert len(looks) >= 2
+    else:  # the old behaviour, kept reachable by recheck=0: the entry is dropped and the game stalls
+        assert version == 1 and len(looks) == 1
+
+
+def test_a_game_still_missing_at_the_second_look_leaves_the_index(own_redis: str) -> None:
+    """A game that never comes (expired, or its creation failed) is looked at twice, then dropped."""
+    async def scenario() -> tuple[list[str], Any, Any]:
+        looked, looks = asyncio.Event(), []
+        client = connect(own_redis)
+        host = GameHost(GameStore(client), Config(bot_delay_seconds=0.0, player_index=False))
+        game_id = secrets.token_hex(8)
+        await host.deadlines.schedule(game_id, time.time())
+        sweeper = await _sweeping(host, 0.2, looks, looked)
+        try:
+            await asyncio.sleep(1.0)  # two looks (0 s and 0.2 s), then nothing for the rest of the second
+        finally:
+            sweeper.cancel()
+        due = await client.execute("ZSCORE", keys.deadlines_due(), game_id)
+        claimed = await client.execute("ZSCORE", keys.deadlines_claimed(), game_id)
+        return looks, due, claimed
+    looks, due, claimed = asyncio.run(scenario())
+    assert len(looks) == 2 and due is None and claimed is None
+
+
+def test_a_missing_game_is_nothing_due_for_the_host(own_redis: str) -> None:
+    host = GameHost(GameStore(connect(own_redis)), Config(player_index=False))
+    with pytest.raises(timers.NothingDue) as nothing:
+        asyncio.run(host.play_due(secrets.token_hex(8)))
+    assert nothing.value.due is None
