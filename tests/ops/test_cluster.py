@@ -54,6 +54,19 @@ def test_the_store_really_is_a_cluster(server: GrpcServer) -> None:
     assert len(masters) == 3
 
 
+def test_bot_seats_play_on_the_cluster_and_nothing_is_left_in_the_deadline_index(server: GrpcServer, stub) -> None:
+    """The sweeper's scripts (claim, hold, release) on a cluster: the deadline index's two sets share the
+    ``{t}`` slot, and the claim answers two lists (claimed again, claimed from the due set)."""
+    created = stub.CreateGame(svc.CreateGameRequest(
+        ruleset="ttr-europe", seat_count=2, seed=3, bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(2)]))
+    deadline, game = time.monotonic() + 60, created
+    while game.game.version < 4 and time.monotonic() < deadline:  # bots move 1 s after each decision starts
+        time.sleep(0.1)
+        game = stub.GetGame(svc.GetGameRequest(name=created.game.name))
+    assert game.game.version >= 4
+    assert server.running.metrics.timer_sweep_errors._value.get() == 0
+
+
 def test_create_join_act_and_all_keys_of_a_game_share_one_slot(stub, cluster: RedisCluster3) -> None:
     created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, display_names=["ann"]))
     name = created.game.name
