@@ -17,7 +17,7 @@ import pytest
 from google.api import field_behavior_pb2
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
-from tabletop.client import TabletopClient, TabletopError, game_name
+from tabletop.client import GAME_HEADER, TabletopClient, TabletopError, game_name, game_routing_metadata
 from tabletop.v1 import (
     field_rules_pb2,
     game_pb2,
@@ -317,7 +317,45 @@ def test_game_name_accepts_a_bare_id() -> None:
     assert game_name("games/abc") == "games/abc"
 
 
+def test_calls_that_name_a_game_carry_its_id_for_routing(grpc_server) -> None:  # type: ignore[no-untyped-def]
+    """Every call about one game carries ``x-tabletop-game: <id>`` (the ingress hashes on it,
+    deploy/README.md "Game-affinity routing"); a call that names no game carries none, so it is spread."""
+    recorder = _MetadataRecorder()
+    channel = grpc.intercept_channel(grpc.insecure_channel(grpc_server.target), recorder)
+    with TabletopClient(grpc_server.target, timeout=10.0, channel=channel) as spectator:
+        created = spectator.create_game("ttr-europe", 3, display_names=["Ada", "Brian", "Chen"], seed=3)
+        game_id = created.game.name.removeprefix("games/")
+        first = seat(spectator, created, 0)
+        first.get_game(game_id)
+        legal = first.legal_actions(created.game.name)
+        first.submit_action(game_id, legal.actions[0], expected_version=legal.version)
+        first.game_log(game_id)
+        stream = spectator.watch(game_id, timeout=5.0)
+        next(stream)
+        stream.close()
+        spectator.list_rulesets()
+    channel.close()
+    routed = {method: meta.get(GAME_HEADER) for method, meta in recorder.seen}
+    assert routed == {"CreateGame": None, "GetGame": game_id, "ListLegalActions": game_id, "SubmitAction": game_id,
+                      "GetGameLog": game_id, "WatchGame": game_id, "ListRulesets": None}, routed
+    assert game_routing_metadata(matchmaking_pb2.GetTicketRequest(name="tickets/t1")) == ()
+    assert game_routing_metadata(game_service_pb2.GetGameRequest(name="games/")) == ()
+
+
 # Helpers
+
+class _MetadataRecorder(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor):  # type: ignore[misc]
+    """Notes each call's method and the metadata the client sent with it."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, dict[str, str]]] = []
+
+    def intercept_unary_unary(self, continuation, details, request):  # type: ignore[no-untyped-def]
+        self.seen.append((details.method.rsplit("/", 1)[-1], dict(details.metadata or ())))
+        return continuation(details, request)
+
+    intercept_unary_stream = intercept_unary_unary
+
 
 def _first_to_decide(players: Iterable[TabletopClient], name: str
                      ) -> tuple[TabletopClient, game_service_pb2.ListLegalActionsResponse] | None:

@@ -122,9 +122,45 @@ export function apiKeyHeader(apiKey: string): Interceptor {
   };
 }
 
-/** The interceptors a transport gets from the options: token, API key, then the caller's own. */
+/**
+ * The header naming the game a call is about, so that an ingress can send every call of one game to the
+ * same server replica, whose copy of the game is then current (deploy/README.md, "Game-affinity routing").
+ * Its value is the game's id: the part of the request's `name` after "games/". Only routing reads it.
+ */
+export const GAME_HEADER = "x-tabletop-game";
+
+/** The game id a request names (its `name` is "games/<id>"), or undefined when it names no game. */
+export function gameOf(message: unknown): string | undefined {
+  const name = (message as { name?: unknown } | null | undefined)?.name;
+  return typeof name === "string" && name.startsWith("games/") && name.length > "games/".length
+    ? name.slice("games/".length)
+    : undefined;
+}
+
+/**
+ * An interceptor that sends `x-tabletop-game: <id>` on every call whose request names a game (GetGame,
+ * SubmitAction, WatchGame, ...); calls that name none (CreateGame, ListGames, tickets) carry no header, so
+ * the ingress spreads them. A header set by the call itself wins.
+ */
+export function gameRouting(): Interceptor {
+  return (next) => async (req) => {
+    if (req.header.has(GAME_HEADER)) {
+      return await next(req);
+    }
+    if (!req.stream) {
+      setGame(req.header, gameOf(req.message));
+      return await next(req);
+    }
+    // A server stream (WatchGame) sends its one request message as an iterable: read it, then send it on.
+    const [first, message] = await peek(req.message);
+    setGame(req.header, gameOf(first));
+    return await next({ ...req, message });
+  };
+}
+
+/** The interceptors a transport gets from the options: game routing, token, API key, then the caller's own. */
 export function optionInterceptors(options: Omit<TabletopClientOptions, "transport">): Interceptor[] {
-  const interceptors: Interceptor[] = [];
+  const interceptors: Interceptor[] = [gameRouting()];
   if (options.token !== undefined) {
     interceptors.push(bearerToken(options.token));
   }
@@ -190,6 +226,27 @@ export function asSeat(token: string, options: CallOptions = {}): CallOptions {
 }
 
 // Helpers
+
+function setGame(header: Headers, game: string | undefined): void {
+  if (game !== undefined) {
+    header.set(GAME_HEADER, game);
+  }
+}
+
+async function peek<T>(messages: AsyncIterable<T>): Promise<[T | undefined, AsyncIterable<T>]> {
+  const iterator = messages[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  async function* replay(): AsyncGenerator<T> {
+    if (first.done === true) {
+      return;
+    }
+    yield first.value;
+    for (let item = await iterator.next(); item.done !== true; item = await iterator.next()) {
+      yield item.value;
+    }
+  }
+  return [first.done === true ? undefined : first.value, replay()];
+}
 
 function retryDelayMs(error: ConnectError): number | undefined {
   const delay = error.findDetails(RetryInfoSchema)[0]?.retryDelay;

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { create, getOption } from "@bufbuild/protobuf";
-import type { UnaryRequest, UnaryResponse } from "@connectrpc/connect";
+import type { StreamRequest, UnaryRequest, UnaryResponse } from "@connectrpc/connect";
 
 import {
   apiKeyHeader,
@@ -18,6 +18,8 @@ import {
   ErrorInfoSchema,
   FieldBehavior,
   fieldBehavior,
+  GAME_HEADER,
+  gameRouting,
   fieldRules,
   GameService,
   GetGameLogRequestSchema,
@@ -55,6 +57,31 @@ test("apiKeyHeader sends the operator key as x-api-key", async () => {
   };
   await apiKeyHeader("key-1")(next as never)({ header: new Headers() } as UnaryRequest);
   assert.equal(seen, "key-1");
+});
+
+test("gameRouting names the game of calls about one game, unary and streamed, and no other", async () => {
+  const seen: (string | null)[] = [];
+  const sent: unknown[] = [];
+  const next = async (req: UnaryRequest | StreamRequest): Promise<UnaryResponse> => {
+    seen.push(req.header.get(GAME_HEADER));
+    if (req.stream) {
+      for await (const message of req.message) {
+        sent.push(message);
+      }
+    }
+    return {} as UnaryResponse;
+  };
+  const call = gameRouting()(next as never);
+  await call({ stream: false, header: new Headers(), message: { name: "games/g1" } } as never);
+  await call({ stream: false, header: new Headers(), message: { name: "tickets/t1" } } as never);
+  await call({ stream: false, header: new Headers(), message: { ruleset: "bang" } } as never);
+  await call({ stream: false, header: new Headers({ [GAME_HEADER]: "mine" }), message: { name: "games/g1" } } as never);
+  async function* watch(): AsyncGenerator<{ name: string }> {
+    yield { name: "games/g2" };
+  }
+  await call({ stream: true, header: new Headers(), message: watch() } as never);
+  assert.deepEqual(seen, ["g1", null, null, "mine", "g2"]);
+  assert.deepEqual(sent, [{ name: "games/g2" }]);
 });
 
 test("asSeat merges the seat's token into existing call headers", () => {

@@ -36,7 +36,8 @@ from tabletop.v1 import (
     ttr_europe_pb2,
 )
 
-__all__ = ["ActionLike", "OptionsLike", "TabletopClient", "TabletopError", "game_name"]
+__all__ = ["GAME_HEADER", "ActionLike", "OptionsLike", "TabletopClient", "TabletopError", "game_name",
+           "game_routing_metadata"]
 
 ActionLike: TypeAlias = game_pb2.Action | ttr_europe_pb2.TtrEuropeAction | bang_pb2.BangAction
 """An action, either wrapped in the ``Action`` oneof or as the ruleset's own message."""
@@ -48,6 +49,12 @@ _Req = TypeVar("_Req", bound=Message)
 _Resp = TypeVar("_Resp", bound=Message)
 
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+GAME_HEADER = "x-tabletop-game"
+"""The metadata key naming the game a call is about, so that an ingress can send every call of one game to
+the same server replica (its copy of the game is then current: deploy/README.md, "Game-affinity routing").
+Its value is the game's id, the part of the game's resource name after ``games/``. Only routing reads it:
+the server decides by the request's ``name``, never by this header."""
 
 # The google.rpc detail types a client may meet; anything else stays a packed Any.
 _DETAIL_TYPES: tuple[type[Message], ...] = (
@@ -251,7 +258,7 @@ class TabletopClient:
         iterator (``break`` out of the loop, or ``close()``) cancels the call on the server.
         """
         request = game_service_pb2.WatchGameRequest(name=game_name(name), from_version=from_version)
-        call = self._stub.WatchGame(request, metadata=self._metadata(), timeout=timeout)
+        call = self._stub.WatchGame(request, metadata=self._metadata(request), timeout=timeout)
         try:
             yield from call
         except grpc.RpcError as error:
@@ -364,8 +371,8 @@ class TabletopClient:
 
     # Helpers
 
-    def _metadata(self) -> tuple[tuple[str, str | bytes], ...]:
-        metadata: list[tuple[str, str | bytes]] = []
+    def _metadata(self, request: Message | None = None) -> tuple[tuple[str, str | bytes], ...]:
+        metadata: list[tuple[str, str | bytes]] = list(game_routing_metadata(request)) if request else []
         if self.token:
             metadata.append(("authorization", f"Bearer {self.token}"))
         if self.api_key:
@@ -374,7 +381,7 @@ class TabletopClient:
 
     def _unary(self, method: grpc.UnaryUnaryMultiCallable[_Req, _Resp], request: _Req) -> _Resp:
         try:
-            return method(request, metadata=self._metadata(), timeout=self.timeout)
+            return method(request, metadata=self._metadata(request), timeout=self.timeout)
         except grpc.RpcError as error:
             raise TabletopError.from_rpc_error(error) from None
 
@@ -382,6 +389,15 @@ class TabletopClient:
 def game_name(name: str) -> str:
     """``games/<id>`` from either the resource name or the bare id."""
     return name if name.startswith("games/") else f"games/{name}"
+
+
+def game_routing_metadata(request: Message) -> tuple[tuple[str, str], ...]:
+    """``((GAME_HEADER, id),)`` for a request whose ``name`` is a game's (``games/<id>``), else nothing: calls
+    that name no game (CreateGame, ListGames, tickets, players) carry no routing key and are spread."""
+    name = getattr(request, "name", "")
+    if isinstance(name, str) and name.startswith("games/") and len(name) > len("games/"):
+        return ((GAME_HEADER, name.removeprefix("games/")),)
+    return ()
 
 
 def _wrap_action(action: ActionLike) -> game_pb2.Action:
