@@ -100,6 +100,22 @@ def test_grpc_ingress_speaks_grpc_to_the_pods(tls: bool, protocol: str, render: 
         "nginx.ingress.kubernetes.io/backend-protocol": "GRPCS"}
 
 
+def test_game_affinity_hashes_on_the_game_header(render: Callable[..., Rendered]) -> None:
+    """grpc.ingress.gameAffinity: ingress-nginx's consistent hashing on x-tabletop-game, the header the clients
+    send on every call that names a game (tests/ops/test_game_affinity.py runs the same key in nginx)."""
+    ingress = {"enabled": True, "hosts": [{"host": "grpc.example.com"}]}
+    plain = render({"grpc": {"ingress": ingress}}).component("Ingress", "grpc")["metadata"]["annotations"]
+    assert "nginx.ingress.kubernetes.io/upstream-hash-by" not in plain
+    routed = render({"grpc": {"ingress": {**ingress, "gameAffinity": True}}}).component("Ingress", "grpc")
+    assert routed["metadata"]["annotations"] == {"nginx.ingress.kubernetes.io/backend-protocol": "GRPC",
+                                                 "nginx.ingress.kubernetes.io/upstream-hash-by": "$http_x_tabletop_game"}
+    keyed = {**ingress, "gameAffinity": True, "gameAffinityKey": "$tabletop_game_route"}
+    annotations = render({"grpc": {"ingress": keyed}}).component("Ingress", "grpc")["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/upstream-hash-by"] == "$tabletop_game_route"
+    with pytest.raises(helm_python.HelmError, match="gameAffinityKey"):
+        render({"grpc": {"ingress": {**ingress, "gameAffinityKey": "x-tabletop-game"}}})  # a header name, no $
+
+
 def test_grpc_ingress_without_hosts_is_refused(render: Callable[..., Rendered]) -> None:
     with pytest.raises(helm_python.HelmError, match="grpc.ingress.hosts"):
         render({"grpc": {"ingress": {"enabled": True}}})
