@@ -10,7 +10,8 @@ Credentials travel in ``Authorization``, never in cookies, so no
 ``Access-Control-Allow-Credentials`` is sent. The Connect and gRPC-Web routes
 (``rest.connect``) share these settings: their request headers (``Connect-Protocol-Version``,
 ``Connect-Timeout-Ms``, ``Grpc-Timeout``, ``X-Grpc-Web``, ``X-User-Agent``) are allowed and the
-gRPC-Web status headers exposed, as connect-web's CORS guide lists them.
+gRPC-Web status headers exposed, as connect-web's CORS guide lists them; so is ``X-Tabletop-Game``, which
+the TypeScript client sends on every call naming a game (deploy/README.md, "Game-affinity routing").
 
 A preflight from an origin that is not allowed (or from any origin when the setting is empty)
 is refused with ``403 CORS_ORIGIN_NOT_ALLOWED`` naming the origin and the setting, and the
@@ -32,7 +33,7 @@ import grpc
 from tabletop_server.rest.errors import Reason, local_error
 
 ALLOW_HEADERS = ("authorization, content-type, idempotency-key, if-match, if-none-match, last-event-id, "
-                 "x-api-key, x-request-id, traceparent, "
+                 "x-api-key, x-request-id, x-tabletop-game, traceparent, "
                  "connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, x-user-agent")
 EXPOSE_HEADERS = "etag, retry-after, x-request-id, grpc-status, grpc-message, grpc-status-details-bin"
 StartResponse = Callable[..., Any]

@@ -25,7 +25,8 @@ def test_preflight_from_an_allowed_origin(cors_server: HttpServer) -> None:
     assert r.status_code == 204
     assert r.headers["Access-Control-Allow-Origin"] == "https://play.example"
     allowed = r.headers["Access-Control-Allow-Headers"]
-    assert {"authorization", "content-type", "idempotency-key", "if-match"} <= {h.strip() for h in allowed.split(",")}
+    assert {"authorization", "content-type", "idempotency-key", "if-match",
+            "x-tabletop-game"} <= {h.strip() for h in allowed.split(",")}  # the browser client's routing header
     assert "POST" in r.headers["Access-Control-Allow-Methods"]
 
 
