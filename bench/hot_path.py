@@ -11,7 +11,10 @@ per call inside Redis, Redis's command time and the redis-server process's CPU p
 whole answer, the lean one (``read_mask: "events"``), two workers with each call sent over one of four
 connections at random; then three single-worker ``serve`` processes on ports of their own, as the
 chart's replicas: each call to one of 1, 2 or 3 at random, and to the one a hash of the game's name
-picks (game affinity, as an ingress hashing on the name routes). Without affinity a copy is mostly
+picks (game affinity, as an ingress hashing on the name routes); and where Debian's nginx is installed,
+through nginx in front of the three as the chart's ``grpc.ingress.gameAffinity`` routes (``bench/nginx_proxy.py``:
+consistent hashing on the ``x-tabletop-game`` header), each action with the header and without it (nginx
+then falls back to round robin). Without affinity a copy is mostly
 stale: a stale copy costs a second script call, or a read when the action fails on it (another seat's
 turn on the old state), so the hit rate falls to about 1/R.
 
@@ -25,6 +28,7 @@ import argparse
 import contextlib
 import os
 import random
+import shutil
 import sys
 import threading
 import time
@@ -35,13 +39,14 @@ from typing import Any
 
 import grpc
 import redis
+from tabletop.client import GAME_HEADER
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench import redis_cost, serve_proc
+from bench import nginx_proxy, redis_cost, serve_proc
 from bench import run as base
 
 LEAN = {"paths": ["events"]}
@@ -86,6 +91,13 @@ def replica_phases(args: argparse.Namespace, redis_url: str, scripts: Any,
             pids = tuple(pid for _, group in servers[:count] for pid in group)
             results[f"{count} replica{'s' * (count > 1)}, cache on: full, {routing} routing"] = _phase(
                 args, ports, pids, scripts, None, -1 if routing == "affinity" else 0, rclient)
+        if shutil.which("nginx") is not None:
+            pids = tuple(pid for _, group in servers for pid in group)
+            with nginx_proxy.Nginx([port for port, _ in servers]) as (target, nginx_pid):
+                port = int(target.rsplit(":", 1)[1])
+                for header in (True, False):
+                    results[f"3 replicas behind nginx (chart's routing), {'with' if header else 'no'} game header"] = (
+                        _phase(args, (port,), (*pids, nginx_pid), scripts, None, 1, rclient, header))
     return results
 
 
@@ -97,15 +109,17 @@ def _serve(redis_url: str, workers: int, cache: int) -> serve_proc.Serve:
 
 
 def _phase(args: argparse.Namespace, ports: tuple[int, ...], pids: tuple[int, ...], scripts: Any, mask: Any,
-           spread: int, rclient: redis.Redis) -> dict[str, float]:
-    result: dict[str, Any] = base._load(args.concurrency, args.seconds, _player(ports, scripts, mask, spread), pids,
+           spread: int, rclient: redis.Redis, header: bool = False) -> dict[str, float]:
+    result: dict[str, Any] = base._load(args.concurrency, args.seconds, _player(ports, scripts, mask, spread, header),
+                                        pids,
                                         lambda: redis_cost.snapshot(rclient))
     result.update(redis_cost.per_action(result["counters"], result["count"]))
     return result
 
 
-def _player(ports: tuple[int, ...], scripts: Any, mask: Any, spread: int) -> Any:
-    """A client thread: its own connection(s); creates games and replays their recorded actions.
+def _player(ports: tuple[int, ...], scripts: Any, mask: Any, spread: int, header: bool = False) -> Any:
+    """A client thread: its own connection(s); creates games and replays their recorded actions (with
+    ``header``, each action carries ``x-tabletop-game``, as the clients send it).
 
     ``spread`` > 0: that many connections to the first port, each call over one at random (the kernel
     spreads connections over ``serve``'s workers). 0: one connection per port, each call to one at random.
@@ -121,7 +135,8 @@ def _player(ports: tuple[int, ...], scripts: Any, mask: Any, spread: int) -> Any
             while more():
                 seed, steps = rng.choice(scripts)
                 name, tokens = base._create(stubs[rng.randrange(len(stubs))], seed)
-                metas = {s: [("authorization", f"Bearer {t}")] for s, t in tokens.items()}
+                routing = [(GAME_HEADER, name.removeprefix("games/"))] if header else []
+                metas = {s: [("authorization", f"Bearer {t}"), *routing] for s, t in tokens.items()}
                 home = zlib.crc32(name.encode()) % len(stubs)
                 for seat, action in steps:
                     if not more():

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
 import subprocess
 import sys
 import threading
@@ -35,6 +34,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from tabletop.client import GAME_HEADER, TabletopClient
 from tabletop.v1 import game_pb2
 
+from bench.nginx_proxy import CHART_KEY, NEVER_EMPTY_KEY, Nginx
 from tabletop_server.service.engine import registry
 from tests.ops.cluster import free_port
 from tests.tools import needs
@@ -45,43 +45,9 @@ GAMES_PER_THREAD = 3
 ACTIONS_PER_GAME = 30  # 4 x 3 x 30 = 360 actions a phase
 LISTENING = re.compile(r"gRPC service listening on port (\d+)")
 NGINX_HINT = "Debian's nginx (`apt-get install -y nginx`; .ci/run installs it)"
-# The chart's key (grpc.ingress.gameAffinityKey's default), and the one deploy/README.md has ingress-nginx
-# define in its http-snippet so that a call without the header never hashes an empty key.
-CHART_KEY = ("$http_x_tabletop_game", "")
-NEVER_EMPTY_KEY = ("$tabletop_game_route",
-                   'map $http_x_tabletop_game $tabletop_game_route { "" $request_id; default $http_x_tabletop_game; }')
 
 Script = tuple[int, list[tuple[int, game_pb2.Action]]]
 Counts = dict[str, float]
-
-
-def nginx_config(prefix: Path, port: int, replicas: list[int], key: tuple[str, str] = CHART_KEY) -> str:
-    """nginx in front of the replicas, routing as the chart's ``gameAffinity`` annotation asks ingress-nginx
-    to (``upstream-hash-by: "$http_x_tabletop_game"`` is ``hash $http_x_tabletop_game consistent``); ``key``:
-    the hash key and the http-level snippet that defines it."""
-    servers = "\n".join(f"    server 127.0.0.1:{replica};" for replica in replicas)
-    temp = " ".join(f"{kind}_temp_path {prefix / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
-    return f"""
-daemon off;
-worker_processes 1;
-pid {prefix / "nginx.pid"};
-error_log {prefix / "error.log"} warn;
-events {{ worker_connections 256; }}
-http {{
-  access_log off;
-  {temp}
-  {key[1]}
-  upstream tabletop {{
-    hash {key[0]} consistent;
-{servers}
-    keepalive 16;
-  }}
-  server {{
-    listen 127.0.0.1:{port} http2;
-    location / {{ grpc_pass grpc://tabletop; }}
-  }}
-}}
-"""
 
 
 @pytest.fixture(params=[CHART_KEY, NEVER_EMPTY_KEY], ids=["chart key", "never-empty key"])
@@ -100,16 +66,8 @@ def routed(request: pytest.FixtureRequest, redis_url: str, tmp_path: Path) -> It
                 procs.append(subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "grpc",
                                                "--grpc-port", "0"], env=env, stderr=out, stdout=subprocess.DEVNULL))
         ports = [_listening(proc, log) for proc, log in zip(procs, logs, strict=True)]
-        port = free_port()
-        config = tmp_path / "nginx.conf"
-        config.write_text(nginx_config(tmp_path, port, ports, request.param))
-        nginx = shutil.which("nginx")
-        assert nginx is not None
-        procs.append(subprocess.Popen([nginx, "-p", str(tmp_path), "-e", str(tmp_path / "error.log"), "-c", str(config)],
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT))
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            grpc.channel_ready_future(channel).result(timeout=30)
-        yield f"127.0.0.1:{port}", metrics, request.param[0]
+        with Nginx(ports, request.param, tmp_path) as (target, _):  # bench/nginx_proxy.py: the configuration
+            yield target, metrics, request.param[0]
     finally:
         for proc in reversed(procs):
             proc.terminate()
