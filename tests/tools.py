@@ -7,6 +7,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -43,6 +44,23 @@ def exclusive(workspace: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def npm_installed(folder: Path) -> bool:
+    """Whether ``folder``'s node_modules is there and no older than its package-lock.json."""
+    installed, lock = folder / "node_modules" / ".package-lock.json", folder / "package-lock.json"
+    return installed.is_file() and installed.stat().st_mtime >= lock.stat().st_mtime
+
+
+def npm_ci(folder: Path, env: dict[str, str] | None = None, timeout: float = 600) -> None:
+    """``npm ci`` in ``folder`` unless :func:`npm_installed`. Call it inside ``exclusive(folder)``: it rewrites
+    node_modules, which other workers' tests read (clients/typescript, clients/web)."""
+    if npm_installed(folder):
+        return
+    result = subprocess.run([shutil.which("npm") or "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+                            cwd=folder, env=dict(os.environ) if env is None else env, capture_output=True, text=True,
+                            timeout=timeout, check=False)
+    assert result.returncode == 0, f"npm ci in {folder} exited {result.returncode}:\n{result.stdout}{result.stderr}"
 
 
 def needs_chromium() -> str:

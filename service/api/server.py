@@ -312,6 +312,7 @@ async def _drain(running: Running, grace: float | None) -> None:
         if idle_looks >= 2 and not stopping.done():
             log.info("drain: no call left to serve; cancelling what gRPC core still holds")
             await running.server.stop(None)
+            break  # the first stop now ends with the cut: one cut, then wait for it
     await stopping
 
 

@@ -6,6 +6,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from tests.tools import npm_ci
+
 PACKAGE = Path(__file__).resolve().parents[2] / "clients" / "typescript"
 NODE = shutil.which("node")
 NPM = shutil.which("npm")
@@ -13,11 +15,8 @@ MISSING = "node/npm not installed: the TypeScript client tests need Node.js >= 2
 
 
 def install_if_needed(env: dict[str, str]) -> None:
-    """``npm ci`` when node_modules is missing or older than package-lock.json."""
-    installed = PACKAGE / "node_modules" / ".package-lock.json"
-    lock = PACKAGE / "package-lock.json"
-    if not installed.is_file() or installed.stat().st_mtime < lock.stat().st_mtime:
-        npm(["ci", "--no-audit", "--no-fund"], env, timeout=300)
+    """``npm ci`` when node_modules is missing or older than package-lock.json (under ``exclusive(PACKAGE)``)."""
+    npm_ci(PACKAGE, env, timeout=300)
 
 
 def npm(args: list[str], env: dict[str, str], timeout: float) -> str:

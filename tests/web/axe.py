@@ -6,13 +6,10 @@ every later one finds it there. Without node/npm the test is skipped with the hi
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
-from tests.tools import exclusive, needs
+from tests.tools import exclusive, needs, npm_ci, npm_installed
 
 WEB = Path(__file__).resolve().parents[2] / "clients" / "web"
 AXE = WEB / "node_modules" / "axe-core" / "axe.min.js"
@@ -25,16 +22,11 @@ RUN = """async () => {
 
 def axe_script() -> Path:
     """axe.min.js, after ``npm ci`` in clients/web when its node_modules is missing or older than its lock."""
-    installed, lock = WEB / "node_modules" / ".package-lock.json", WEB / "package-lock.json"
-    if AXE.is_file() and installed.is_file() and installed.stat().st_mtime >= lock.stat().st_mtime:
+    if AXE.is_file() and npm_installed(WEB):
         return AXE
     needs("node", "npm", hint="Node.js >= 20 and npm install axe-core for the accessibility checks", in_ci=True)
     with exclusive(WEB):
-        if not (AXE.is_file() and installed.is_file() and installed.stat().st_mtime >= lock.stat().st_mtime):
-            result = subprocess.run([shutil.which("npm") or "npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-                                    cwd=WEB, env=dict(os.environ), capture_output=True, text=True, timeout=600,
-                                    check=False)
-            assert result.returncode == 0, f"npm ci in clients/web exited {result.returncode}:\n{result.stderr}"
+        npm_ci(WEB)
     assert AXE.is_file(), f"npm ci in clients/web installed no {AXE.relative_to(WEB)}"
     return AXE
 
