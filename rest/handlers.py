@@ -30,7 +30,13 @@ FORWARDED = (
     ("HTTP_AUTHORIZATION", "authorization"),
     ("HTTP_X_API_KEY", "x-api-key"),
     ("HTTP_X_REQUEST_ID", "x-request-id"),
+    ("HTTP_X_TABLETOP_GAME", "x-tabletop-game"),
 )
+# The game a call is about, for a gRPC balancer that routes on it (deploy/README.md, "Game-affinity routing"):
+# a Connect or gRPC-Web client sends the header itself (the TypeScript client does); a REST route names the
+# game in its path, so the facade names it from there.
+GAME_HEADER = "x-tabletop-game"
+GAME_PATH = re.compile(r"/v1/games/([^/:]+)")
 MAX_HEADER = 1024  # a forwarded header (tokens are ~60 characters, API keys are the operator's)
 _NO_QUERY: MultiDict[str, str] = MultiDict()
 
@@ -92,9 +98,10 @@ def too_large(limit: int) -> ApiError:
 
 def metadata(environ: dict[str, Any], proxy_secret: str = "") -> list[tuple[str, str]]:
     """The forwarded headers as gRPC metadata (printable ASCII only, as gRPC requires),
-    plus ``x-forwarded-for`` ending with the client's address, and the facade's shared
+    plus ``x-forwarded-for`` ending with the client's address, the facade's shared
     secret that makes the service believe that address (``x-tabletop-proxy``; no client
-    header is ever forwarded under that name)."""
+    header is ever forwarded under that name), and the game a REST path names
+    (``x-tabletop-game``, unless the client sent it)."""
     forwarded = []
     for key, metadata_key in FORWARDED:
         value = environ.get(key)
@@ -119,6 +126,9 @@ def metadata(environ: dict[str, Any], proxy_secret: str = "") -> list[tuple[str,
         forwarded.append(("x-forwarded-for", chain))
     if proxy_secret:
         forwarded.append(("x-tabletop-proxy", proxy_secret))
+    game = GAME_PATH.match(environ.get("PATH_INFO", ""))
+    if game and "HTTP_X_TABLETOP_GAME" not in environ and game.group(1).isascii() and game.group(1).isprintable():
+        forwarded.append((GAME_HEADER, game.group(1)))
     return forwarded
 
 

@@ -12,7 +12,9 @@ trip; without it nginx's hash has an empty key and falls back to round robin (ng
 a copy current about one time in three or less (round robin sends a game's next call to whichever replica
 is next: with four players keeping step, that is seldom the last one). The same runs with the key that
 deploy/README.md gives ingress-nginx, whose Lua balancer hashes an empty key like any other: a ``map`` that
-falls back to the request id, so calls without the header are spread at random. Prints the figures.
+falls back to the request id, so calls without the header are spread at random. And REST: ``tabletop rest``
+with its gRPC target at that nginx names each route's game from its path, so REST actions stay on their
+game's replica too. Prints the figures.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ from typing import Any
 
 import grpc
 import pytest
+import requests
+from google.protobuf import json_format
 from prometheus_client.parser import text_string_to_metric_families
 from tabletop.client import GAME_HEADER, TabletopClient
 from tabletop.v1 import game_pb2
@@ -44,6 +48,7 @@ THREADS = 4  # players at once, so that round robin sends a game's next call to 
 GAMES_PER_THREAD = 3
 ACTIONS_PER_GAME = 30  # 4 x 3 x 30 = 360 actions a phase
 LISTENING = re.compile(r"gRPC service listening on port (\d+)")
+REST_LISTENING = re.compile(r"REST facade listening on \S+ port (\d+)")
 NGINX_HINT = "Debian's nginx (`apt-get install -y nginx`; .ci/run installs it)"
 
 Script = tuple[int, list[tuple[int, game_pb2.Action]]]
@@ -93,6 +98,31 @@ def test_the_game_header_keeps_each_game_on_one_replica_and_its_copy_current(rou
     assert min(without["shares"]) >= 0.2, without  # round robin, or the request id's hash: spread
 
 
+@pytest.mark.parametrize("routed", [CHART_KEY], ids=["chart key"], indirect=True)
+def test_the_rest_facade_names_each_route_s_game_so_a_hashing_target_routes_rest_too(
+        routed: tuple[str, list[int], str], redis_url: str, tmp_path: Path) -> None:
+    """``tabletop rest`` with its gRPC target at the hashing nginx (``rest.grpcTarget``): the facade names the
+    game of each REST route (``x-tabletop-game`` from the path), so REST actions are routed by game too."""
+    target, metrics, _ = routed
+    log = tmp_path / "rest.log"
+    env = {"PATH": "/usr/bin:/bin", "TABLETOP_REDIS_URL": redis_url, "TABLETOP_METRICS_PORT": "0"}
+    with open(log, "ab") as out:
+        rest = subprocess.Popen([sys.executable, "-m", "tabletop_server.service", "rest", "--grpc-target", target,
+                                 "--http-port", "0"], env=env, stderr=out, stdout=subprocess.DEVNULL)
+    try:
+        base = f"http://127.0.0.1:{_listening(rest, log, pattern=REST_LISTENING)}"
+        scripts = _recorded_games(THREADS * GAMES_PER_THREAD)
+        before = [_counts(port) for port in metrics]
+        _play_rest(base, scripts)
+        figures = _figures(before, [_counts(port) for port in metrics])
+    finally:
+        rest.terminate()
+        rest.wait(30)
+    print(f"\nREST through the facade, its gRPC target nginx hashing the game header: {figures}")
+    assert figures["actions"] == THREADS * GAMES_PER_THREAD * ACTIONS_PER_GAME
+    assert figures["hit_rate"] >= 0.9, figures
+
+
 # Helpers
 
 def _recorded_games(count: int) -> list[Script]:
@@ -139,6 +169,35 @@ def _play(target: str, scripts: list[Script], keep_header: bool) -> None:
     assert not failures, failures
 
 
+def _play_rest(base: str, scripts: list[Script]) -> None:
+    """The recorded games over REST (``POST /v1/games``, ``POST /v1/games/<id>:act``), ``THREADS`` at a time."""
+    failures: list[BaseException] = []
+
+    def player(mine: list[Script]) -> None:
+        try:
+            with requests.Session() as http:
+                for seed, steps in mine:
+                    created = http.post(f"{base}/v1/games", json={"ruleset": "ttr-europe", "seatCount": 3, "seed": seed,
+                                                                  "displayNames": ["a", "b", "c"]}, timeout=30)
+                    created.raise_for_status()
+                    game = created.json()
+                    tokens = {c.get("seat", 0): c["playerToken"] for c in game["credentials"]}
+                    for seat, action in steps:
+                        acted = http.post(f"{base}/v1/{game['game']['name']}:act", timeout=30,
+                                          json={"action": json_format.MessageToDict(action), "readMask": "events"},
+                                          headers={"authorization": f"Bearer {tokens[seat]}"})
+                        acted.raise_for_status()
+        except BaseException as error:  # noqa: BLE001 - reported by the main thread
+            failures.append(error)
+
+    threads = [threading.Thread(target=player, args=(scripts[i::THREADS],)) for i in range(THREADS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(300)
+    assert not failures, failures
+
+
 def _figures(start: list[Counts], end: list[Counts]) -> dict[str, Any]:
     """The phase's changes, hit rate (changes written by their first script call on a current copy: no
     read, no retry) and Redis round trips per change (a script call each try, a read each missing or
@@ -167,9 +226,10 @@ def _counts(port: int) -> Counts:
     return counts
 
 
-def _listening(proc: subprocess.Popen[bytes], log: Path, bound: float = 60.0) -> int:
+def _listening(proc: subprocess.Popen[bytes], log: Path, bound: float = 60.0, pattern: re.Pattern[str] = LISTENING
+               ) -> int:
     deadline = time.monotonic() + bound
-    while not (found := LISTENING.search(log.read_text())):
+    while not (found := pattern.search(log.read_text())):
         assert proc.poll() is None, f"replica exited: {log.read_text()[-2000:]}"
         assert time.monotonic() < deadline, f"replica not listening after {bound} s"
         time.sleep(0.05)

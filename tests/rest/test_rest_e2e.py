@@ -175,6 +175,18 @@ def test_metadata_forwards_headers_and_the_client_address() -> None:
     assert metadata({"REMOTE_ADDR": "10.0.0.7"}) == [("x-forwarded-for", "10.0.0.7")]
 
 
+def test_metadata_names_the_game_a_route_is_about_for_routing() -> None:
+    """``x-tabletop-game`` for a gRPC balancer that keeps each game on one replica (deploy/README.md,
+    "Game-affinity routing"): from a REST route's path, or as the client sent it (Connect, gRPC-Web)."""
+    assert metadata({"PATH_INFO": "/v1/games/g7:act"}) == [("x-tabletop-game", "g7")]
+    assert metadata({"PATH_INFO": "/v1/games/g7/log"}) == [("x-tabletop-game", "g7")]
+    assert metadata({"PATH_INFO": "/v1/games"}) == []
+    assert metadata({"PATH_INFO": "/v1/tickets/t1"}) == []
+    assert metadata({"PATH_INFO": "/tabletop.v1.GameService/GetGame", "HTTP_X_TABLETOP_GAME": "g8"}) == [
+        ("x-tabletop-game", "g8")]
+    assert metadata({"PATH_INFO": "/v1/games/g7:act", "HTTP_X_TABLETOP_GAME": "g8"}) == [("x-tabletop-game", "g8")]
+
+
 def test_every_unary_route_of_the_protos_takes_the_one_request_path(rest_server: Any) -> None:
     """The dispatcher's routes are the contract's (rest.routes, from the protos): a new RPC with an http rule is
     served without REST code, in each deployment shape, and no unary route is left to another path."""
