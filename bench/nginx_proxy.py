@@ -19,13 +19,15 @@ from bench.serve_proc import free_port
 # The chart's key (grpc.ingress.gameAffinityKey's default), and the one deploy/README.md has ingress-nginx
 # define in its http-snippet so that a call without the header never hashes an empty key: (key, snippet).
 CHART_KEY = ("$http_x_tabletop_game", "")
+ACCESS_LOG = "access.log"
 NEVER_EMPTY_KEY = ("$tabletop_game_route",
                    'map $http_x_tabletop_game $tabletop_game_route { "" $request_id; default $http_x_tabletop_game; }')
 
 
 def nginx_config(prefix: Path, port: int, replicas: list[int], key: tuple[str, str] = CHART_KEY) -> str:
     """The configuration: nginx on ``port`` hashing ``key`` (the hash key, and the http-level snippet that
-    defines it) over the ``replicas``' gRPC ports, its files under ``prefix``."""
+    defines it) over the ``replicas``' gRPC ports, its files under ``prefix``; ``ACCESS_LOG`` there lists
+    each call's method and game header (``-`` for none)."""
     servers = "\n".join(f"    server 127.0.0.1:{replica};" for replica in replicas)
     temp = " ".join(f"{kind}_temp_path {prefix / kind};" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
     return f"""
@@ -35,7 +37,8 @@ pid {prefix / "nginx.pid"};
 error_log {prefix / "error.log"} warn;
 events {{ worker_connections 1024; }}
 http {{
-  access_log off;
+  log_format routing '$request_uri $http_x_tabletop_game';
+  access_log {prefix / ACCESS_LOG} routing;
   {temp}
   {key[1]}
   upstream tabletop {{

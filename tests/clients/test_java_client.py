@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from tabletop.v1 import game_pb2, game_service_pb2
 
+from bench.nginx_proxy import ACCESS_LOG, Nginx
 from tests.conftest import GrpcServer, start_grpc
 from tests.pki import make_pki
 from tests.tools import exclusive, needs
@@ -84,6 +85,19 @@ def test_java_example_plays_against_the_server(classpath: str, grpc_server: Grpc
     game = stub.GetGame(game_service_pb2.GetGameRequest(name=created["created"]), timeout=10)  # type: ignore[attr-defined]
     assert game.game.version == last and game.game.status == game_pb2.GAME_STATUS_ACTIVE
     assert next(f for f in fields if "log_entries" in f) == {"log_entries": str(last), "complete": "false"}
+
+
+def test_java_client_names_the_game_of_each_call_for_routing(classpath: str, grpc_server: GrpcServer,
+                                                              tmp_path: Path) -> None:
+    """``GameRouting``: every call that names a game carries ``x-tabletop-game: <id>`` (an ingress hashes on it,
+    deploy/README.md "Game-affinity routing"), none other does; read from the access log of an nginx between."""
+    needs("nginx", hint="Debian's nginx (.ci/run installs it)", in_ci=True)
+    with Nginx([int(grpc_server.target.rsplit(":", 1)[1])], prefix=tmp_path) as (target, _):
+        fields = _play(classpath, target)
+    game = next(f for f in fields if "created" in f)["created"].removeprefix("games/")
+    calls = {tuple(line.rsplit("/", 1)[-1].split()) for line in (tmp_path / ACCESS_LOG).read_text().splitlines()}
+    assert calls == {("ListRulesets", "-"), ("CreateGame", "-"), ("JoinGame", game), ("GetGame", game),
+                     ("ListLegalActions", game), ("SubmitAction", game), ("WatchGame", game), ("GetGameLog", game)}
 
 
 def test_java_example_plays_over_tls(classpath: str, redis_url: str, tmp_path: Path) -> None:

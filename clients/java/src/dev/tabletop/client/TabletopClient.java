@@ -2,6 +2,8 @@ package dev.tabletop.client;
 
 import dev.tabletop.v1.GameServiceGrpc;
 import io.grpc.CallCredentials;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
@@ -18,12 +20,17 @@ import java.util.concurrent.TimeUnit;
  * <p>The channel comes from {@link ManagedChannelBuilder#forTarget}, which takes whichever transport is
  * on the classpath: grpc-netty on a server or desktop (Debian's libgrpc-java), grpc-okhttp or
  * grpc-cronet on Android. {@code plaintext} is for local servers only; production uses TLS.
+ *
+ * <p>Every stub's calls that name a game carry {@code x-tabletop-game} ({@link GameRouting}), so an ingress
+ * can keep each game on one server replica.
  */
 public final class TabletopClient implements AutoCloseable {
   private final ManagedChannel channel;
+  private final Channel routed;
 
   private TabletopClient(ManagedChannel channel) {
     this.channel = channel;
+    this.routed = ClientInterceptors.intercept(channel, new GameRouting());
   }
 
   /** A client over TLS (the system's trust store) to {@code host:port}. */
@@ -38,18 +45,18 @@ public final class TabletopClient implements AutoCloseable {
 
   /** The spectator's blocking stub (no token): public views only. */
   public GameServiceGrpc.GameServiceBlockingStub spectator() {
-    return GameServiceGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
+    return GameServiceGrpc.newBlockingStub(routed).withDeadlineAfter(10, TimeUnit.SECONDS);
   }
 
   /** A blocking stub that acts as the seat holding {@code playerToken}. */
   public GameServiceGrpc.GameServiceBlockingStub seat(String playerToken) {
-    return GameServiceGrpc.newBlockingStub(channel).withCallCredentials(bearer(playerToken))
+    return GameServiceGrpc.newBlockingStub(routed).withCallCredentials(bearer(playerToken))
         .withDeadlineAfter(10, TimeUnit.SECONDS);
   }
 
   /** An asynchronous stub for the seat, for WatchGame on a UI thread's observer. */
   public GameServiceGrpc.GameServiceStub seatAsync(String playerToken) {
-    return GameServiceGrpc.newStub(channel).withCallCredentials(bearer(playerToken));
+    return GameServiceGrpc.newStub(routed).withCallCredentials(bearer(playerToken));
   }
 
   /** {@code authorization: Bearer <token>} on every call of a stub. */
