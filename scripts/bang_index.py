@@ -126,7 +126,7 @@ def character_lines(key: str) -> list[str]:
     for step_name, who in START_STEP_CHARACTER.items():
         if who == key:
             lines.append(f"start step `{step_name}`: {where(STEPS[step_name])}")
-    for kind, registry in (("request", REQUESTS), ("step", STEPS)):
+    for kind, registry in (("request", REQUESTS), ("step", STEPS), ("lasting modifier", MODIFIERS)):
         if key in registry:
             lines.append(f"{kind} `{key}`: {where(registry[key])}")
     named = _named_in_source(key)

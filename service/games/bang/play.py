@@ -41,6 +41,7 @@ from tabletop_server.service.games.bang.layout import Action, Event, PlayStep, S
 from tabletop_server.service.games.bang.modifiers import (
     card_played,
     card_played_out,
+    ignores_target,
     seen_without_card_modifiers,
 )
 from tabletop_server.service.games.bang.pending import PLAY, Step, step
@@ -170,7 +171,7 @@ def _ignore_stage(state: State, seat: int, action: Action, spec: CardType, event
     """A sole target who may ignore the card is asked first (Ms. Abigail; Big Fifty overrides her)."""
     target = action.get("target")
     if (target is None or target == seat or action["type"] != "play" or action.get("extra")
-            or action.get("weapon") == "ignore"):
+            or ignores_target(action)):
         return False
     if not ability_of(state, target).may_ignore(target, seat, action["card"]):
         return False

@@ -34,6 +34,7 @@ from tabletop_server.service.games.bang.layout import (
     StepEntry,
     StepKindName,
 )
+from tabletop_server.service.games.bang.modifiers import silenced
 from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, KEY_OF, TYPE_OF
 
 Player = PlayerData
@@ -87,15 +88,13 @@ def in_effect(state: State, seat: int) -> list[str]:
     """The cards in play in front of ``seat`` that act now: the one accessor (DESIGN 17).
 
     Distance, weapon reach, Barrels, Missed! cards in play, Jail and Dynamite all ask here,
-    so a rule that silences cards is one rule: in the turn of a character with the trait
-    ``silence_others`` (Belle Star), the cards in play of every other player have no effect.
-    Physical presence (a second card of one name, cards leaving play) reads the table itself.
+    so a rule that silences cards is one modifier handler (``modifiers.silenced``: Belle Star's,
+    in ``characters/dodge_city.py``), asked here only. Physical presence (a second card of one
+    name, cards leaving play) reads the table itself.
     """
     table: list[str] = state["p"][seat]["table"]
-    if table and seat != state["turn"]:
-        q = state["p"][state["turn"]]  # trait(), inlined: distance asks here for every seat
-        if CHARACTERS[q.get("as") or q["char"]].traits.get("silence_others"):
-            return []
+    if table and silenced(state, seat):
+        return []
     return table
 
 

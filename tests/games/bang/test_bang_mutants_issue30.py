@@ -5,12 +5,15 @@ and a Tumbleweed's declined redraw of a draw! that needs its context (Julie Cutt
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 from bang_helpers import act, ad_table, chars, give, orange, pending_kind, play, refusal, stack_deck, table
 
 from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import modifiers
 from tabletop_server.service.games.bang.abilities import ABILITIES, Ability, ability, ability_name
+from tabletop_server.service.games.bang.layout import State
 from tabletop_server.service.games.bang.modifiers import MODIFIERS, Modifier, modifier
 
 ABILITY = {"type": "ability", "cards": []}
@@ -39,10 +42,11 @@ def test_the_modifier_decorator_registers_by_name_and_state_key_and_refuses_a_ke
         assert modifier("made_up_modifier")(MadeUp) is MadeUp
         handler = MODIFIERS["made_up_modifier"]
         assert type(handler) is MadeUp and modifiers._BY_KEY["made_up_key"] is handler
+        assert handler not in modifiers._SILENCERS and handler not in modifiers._IGNORERS
         for name, cls in (("made_up_keyless", Keyless), ("made_up_same_key", SameKey)):
             with pytest.raises(ValueError) as err:
                 modifier(name)(cls)
-            assert str(err.value) == f"modifier {name!r} needs a state key of its own"
+            assert str(err.value) == f"modifier {name!r} needs a state key of its own or a hook asked without one"
         assert modifiers._BY_KEY["made_up_key"] is handler
         state = table(4)
         state["made_up_key"] = 1  # type: ignore[typeddict-unknown-key]
@@ -51,6 +55,33 @@ def test_the_modifier_decorator_registers_by_name_and_state_key_and_refuses_a_ke
         for name in ("made_up_modifier", "made_up_keyless", "made_up_same_key"):
             MODIFIERS.pop(name, None)
         modifiers._BY_KEY.pop("made_up_key", None)
+
+
+def test_a_modifier_without_a_key_is_asked_by_the_hooks_it_overrides_only() -> None:
+    """A character's or a shot's modifier has no state key: ``silenced`` and ``ignores_target`` ask it
+    whatever the state holds, and only the hook it overrides; it is never among those kept in the state."""
+    class Silencer(Modifier):
+        def silences(self, state: State, seat: int) -> bool:
+            return seat == 2
+
+    class Ignorer(Modifier):
+        def ignores_target(self, shot: Mapping[str, object]) -> bool:
+            return shot.get("made_up_flag") is True
+    silencers, ignorers = list(modifiers._SILENCERS), list(modifiers._IGNORERS)
+    try:
+        modifier("made_up_silencer")(Silencer)
+        modifier("made_up_ignorer")(Ignorer)
+        assert modifiers._SILENCERS == [*silencers, MODIFIERS["made_up_silencer"]]
+        assert modifiers._IGNORERS == [*ignorers, MODIFIERS["made_up_ignorer"]]
+        assert "" not in modifiers._BY_KEY
+        st = table(4)
+        assert [modifiers.silenced(st, s) for s in range(4)] == [False, False, True, False]
+        assert modifiers.ignores_target({"made_up_flag": True}) and not modifiers.ignores_target({})
+        assert not {MODIFIERS["made_up_silencer"], MODIFIERS["made_up_ignorer"]} & set(modifiers.in_force(st))
+    finally:
+        for name in ("made_up_silencer", "made_up_ignorer"):
+            MODIFIERS.pop(name, None)
+        modifiers._SILENCERS[:], modifiers._IGNORERS[:] = silencers, ignorers
 
 
 @pytest.mark.rule("DC-038", "AD-039")

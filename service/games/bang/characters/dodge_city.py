@@ -2,9 +2,10 @@
 
 Facts from ``shared/reference/bang/characters.json`` (rows in ``data/characters_dodge_city.json``),
 rulings from ``RULES_CHECKLIST.md`` DC-019..040 and ``RULINGS.md`` (Dodge City table); NOTES (c)
-"Characters that need care". Belle Star, Elena Fuente, Tequila Joe and part of Sean Mallory are
-traits in their rows, read where the rule applies (``in_effect``, ``counts_as_missed``, ``beer_heal``,
-``hand_limit``); their handlers are registered so that every row names one. The activated abilities
+"Characters that need care". Elena Fuente, Tequila Joe and part of Sean Mallory are traits in
+their rows, read where the rule applies (``counts_as_missed``, ``beer_heal``, ``hand_limit``); their
+handlers are registered so that every row names one. Belle Star's trait is read by her modifier handler
+here (``modifiers.silenced``, asked by ``state.in_effect``). The activated abilities
 (Chuck Wengam, Doc Holyday, José Delgado) and Vera Custer's copy are in ``dodge_city_turn.py``.
 
 House rules (RULINGS.md Dodge City table) are boolean game options read here:
@@ -16,6 +17,7 @@ from __future__ import annotations
 from tabletop_server.service.games.bang.abilities import Ability, ability
 from tabletop_server.service.games.bang.damage import heal
 from tabletop_server.service.games.bang.layout import Action, DuelRequest, Event, MollyStarkStep, State
+from tabletop_server.service.games.bang.modifiers import Modifier, modifier
 from tabletop_server.service.games.bang.pending import Step, step
 from tabletop_server.service.games.bang.state import (
     all_cards,
@@ -27,7 +29,7 @@ from tabletop_server.service.games.bang.state import (
     source_seat,
     trait,
 )
-from tabletop_server.service.games.bang.tables import CARDS, TYPE_OF
+from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, TYPE_OF
 from tabletop_server.service.games.bang.turn import DRAW_COUNT, draw_phase_done
 
 DIGGER_HEAL = 2
@@ -51,7 +53,21 @@ class ApacheKid(Ability):
 
 @ability("belle_star")
 class BelleStar(Ability):
-    """In her turn the cards in play of every other player have no effect (trait ``silence_others``, DC-021)."""
+    """In her turn the cards in play of every other player have no effect (DC-021): :class:`BelleStarSilence`."""
+
+
+@modifier("belle_star")
+class BelleStarSilence(Modifier):
+    """Belle Star's silence, the rule of her row's trait ``silence_others`` (so a character copying her, Vera
+    Custer, silences too): in the turn of a character with it, the cards in play of every other player
+    have no effect (DC-021; orange cards too, NOTES c). Her own cards, and every ability, still act."""
+
+    def silences(self, state: State, seat: int) -> bool:
+        turn = state["turn"]
+        if seat == turn:
+            return False
+        q = state["p"][turn]  # trait(), inlined: ``in_effect`` asks for every seat a distance measures
+        return bool(CHARACTERS[q.get("as") or q["char"]].traits.get("silence_others"))
 
 
 @ability("bill_noface")

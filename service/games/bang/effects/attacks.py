@@ -31,6 +31,7 @@ from tabletop_server.service.games.bang.layout import (
     Event,
     State,
 )
+from tabletop_server.service.games.bang.modifiers import ignores_target
 from tabletop_server.service.games.bang.pending import E, RequestKind, request
 from tabletop_server.service.games.bang.reasons import Reason
 from tabletop_server.service.games.bang.state import (
@@ -126,8 +127,7 @@ def pay_extra_bang(state: State, seat: int, events: list[Event]) -> None:
 
 
 def barrel_sources(state: State, seat: int, ignored: bool = False) -> list[str]:
-    """Barrels a target may still draw for: each card in play and Jourdonnais, once each (none against
-    a shot that ignores the target's cards and ability: Big Fifty)."""
+    """Barrels a target may still draw for: each card in play and Jourdonnais, once each (none if ``ignored``)."""
     if ignored:
         return []
     sources = [c for c in in_effect(state, seat) if TYPE_OF[c].passive.get("barrel")]
@@ -244,7 +244,7 @@ class BangResponse(RequestKind[BangRequest]):
     answers = frozenset({"respond", "barrel", "pass", "use"})
 
     def legal(self, state: State, req: BangRequest) -> list[Action]:
-        seat, ignored = req["seat"], bool(req["args"].get("ignore"))
+        seat, ignored = req["seat"], ignores_target(req["args"])
         out: list[Action] = [{"type": "pass"}]
         if req["args"].get("sure"):
             return out  # Double Barrel: nothing cancels it (AD-054)
@@ -259,7 +259,7 @@ class BangResponse(RequestKind[BangRequest]):
         return out
 
     def check(self, state: State, req: BangRequest, action: Action) -> None:
-        seat, ignored = req["seat"], bool(req["args"].get("ignore"))
+        seat, ignored = req["seat"], ignores_target(req["args"])
         if action["type"] != "pass" and req["args"].get("sure"):
             raise RuleError(Reason.SHOT_UNCANCELLABLE, "This shot cannot be cancelled: take the hit")
         if action["type"] == "respond" and not counts_as_missed(state, seat, action["card"], ignored):
@@ -280,10 +280,10 @@ class BangResponse(RequestKind[BangRequest]):
         if action["type"] == "pass":
             state["pending"].pop()
             events.append({"kind": "pass", "seat": seat, "reason": "bang"})
-            damage(state, seat, 1, req["source"], events, quiet=bool(args.get("ignore")))
+            damage(state, seat, 1, req["source"], events, quiet=ignores_target(args))
         elif action["type"] == "respond":
             missed_once(state, req, events)
-            answer_with_card(state, seat, action["card"], "missed", events, ignored=bool(args.get("ignore")))
+            answer_with_card(state, seat, action["card"], "missed", events, ignored=ignores_target(args))
             if "supply" in state:  # Duck!'s upgrade: back into the hand (AD-069)
                 offer_late_upgrade(state, seat, action["card"], "answered")
         elif action["type"] == "use":
@@ -303,7 +303,7 @@ class BangResponse(RequestKind[BangRequest]):
             return None if ability_of(state, seat).activations(state, seat) else {"type": "pass"}
         if player(state, seat)["hand"]:
             return None  # asked even without a Missed!: waiting must not reveal his hand
-        ignored = bool(args.get("ignore"))
+        ignored = ignores_target(args)
         if any(b not in req["args"]["used"] for b in barrel_sources(state, seat, ignored)):
             return None
         if not ignored and missed_in_play(state, seat):
