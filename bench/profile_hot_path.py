@@ -42,10 +42,10 @@ BUCKETS = (
     ("store (Redis round trip, the compare-and-set, the document cache)", ("/service/store/", "redis/")),
     ("answer (views, events, protobuf encoding)", ("/service/api/convert", "/service/api/read_mask",
                                                    "/service/api/wire", "protobuf")),
-    # The host's own lines (deciding, the document's JSON, _transact's bookkeeping): without a bucket of their
+    # The host's own lines (deciding, the document's JSON, the write path's bookkeeping): without a bucket of their
     # own they counted as glue, the innermost named frame around them being an interceptor's.
     ("host (the servicer and GameHost: decide, the document's JSON, bookkeeping)",
-     ("/service/api/host", "/service/api/servicer", "/service/api/table", "/service/api/timers",
+     ("/service/api/host", "/service/api/writes", "/service/api/servicer", "/service/api/table", "/service/api/timers",
       "orjson")),
     ("glue (auth, limits, field rules, telemetry, interceptors)", ("/service/api/auth", "/service/api/limits",
                                                                    "/service/api/wide", "/service/api/players",

@@ -1,10 +1,5 @@
-"""Hosting games: load from Redis, evaluate with the ruleset, write back atomically.
-
-A change is decided on this process's last copy of the game when it has one (else the game
-is read: one round trip), with pure rules, and written with one compare-and-set (one round
-trip) that checks the copy's version and write stamp (``store/doc_cache.py``). A lost race
-is decided again on the document the script answers with, a few times, then ABORTED. The
-copies are only guesses that the write checks, so any replica serves any game.
+"""Hosting games: every RPC's behaviour, independent of gRPC; rules evaluated on loaded games,
+changes written through the one write path (``writes.py``: a copy or a read, one compare-and-set).
 
 Request fields arrive checked against the contract's limits (``field_rules``, before any
 handler runs); the host adds only the bounds that depend on the game: a ruleset's seat
@@ -21,10 +16,8 @@ import hashlib
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
@@ -34,7 +27,6 @@ from tabletop_server.service.api import (
     feeds,
     lobby,
     log_pages,
-    my_games,
     players,
     read_mask,
     replays,
@@ -54,32 +46,16 @@ from tabletop_server.service.api.errors import (
     Unauthenticated,
 )
 from tabletop_server.service.api.identity import Player
+from tabletop_server.service.api.writes import Decision, Game, Writes, dumps, entry, loaded_game
 from tabletop_server.service.config import Config
-from tabletop_server.service.engine import registry
 from tabletop_server.service.engine.errors import EngineReason, RuleError
 from tabletop_server.service.engine.replay import new_game
 from tabletop_server.service.engine.ruleset import Ruleset
 from tabletop_server.service.store import player_index
 from tabletop_server.service.store.deadlines import Deadlines
-from tabletop_server.service.store.redis_store import GameStore, Loaded, Remembered
-
-
-@dataclass
-class Game:
-    """A loaded game: its id, version, document and ruleset."""
-
-    id: str
-    version: int
-    doc: dict[str, Any]
-    ruleset: Ruleset
-    stamp: str = ""  # the stored document's write stamp (cas.lua), checked by the write
-
+from tabletop_server.service.store.redis_store import GameStore, Loaded
 
 MAX_BOT_MOVES = 64  # due decisions one sweep makes in one game before it looks at the others
-
-# What a mutation decided: (acting seat, action, events, response builder from the new Game).
-Decision = tuple[int | None, Any, list[Any], Callable[[Game], bytes]]
-
 
 class GameHost:
     """The service's behaviour, independent of gRPC: every RPC is one method here."""
@@ -94,6 +70,7 @@ class GameHost:
         self.feeds = feeds.Feeds(store, config.max_watched_games)  # one Redis reader per watched game (feeds.py)
         self.index = player_index.PlayerIndex(store.client, config.index_shards, config.inbox_max,
                                               config.inbox_ttl_seconds, config.game_ttl_seconds)  # my_games.py
+        self.writes = Writes(store, config, clock, observer, self.deadlines)  # decide, compare-and-set (writes.py)
 
     async def create(self, req: svc.CreateGameRequest, api_key: str = "",
                      caller: players.Caller = None) -> svc.CreateGameResponse:
@@ -136,12 +113,12 @@ class GameHost:
                    **({"public": True} if req.public else {})}
             events: list[Any] = [["l", {"kind": "CREATED"}]] + ([["l", {"kind": "STARTED"}]] if status == "ACTIVE"
                                                                  else []) + [["g", e] for e in opening]
-            await self._schedule(game_id, doc, ruleset, None, now)
+            await self.writes.schedule(game_id, doc, ruleset, None, now)
             if req.public:
                 await lobby.add(self.store.client, game_id, info.id, now, self.config.game_ttl_seconds)
-            outbox = self._outbox(game_id, doc, ruleset, 1)
-            ok, _ = await self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
-                                     self._ttl(doc), **outbox)
+            outbox = self.writes.outbox(game_id, doc, ruleset, 1)
+            ok, _ = await self.store.write(game_id, 0, dumps(doc), dumps(entry(None, None, events, now)),
+                                     self.writes.ttl(doc), **outbox)
             if ok:
                 return svc.CreateGameResponse(game=convert.game(doc, 1, ruleset), credentials=creds)
         raise Aborted(ServiceReason.ID_COLLISION, "Could not allocate a game id; retry.")
@@ -164,10 +141,10 @@ class GameHost:
                "status": "ACTIVE", "created": now, "updated": now, "state": state, "matched": True,
                **({"bots": bots} if bots else {})}
         events: list[Any] = [["l", {"kind": "CREATED"}], ["l", {"kind": "STARTED"}]] + [["g", e] for e in opening]
-        await self._schedule(game_id, doc, ruleset, None, now)
-        outbox = self._outbox(game_id, doc, ruleset, 1)
-        ok, _ = await self.store.write(game_id, 0, _dumps(doc), _dumps(_entry(None, None, events, now)),
-                                       self._ttl(doc), **outbox)
+        await self.writes.schedule(game_id, doc, ruleset, None, now)
+        outbox = self.writes.outbox(game_id, doc, ruleset, 1)
+        ok, _ = await self.store.write(game_id, 0, dumps(doc), dumps(entry(None, None, events, now)),
+                                       self.writes.ttl(doc), **outbox)
         return bool(ok)
 
     async def list_games(self, req: svc.ListGamesRequest) -> svc.ListGamesResponse:
@@ -201,7 +178,7 @@ class GameHost:
             events += table.start_if_seated(game.doc)
             return seat, None, events, lambda g: b""
 
-        game = await self._transact(game_id, None, "", decide)
+        game = await self.writes.transact(game_id, None, "", decide)
         return svc.JoinGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
                                     credential=credential[0])
 
@@ -266,7 +243,7 @@ class GameHost:
                     "events": lambda: [e.SerializeToString() for e in convert.events(events, new.version, ruleset, seat)]})
             return seat, action, events, respond
 
-        response: bytes = await self._transact(game_id, parsed, req.request_id, decide, want_response=True,
+        response: bytes = await self.writes.transact(game_id, parsed, req.request_id, decide, want_response=True,
                                                fingerprint=fingerprint)
         return response
 
@@ -284,7 +261,7 @@ class GameHost:
             game.doc.get("bots", {}).pop(str(seat), None)
             return seat, None, [["l", {"kind": "SEAT_LEFT", "seat": seat}]], lambda g: b""
 
-        game = await self._transact(_game_id(req.name), parsed, "", decide)
+        game = await self.writes.transact(_game_id(req.name), parsed, "", decide)
         return svc.LeaveGameResponse(game=convert.game(game.doc, game.version, game.ruleset))
 
     async def concede(self, req: svc.ConcedeGameRequest, token: players.Caller) -> bytes:
@@ -306,7 +283,7 @@ class GameHost:
                     events=convert.events(events, new.version, new.ruleset, seat)).SerializeToString()
             return seat, None, events, respond
 
-        response: bytes = await self._transact(_game_id(req.name), parsed, req.request_id, decide,
+        response: bytes = await self.writes.transact(_game_id(req.name), parsed, req.request_id, decide,
                                                want_response=True, fingerprint=fingerprint)
         return response
 
@@ -320,11 +297,11 @@ class GameHost:
         new_id = table.rematch_id(old_id)
         if not old.doc.get("rematch"):
             doc, events = table.rematch_doc(old.doc, old.ruleset, self.clock(), seeds.server_seed())
-            await self._schedule(new_id, doc, old.ruleset, None, doc["created"])
+            await self.writes.schedule(new_id, doc, old.ruleset, None, doc["created"])
             if doc.get("public"):
                 await lobby.add(self.store.client, new_id, doc["ruleset"], doc["created"], self.config.game_ttl_seconds)
-            await self.store.write(new_id, 0, _dumps(doc), _dumps(_entry(None, None, events, doc["created"])),
-                                   self._ttl(doc))  # lost to another seat's write: that game is the rematch
+            await self.store.write(new_id, 0, dumps(doc), dumps(entry(None, None, events, doc["created"])),
+                                   self.writes.ttl(doc))  # lost to another seat's write: that game is the rematch
 
             def announce(game: Game, _seat: int | None) -> Decision:
                 if game.doc.get("rematch"):
@@ -332,7 +309,7 @@ class GameHost:
                 game.doc["rematch"] = new_id
                 return None, None, [["l", {"kind": "REMATCH", "game": f"games/{new_id}"}]], lambda g: b""
             try:
-                await self._transact(old_id, parsed, "", announce)
+                await self.writes.transact(old_id, parsed, "", announce)
             except _AlreadyAnnounced:
                 pass
         credential: list[game_pb2.SeatCredential] = []
@@ -342,7 +319,7 @@ class GameHost:
             credential[:] = [cred]
             return seat, None, events, lambda g: b""
 
-        new = await self._transact(new_id, None, "", take)
+        new = await self.writes.transact(new_id, None, "", take)
         return svc.RematchGameResponse(game=convert.game(new.doc, new.version, new.ruleset), credential=credential[0])
 
     async def set_seat_bot(self, req: svc.SetSeatBotRequest, token: players.Caller) -> svc.SetSeatBotResponse:
@@ -354,7 +331,7 @@ class GameHost:
             _check_active(game.doc)
             return seat, None, [["l", timers.hand_over(game.doc, game.ruleset, seat, req.bot)]], lambda g: b""
 
-        game = await self._transact(_game_id(req.name), parsed, "", decide)
+        game = await self.writes.transact(_game_id(req.name), parsed, "", decide)
         return svc.SetSeatBotResponse(game=convert.game(game.doc, game.version, game.ruleset))
 
     async def play_due(self, game_id: str) -> float | None:
@@ -376,7 +353,7 @@ class GameHost:
 
         for made in range(MAX_BOT_MOVES):
             try:
-                await self._transact(game_id, None, "", decide)
+                await self.writes.transact(game_id, None, "", decide)
                 if moved and self.observer is not None:
                     self.observer.bot_played(*moved[-1])
                 moved.clear()
@@ -429,113 +406,11 @@ class GameHost:
     async def _read(self, game_id: str, token: players.Caller) -> tuple[Game, int | None, Loaded]:
         parsed = players.parse(token) if token else None
         loaded = await self.store.load(game_id)
-        game = _loaded_game(game_id, loaded)
+        game = loaded_game(game_id, loaded)
         seat = players.verify(parsed, game_id, game.doc["seats"]) if parsed else None
         if self.observer is not None:
             self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
         return game, seat, loaded
-
-    async def _transact(self, game_id: str, token: players.Credential | None, request_id: str,
-                  decide: Callable[[Game, int | None], Decision], want_response: bool = False,
-                  fingerprint: bytes = b"") -> Any:
-        """Decide and compare-and-set, up to ``cas_retries`` times; in the steady state one round trip.
-
-        The first guess is this process's copy of the game (``store.cached``): the write checks its
-        version and stamp, and a lost race brings the current document back for the next try. A
-        decision that fails on a copy is not an answer (the copy may be stale): the game is read
-        (with the request id's remembered response) and decided again, and only that is final.
-        """
-        for _ in range(self.config.cas_retries):
-            copy = self.store.cached(game_id)  # after a lost race: the document the script answered
-            decided = self._decide_on_copy(game_id, copy, token, decide) if copy is not None else None
-            if self.observer is not None:
-                self.observer.copy("missing" if copy is None else "refused" if decided is None else "used")
-            if decided is None:
-                loaded, game, seat = await self._load_for_write(game_id, token, request_id)
-                if loaded.cached_response is not None:
-                    return await self._replay(game_id, loaded.cached_response, loaded.cached_fingerprint, fingerprint)
-                decided = game, seat, decide(game, seat)
-            game, seat, (actor, action, events, respond) = decided
-            now = self.clock()
-            game.doc["updated"] = now
-            await self._schedule(game_id, game.doc, game.ruleset, actor, now)
-            new = Game(game_id, game.version + 1, game.doc, game.ruleset)
-            outbox = self._outbox(game_id, game.doc, game.ruleset, new.version)
-            response = respond(new) if want_response else b""
-            try:
-                ok, _ = await self.store.write(game_id, game.version, _dumps(game.doc),
-                                         _dumps(_entry(actor, action, events, now)), self._ttl(game.doc),
-                                         seat, request_id, response, self.config.request_id_ttl_seconds, fingerprint,
-                                         stamp=game.stamp, remember=self._remember(seat, now), **outbox)
-            except Remembered as remembered:  # applied already (the script found its response)
-                return await self._replay(game_id, remembered.response, remembered.fingerprint, fingerprint)
-            if self.observer is not None:
-                self.observer.written(game_id, new.version) if ok else self.observer.conflict(game_id)
-            if ok:
-                return response if want_response else new
-        raise Aborted(ServiceReason.CONFLICT, "Too many concurrent changes to this game; retry.")
-
-    def _decide_on_copy(self, game_id: str, copy: Loaded, token: players.Credential | None,
-                        decide: Callable[[Game, int | None], Decision]) -> tuple[Game, int | None, Decision] | None:
-        """The decision on this process's copy of the game, or None when it failed there (read and decide
-        again: on a stale copy any check can fail wrongly, so no error decided on a copy is sent)."""
-        try:
-            game = _loaded_game(game_id, copy)
-            seat = players.verify(token, game_id, game.doc["seats"]) if token else None
-            decision = decide(game, seat)
-        except Exception:  # noqa: BLE001 - every failure on a copy is decided again on the stored game
-            return None
-        if self.observer is not None:
-            self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
-        return game, seat, decision
-
-    async def _load_for_write(self, game_id: str, token: players.Credential | None,
-                              request_id: str) -> tuple[Loaded, Game, int | None]:
-        """The stored game, the caller's seat and (with a request id) its remembered response, read."""
-        hint = players.seat_hint(token, game_id)
-        loaded = await self.store.load(game_id, hint, request_id)
-        game = _loaded_game(game_id, loaded)
-        seat = players.verify(token, game_id, game.doc["seats"]) if token else None
-        if request_id and seat is not None and hint != seat:  # a player's seat, known now: read again
-            loaded = await self.store.load(game_id, seat, request_id)  # with the remembered response
-            game = _loaded_game(game_id, loaded)
-            seat = players.verify(token, game_id, game.doc["seats"]) if token else None
-        if self.observer is not None:
-            self.observer.loaded(game_id, game.doc["ruleset"], game.version, seat)
-        return loaded, game, seat
-
-    async def _replay(self, game_id: str, response: bytes | None, made_by: bytes | None, fingerprint: bytes) -> Any:
-        """A remembered response, sent again once its request is known to be this one and the replicas hold it."""
-        _check_same_request(made_by, fingerprint)
-        await self.store.confirm(game_id)  # the replicas must hold it before it is acknowledged again
-        if self.observer is not None:
-            self.observer.replayed(game_id)
-        return response
-
-    async def _schedule(self, game_id: str, doc: dict[str, Any], ruleset: Ruleset, actor: int | None,
-                        now: float) -> None:
-        """Update the waiting seats' due times; index the earliest *before* the write (``deadlines.py``)."""
-        due = timers.plan(doc, ruleset, actor, now, self.config.bot_delay_seconds)
-        if due is not None:
-            await self.deadlines.schedule(game_id, due)
-
-    def _outbox(self, game_id: str, doc: dict[str, Any], ruleset: Ruleset, version: int) -> dict[str, Any]:
-        """A game with players: its turns stamped and the player index's mark for the write (``player_index.py``)."""
-        if not self.config.player_index or not my_games.track(doc):
-            return {}
-        my_games.stamp_turns(doc, ruleset, version)
-        nonce = secrets.token_hex(6)
-        return {"mark": player_index.mark_command(game_id, version, nonce, self.config.index_shards), "nonce": nonce}
-
-    def _remember(self, seat: int | None, now: float) -> tuple[int, int, int] | None:
-        """The bound of the seat's remembered request ids, kept by the write (``cas.lua``); None: unbounded."""
-        if seat is None or self.config.max_request_ids_per_seat <= 0:
-            return None
-        return self.config.max_request_ids_per_seat, int(now * 1000), self.config.request_id_ttl_seconds * 1000
-
-    def _ttl(self, doc: dict[str, Any]) -> int:
-        return self.config.finished_game_ttl_seconds if doc["status"] == "FINISHED" else self.config.game_ttl_seconds
-
 
 class _AlreadyAnnounced(Exception):
     """Another seat's RematchGame named the rematch in the old game first: nothing to write."""
@@ -554,15 +429,6 @@ def _options(req: svc.CreateGameRequest, ruleset: Ruleset) -> Any:
 def _game_id(name: str) -> str:
     """The id of a game name that ``field_rules`` has checked (``games/<id>``, before any handler runs)."""
     return name.removeprefix("games/")
-
-
-def _loaded_game(game_id: str, loaded: Loaded) -> Game:
-    if not loaded.version or loaded.doc is None:
-        raise NotFound(ServiceReason.GAME_NOT_FOUND, f"No game games/{game_id}; it may have expired.")
-    doc = orjson.loads(loaded.doc)
-    ruleset = registry.get(doc["ruleset"])
-    assert ruleset is not None, f"stored game of unknown ruleset {doc['ruleset']}"
-    return Game(game_id, loaded.version, doc, ruleset, loaded.stamp)
 
 
 def _required(token: players.Caller) -> str | Player:
@@ -613,20 +479,3 @@ def _fingerprint(method: str, request: Any) -> bytes:
     canonical.CopyFrom(request)
     canonical.ClearField("request_id")
     return hashlib.sha256(method.encode() + b"\0" + canonical.SerializeToString(deterministic=True)).digest()
-
-
-def _check_same_request(made_by: bytes | None, fingerprint: bytes) -> None:
-    """A remembered response answers only the request that made it (one remembered without a
-    fingerprint, before they were stored, is replayed as before)."""
-    if made_by is not None and made_by != fingerprint:
-        raise InvalidArgument(ServiceReason.IDEMPOTENCY_KEY_REUSED,
-                              "This request_id (Idempotency-Key) was used for a different request; "
-                              "use a new one for each new request.", field="request_id")
-
-
-def _entry(seat: int | None, action: Any, events: list[Any], now: float) -> dict[str, Any]:
-    return {"seat": seat, "action": action, "events": events, "time": now}
-
-
-def _dumps(value: Any) -> bytes:
-    return orjson.dumps(value)

@@ -2,7 +2,7 @@
 
 The game document holds each waiting seat's due time (``timers.py``); this index only says
 when to look at a game. It is written *before* the game's compare-and-set that sets a due
-time (the host's ``_transact``), so a crash between the two leaves at worst an entry for a
+time (``writes.Writes.transact``), so a crash between the two leaves at worst an entry for a
 write that never happened: the sweeper finds nothing due in the game and drops it. Entries
 only ever move earlier (``ZADD LT``): a racing writer's entry can make the sweeper look
 early (it then schedules the real due time), never late.

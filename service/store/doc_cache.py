@@ -5,7 +5,7 @@ A copy is trusted for nothing but a first guess: the host decides on it and the 
 (another replica wrote, or this one's write was lost in a failover) loses that check, and the script
 answers with the current document, which replaces the copy, so the retry needs no read either. A
 rule error decided on a copy is never sent: the host reads the game and decides again
-(``host._transact``). So any number of replicas may share a game, each with its own copies.
+(``writes.Writes.transact``). So any number of replicas may share a game, each with its own copies.
 
 Bounded: at most ``size`` games, the least recently used dropped first (``TABLETOP_DOC_CACHE_GAMES``;
 0 keeps none, and every action reads first as before). One process's event loop owns it: no lock.
