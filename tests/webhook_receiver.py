@@ -52,6 +52,8 @@ class Receiver:
         self.rng = random.Random(self.seed)
         self.server: ThreadingHTTPServer | None = None
         self.verifier = Webhook(self.secret)
+        self.gate = threading.Event()  # cleared by hold(): deliveries wait, unanswered, until release()
+        self.gate.set()
 
     @property
     def url(self) -> str:
@@ -103,6 +105,7 @@ class Receiver:
         try:
             if self.delay:
                 time.sleep(self.delay)
+            self.gate.wait(60)
             status = 302 if self.redirect_to else (503 if refuse or not verified else 204)
             request.send_response(status)
             if self.redirect_to:
@@ -116,6 +119,15 @@ class Receiver:
                 self.in_flight -= 1
                 self.deliveries.append(Delivery(headers.get("webhook-id", ""), body, status, verified, arrived,
                                                 headers))
+
+    def hold(self) -> None:
+        """Deliveries arriving from now on wait unanswered until :meth:`release` (at most a minute): a test
+        can then act while a delivery is surely in flight, whatever the machine's load."""
+        self.gate.clear()
+
+    def release(self) -> None:
+        """Answer the held deliveries (each as it would have been), and every later one at once."""
+        self.gate.set()
 
     def accepted(self) -> list[Delivery]:
         with self.lock:

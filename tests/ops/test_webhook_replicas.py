@@ -92,9 +92,11 @@ def _run(redis_url: str, tmp_path: Path) -> None:
             victim = rng.choice(replicas)
             victim.kill()
             victim.start()
+        receiver.hold()  # deliveries wait unanswered: some are surely in flight when the replicas die
         _until(lambda: receiver.in_flight > 0, 20)
         for replica in replicas:  # all at once, while the receiver holds deliveries in flight
             replica.kill()
+        receiver.release()  # answered 204 to senders that are gone: only a takeover delivers them again
         time.sleep(0.5)
         for replica in replicas:
             replica.start()
