@@ -119,3 +119,22 @@ def test_a_declined_redraw_of_julie_cutters_draw_keeps_its_shooter() -> None:
     assert (pending_kind(st), st["pending"][-1]["seat"]) == ("redraw", 3)
     bang.concede(st, 3)
     assert [(r["kind"], r["seat"], r["source"]) for r in st["pending"]][-1] == ("bang", 0, 2)
+
+
+@pytest.mark.rule("AD-047", "BANG-046")
+def test_a_big_fifty_hit_at_the_last_life_saved_by_a_beer_closes_a_dying_window_alone_on_the_stack() -> None:
+    """A Big Fifty's hit runs no on-hit step (``damage(quiet=True)``), so the dying window is the only pending
+    entry: the Beer that brings him back to 1 life closes it (``damage.revive`` checks the top entry, and a
+    check of the second one would read past the stack)."""
+    st = ad_table(4, chars=chars(4, s1="bart_cassidy"))
+    st["p"][1]["life"] = 1
+    fifty = orange(st, 0, "big_fifty")
+    bang_card = give(st, 0, ["bang:4d"])[0]
+    beer = give(st, 1, ["beer"])[0]
+    play(st, 0, bang_card, target=1)
+    act(st, 0, {"type": "use", "card": fifty})
+    act(st, 1, {"type": "pass"})
+    assert [entry["kind"] for entry in st["pending"]] == ["dying"]
+    events = act(st, 1, {"type": "respond", "card": beer})
+    assert st["pending"] == [] and st["p"][1]["life"] == 1 and st["p"][1]["alive"]
+    assert {"kind": "heal", "seat": 1, "amount": 1, "life": 1, "reason": "beer"} in events
