@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import pytest
 from bang_helpers import act, ad_table, chars, give, orange, pending_kind, play, refusal, stack_deck, table
+from tabletop.v1 import bang_pb2
 
 from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import modifiers
@@ -138,3 +139,31 @@ def test_a_big_fifty_hit_at_the_last_life_saved_by_a_beer_closes_a_dying_window_
     events = act(st, 1, {"type": "respond", "card": beer})
     assert st["pending"] == [] and st["p"][1]["life"] == 1 and st["p"][1]["alive"]
     assert {"kind": "heal", "seat": 1, "amount": 1, "life": 1, "reason": "beer"} in events
+
+
+@pytest.mark.rule("AD-011", "BANG-023")
+def test_the_last_phase_3_discard_ends_phase_3_while_its_recharge_cube_waits() -> None:
+    """Down to his limit, phase 3 is over (``end``, in the view too) though the turn waits for the cube his
+    forced discard earns: a ``place_cubes`` request for ``hand_limit``, above no ``discard`` request."""
+    st = ad_table(4)
+    st["p"][0]["life"] = 2
+    hand = give(st, 0, ["beer", "panic", "bang"])
+    orange(st, 0, "crate", 1)
+    act(st, 0, {"type": "end_turn"})
+    assert st["phase"] == "discard" and pending_kind(st) == "discard"
+    act(st, 0, {"type": "discard", "card": hand[0]})
+    assert [entry["kind"] for entry in st["pending"]] == ["place_cubes"]
+    assert st["pending"][0]["args"]["reason"] == "hand_limit"
+    assert st["phase"] == "end" and st["turn"] == 0
+    assert bang.view(st, 0).phase == bang_pb2.BANG_PHASE_END
+
+
+@pytest.mark.rule("BANG-042")
+def test_the_refusal_of_a_shot_answered_with_no_missed_effect_says_why() -> None:
+    st = table(4)
+    bang_card = give(st, 0, ["bang"])[0]
+    beer = give(st, 1, ["beer"])[0]
+    play(st, 0, bang_card, target=1)
+    assert pending_kind(st) == "bang"
+    err = refusal(st, 1, {"type": "respond", "card": beer})
+    assert (err.reason, err.message) == ("WRONG_ANSWER", "Only a Missed! effect cancels a BANG!")
