@@ -8,7 +8,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pytest
-from bang_helpers import act, ad_table, chars, give, orange, pending_kind, play, refusal, stack_deck, table
+from bang_helpers import (
+    act,
+    ad_table,
+    chars,
+    equip,
+    give,
+    orange,
+    pending_kind,
+    play,
+    refusal,
+    stack_deck,
+    table,
+)
 from tabletop.v1 import bang_pb2
 
 from tabletop_server.service.games import bang
@@ -166,4 +178,19 @@ def test_the_refusal_of_a_shot_answered_with_no_missed_effect_says_why() -> None
     play(st, 0, bang_card, target=1)
     assert pending_kind(st) == "bang"
     err = refusal(st, 1, {"type": "respond", "card": beer})
-    assert (err.reason, err.message) == ("WRONG_ANSWER", "Only a Missed! effect cancels a BANG!")
+    assert (err.reason, err.message, err.details) == ("WRONG_ANSWER", "Only a Missed! effect cancels a BANG!",
+                                                      {"card": beer})
+
+
+@pytest.mark.rule("AD-047")
+def test_the_refusal_of_a_card_in_play_answering_a_big_fifty_shot_says_why() -> None:
+    st = ad_table(4, expansions=["dodge_city"])
+    fifty = orange(st, 0, "big_fifty")
+    bang_card = give(st, 0, ["bang:4d"])[0]
+    sombrero = equip(st, 1, ["sombrero"])[0]
+    give(st, 1, ["beer"])
+    play(st, 0, bang_card, target=1)
+    act(st, 0, {"type": "use", "card": fifty})
+    err = refusal(st, 1, {"type": "use", "card": sombrero})
+    assert (err.reason, err.message, err.details) == ("CARD_SILENCED", "This shot ignores your cards in play",
+                                                      {"card": sombrero})
