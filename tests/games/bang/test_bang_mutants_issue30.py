@@ -194,3 +194,20 @@ def test_the_refusal_of_a_card_in_play_answering_a_big_fifty_shot_says_why() -> 
     err = refusal(st, 1, {"type": "use", "card": sombrero})
     assert (err.reason, err.message, err.details) == ("CARD_SILENCED", "This shot ignores your cards in play",
                                                       {"card": sombrero})
+
+
+@pytest.mark.rule("BANG-069")
+def test_the_refusals_of_a_barrel_not_there_or_already_drawn_for_say_why() -> None:
+    st = table(4)
+    barrel = equip(st, 1, ["barrel"])[0]
+    bang_card = give(st, 0, ["bang"])[0]
+    give(st, 1, ["beer"])
+    stack_deck(st, ["missed:2s"])  # a spade: the Barrel's draw! fails
+    play(st, 0, bang_card, target=1)
+    err = refusal(st, 1, {"type": "barrel", "card": bang_card})
+    assert (err.reason, err.message, err.details) == ("NO_BARREL", "You have no such Barrel", {"card": bang_card})
+    act(st, 1, {"type": "barrel", "card": barrel})
+    assert pending_kind(st) == "bang"
+    err = refusal(st, 1, {"type": "barrel", "card": barrel})
+    assert (err.reason, err.message, err.details) == ("BARREL_ALREADY_USED", "Each Barrel draws once per shot",
+                                                      {"card": barrel})
