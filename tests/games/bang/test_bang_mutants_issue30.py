@@ -180,6 +180,9 @@ def test_the_refusal_of_a_shot_answered_with_no_missed_effect_says_why() -> None
     err = refusal(st, 1, {"type": "respond", "card": beer})
     assert (err.reason, err.message, err.details) == ("WRONG_ANSWER", "Only a Missed! effect cancels a BANG!",
                                                       {"card": beer})
+    events = act(st, 1, {"type": "pass"})
+    assert events[:2] == [{"kind": "pass", "seat": 1, "reason": "bang"},
+                          {"kind": "damage", "seat": 1, "amount": 1, "life": 3, "other": 0}]
 
 
 @pytest.mark.rule("AD-047")
