@@ -214,3 +214,15 @@ def test_the_refusals_of_a_barrel_not_there_or_already_drawn_for_say_why() -> No
     err = refusal(st, 1, {"type": "barrel", "card": barrel})
     assert (err.reason, err.message, err.details) == ("BARREL_ALREADY_USED", "Each Barrel draws once per shot",
                                                       {"card": barrel})
+
+
+@pytest.mark.rule("AD-047")
+def test_a_big_fifty_shot_at_an_empty_hand_behind_a_barrel_is_taken_without_asking() -> None:
+    """Nothing can answer it (his Barrel is ignored and he holds no card): the hit follows at once."""
+    st = ad_table(4)
+    fifty = orange(st, 0, "big_fifty")
+    bang_card = give(st, 0, ["bang:4d"])[0]
+    equip(st, 1, ["barrel"])
+    play(st, 0, bang_card, target=1)
+    act(st, 0, {"type": "use", "card": fifty})
+    assert st["pending"] == [] and st["p"][1]["life"] == 3 and st["p"][1]["hand"] == []
