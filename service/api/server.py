@@ -186,7 +186,7 @@ async def _start(config: Config, bind: tuple[str, int | None, bool, bool], clien
                           on_waiting=lambda r, q, n: metrics.match_waiting.labels(r, q).set(n))
         running.matcher = asyncio.ensure_future(timers.Sweeper(  # quick play: queues claimed like due games
             quickplay.queues(client), matcher.match, config.timer_poll_seconds, config.timer_lease_seconds,
-            config.timer_batch, on_error=metrics.timer_sweep_errors.inc).run())
+            config.timer_batch, on_error=metrics.timer_sweep_errors.inc, recheck=config.timer_recheck_seconds).run())
         if webhook_endpoints.configured(config):
             dispatcher = Dispatcher(client, config, WebhookMetrics(metrics.registry))
             running.webhooks = asyncio.ensure_future(dispatcher.run())  # signed webhooks (service/webhooks)

@@ -179,11 +179,13 @@ class Sweeper:
     ``play_due(game_id) -> next due or None`` is the host's (``GameHost.play_due``); a failure
     (Redis away, a bug) leaves the claim to run out and be taken again, so nothing is lost.
 
-    ``play_due`` raises :class:`NothingDue` when it decided nothing: the game is missing or shows
-    nothing due. The index is written before the game (``store/deadlines.py``), so on a first look
-    the write that made the entry may still be on its way; with ``recheck`` the claim is then held
-    that long and the game looked at once more (the second look drops it if still nothing is due).
-    ``recheck`` must outlast a write in flight: the store's command timeout (5 s) and a margin."""
+    ``play_due`` raises :class:`NothingDue` when it decided nothing (the game is missing or shows
+    nothing due), and returns None when nothing is left to look at. Both are what a sweeper sees when
+    it takes an entry before the write that made it has landed: the index is written first
+    (``store/deadlines.py``; the quick-play queues likewise, before their ticket). So with ``recheck``
+    a first look that ends either way holds its claim that long and looks once more; only a second
+    look lets the entry go. ``recheck`` must outlast a write in flight: the store's command timeout
+    (5 s) and a margin."""
 
     def __init__(self, index: Any, play_due: Callable[[str], Any], poll: float, lease: float, batch: int,
                  clock: Callable[[], float] = time.time, on_error: Callable[[], None] | None = None,
@@ -224,16 +226,14 @@ class Sweeper:
     async def _play(self, claim: Claim) -> None:
         game_id = claim.member
         try:
-            following = await self.play_due(game_id)
+            following, decided = await self.play_due(game_id), True
         except NothingDue as nothing:
-            following = nothing.due
-            if self.recheck > 0 and not claim.again:  # a write may be on its way: look once more
-                if following is not None:
-                    await self.index.schedule(game_id, following)
-                await self.index.hold(game_id, claim.lease, self.clock() + self.recheck)
-                return
+            following, decided = nothing.due, False
         if following is not None:
             await self.index.schedule(game_id, following)
+        if self.recheck > 0 and not claim.again and (following is None or not decided):
+            await self.index.hold(game_id, claim.lease, self.clock() + self.recheck)  # a write may be on its way
+            return
         await self.index.release(game_id, claim.lease)
 
     def _failed(self, message: str, error: BaseException | None = None) -> None:

@@ -1,4 +1,5 @@
-"""The deadline index is written before the game: a sweeper can look before the write lands.
+"""The deadline index is written before the game: a sweeper can look before the write lands (and the
+quick-play queue index before its ticket).
 
 The host indexes a game's next due decision *before* the compare-and-set that sets it, so a crash
 between the two leaves an entry and never a game nobody looks at (``store/deadlines.py``). The other
@@ -21,14 +22,18 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tabletop.v1 import game_pb2
+from tabletop.v1 import game_pb2, matchmaking_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from tabletop_server.service.api import timers
+from tabletop_server.service.api import quickplay, timers
 from tabletop_server.service.api.host import GameHost
+from tabletop_server.service.api.identity import Player
+from tabletop_server.service.api.matcher import Matcher
+from tabletop_server.service.api.quickplay import Quickplay
 from tabletop_server.service.config import Config
 from tabletop_server.service.store import keys
 from tabletop_server.service.store.redis_store import GameStore, connect
+from tabletop_server.service.store.tickets import Tickets
 from tests.service.webhook_kit import private_redis_server
 
 
@@ -118,3 +123,54 @@ def test_a_missing_game_is_nothing_due_for_the_host(own_redis: str) -> None:
     with pytest.raises(timers.NothingDue) as nothing:
         asyncio.run(host.play_due(secrets.token_hex(8)))
     assert nothing.value.due is None
+
+
+class LateTickets(Tickets):
+    """Tickets whose add lands only after the matcher's first look at the queue (the queue index is written
+    before the ticket, ``quickplay.Quickplay.find``)."""
+
+    def __init__(self, client: Any, first_look: asyncio.Event) -> None:
+        super().__init__(client, 3600)
+        self.first_look = first_look
+
+    async def add(self, *args: Any, **kwargs: Any) -> str:
+        await asyncio.wait_for(self.first_look.wait(), 10)
+        return await super().add(*args, **kwargs)
+
+
+@pytest.mark.parametrize("recheck", [0.3, 0.0])
+def test_a_ticket_written_after_the_matchers_first_look_is_still_seated(own_redis: str, recheck: float) -> None:
+    """The same race in quick play: the matcher takes the queue's entry before the ticket is added, finds
+    nothing waiting and (before the fix) let the entry go: a lone ticket was never filled with bots."""
+    async def scenario() -> int:
+        looked, looks = asyncio.Event(), []
+        client = connect(own_redis)
+        play = Quickplay(client)
+        play.tickets = LateTickets(client, looked)
+        matcher = Matcher(GameHost(GameStore(client), Config(player_index=False, bot_delay_seconds=3600)),
+                          Tickets(client, 3600))
+
+        async def match(queue_id: str) -> float | None:
+            looks.append(queue_id)
+            try:
+                return await matcher.match(queue_id)
+            finally:
+                looked.set()
+        sweeper = asyncio.ensure_future(timers.Sweeper(quickplay.queues(client), match, poll=0.01, lease=5,
+                                                       batch=10, recheck=recheck).run())
+        ann = Player("ann-1", "ann", "test")
+        try:
+            ticket = (await play.find(ann, matchmaking_pb2.FindGameRequest(
+                ruleset="ttr-europe", min_seats=2, max_seats=2, bots_after_seconds=1))).ticket
+            deadline = time.monotonic() + 4
+            while time.monotonic() < deadline:
+                state = (await play.get(ann, ticket.name)).ticket.state
+                if state != matchmaking_pb2.TicketState.TICKET_STATE_WAITING:
+                    return state
+                await asyncio.sleep(0.05)
+            return state
+        finally:
+            sweeper.cancel()
+    state = asyncio.run(scenario())
+    seated = matchmaking_pb2.TicketState.TICKET_STATE_SEATED
+    assert state == seated if recheck else state == matchmaking_pb2.TicketState.TICKET_STATE_WAITING
