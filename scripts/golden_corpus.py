@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from google.protobuf.message import Message
 
 from tabletop_server.service.engine.bots import choose
 from tabletop_server.service.engine.ruleset import Action, Event, State
@@ -94,24 +95,34 @@ def _sha(data: bytes) -> bytes:
     return hashlib.sha256(data).digest()
 
 
-def step_payloads(state: State, events: list[Event]) -> Iterator[bytes]:
+Seen = tuple[list[Message], list[list[Action]]]
+
+
+def seen_in(state: State) -> Seen:
+    """What the step's viewers are shown: every seat's view then the spectator's, and every seat's legal
+    actions (built once: the payloads and the next bot's choice both read them)."""
+    seats = len(state["p"])
+    return bang.views(state, [*range(seats), None]), [bang.legal_actions(state, s) for s in range(seats)]
+
+
+def step_payloads(state: State, events: list[Event], seen: Seen | None = None) -> Iterator[bytes]:
     """Every payload of one step, in a fixed order (see the module docstring)."""
     yield orjson.dumps(state)
     yield orjson.dumps(events)
-    seats = len(state["p"])
-    for viewer in [*range(seats), None]:
-        yield bang.view(state, viewer).SerializeToString(deterministic=True)
+    views, legal = seen or seen_in(state)
+    for viewer, shown_view in zip([*range(len(legal)), None], views):
+        yield shown_view.SerializeToString(deterministic=True)
         for event in events:
             shown = bang.project(event, viewer)
             yield b"-" if shown is None else bang.encode_event(shown).SerializeToString(deterministic=True)
         if viewer is not None:
-            yield orjson.dumps(bang.legal_actions(state, viewer))
+            yield orjson.dumps(legal[viewer])
 
 
-def link(previous: bytes, state: State, events: list[Event]) -> bytes:
+def link(previous: bytes, state: State, events: list[Event], seen: Seen | None = None) -> bytes:
     """The next link of a game's digest chain."""
     digest = hashlib.sha256(previous)
-    for payload in step_payloads(state, events):
+    for payload in step_payloads(state, events, seen):
         digest.update(_sha(payload))
     return digest.digest()
 
@@ -122,16 +133,19 @@ def record_game(table: Table, game: int) -> dict[str, Any]:
     state = bang.setup(table.options(), seats, seed)
     dealt = orjson.loads(orjson.dumps(state))
     bots = ["basic" if (seat + game) % 2 else "random" for seat in range(seats)]
-    chain = link(b"", state, [])
+    seen = seen_in(state)
+    chain = link(b"", state, [], seen)
     links, actions = [chain[:LINK_BYTES]], []
     for step in range(bang.INFO.max_actions):
         if bang.is_over(state):
             break
         seat = bang.to_act(state)[0]
-        action = choose(bang, state, seat, bots[seat], seed * 1_000_003 + step)
+        action = choose(bang, state, seat, bots[seat], seed * 1_000_003 + step,
+                        legal=seen[1][seat], view=seen[0][seat])
         events = bang.apply(state, seat, action)
         actions.append([seat, action])
-        chain = link(chain, state, events)
+        seen = seen_in(state)
+        chain = link(chain, state, events, seen)
         links.append(chain[:LINK_BYTES])
     return {"game": game, "seats": seats, "options": table.options(), "state": dealt, "actions": actions,
             "links": b"".join(links).hex(), "last": chain.hex()}

@@ -36,13 +36,16 @@ def bots_of(ruleset: Any) -> Mapping[str, Bot]:
     return {DEFAULT_BOT: random_bot, **getattr(ruleset, "BOTS", {})}
 
 
-def choose(ruleset: Ruleset, state: State, seat: int, bot: str, seed: int) -> Action:
+def choose(ruleset: Ruleset, state: State, seat: int, bot: str, seed: int, *,
+           legal: list[Action] | None = None, view: Message | None = None) -> Action:
     """The action the named bot takes for ``seat``; raises KeyError for a bot the ruleset lacks and
-    ValueError when the seat has nothing to decide."""
-    legal = ruleset.legal_actions(state, seat)
+    ValueError when the seat has nothing to decide. ``legal`` and ``view``, when given, are the seat's legal
+    actions and view of this very state, which the caller has already built (a replay that checks them)."""
+    legal = ruleset.legal_actions(state, seat) if legal is None else legal
     if not legal:
         raise ValueError(f"seat {seat} has no decision to make")
-    action = bots_of(ruleset)[bot](ruleset.view(state, seat), legal, Rng({"rng": seed_state(seed)}))
+    seen = ruleset.view(state, seat) if view is None else view
+    action = bots_of(ruleset)[bot](seen, legal, Rng({"rng": seed_state(seed)}))
     if action not in legal:  # a bot bug must never become an illegal move
         raise ValueError(f"bot {bot!r} chose an action that is not legal: {action!r}")
     return action

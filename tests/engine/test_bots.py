@@ -68,3 +68,28 @@ def test_choose_refuses_an_unknown_bot_a_seat_without_a_decision_and_an_illegal_
     with pytest.raises(ValueError, match="no decision"):
         choose(ruleset, state, 0, "basic", 1)
 
+
+
+@pytest.mark.parametrize("table", TABLES[:1] + TABLES[4:5], ids=lambda t: t.label)
+def test_choose_reads_the_legal_actions_and_view_it_is_given(table: Any) -> None:
+    """A caller that has built the seat's legal actions and view (the golden corpus) passes them: the same
+    choice as when ``choose`` builds them, and what it was given is what the bot reads."""
+    ruleset = table.ruleset
+    state = ruleset.setup(table.options, table.seats, 5)
+    seat = ruleset.to_act(state)[0]
+    legal, view = ruleset.legal_actions(state, seat), ruleset.view(state, seat)
+    for bot in BOT_NAMES:
+        assert choose(ruleset, state, seat, bot, 99, legal=legal, view=view) == choose(ruleset, state, seat, bot, 99)
+    assert choose(ruleset, state, seat, DEFAULT_BOT, 99, legal=legal[-1:]) == legal[-1]
+    seen: list[Any] = []
+
+    class Spy:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(ruleset, name)
+
+        BOTS: ClassVar[dict[str, Any]] = {"spy": lambda view, legal, rng: seen.append(view) or legal[0]}
+
+    choose(Spy(), state, seat, "spy", 1, view=view)  # type: ignore[arg-type]
+    assert seen == [view] and seen[0] is view
+    with pytest.raises(ValueError, match="no decision"):
+        choose(ruleset, state, seat, "basic", 1, legal=[])

@@ -69,7 +69,7 @@ from tabletop_server.service.games.bang.tables import (
     WIN_RULE_OF,
 )
 from tabletop_server.service.games.bang.versions import RULES_VERSION
-from tabletop_server.service.games.bang.view import project, view
+from tabletop_server.service.games.bang.view import project, view, views
 
 catalog.validate(TYPES, CARDS, CHARACTERS, ROLES, ROLE_POOLS, EFFECTS, ABILITIES, WIN_RULE_OF, WIN_RULES)
 catalog.validate_modes(MODES, ROLE_POOLS, WIN_RULE_OF, REQUIRES)
@@ -183,6 +183,7 @@ __all__ = [
     "standings",
     "to_act",
     "view",
+    "views",
 ]
 
 # Offered by the server, listed second (service/engine/registry.py).

@@ -9,6 +9,8 @@ Carlson's three cards only to him. The deck order is never sent.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from tabletop.v1 import bang_pb2
 
 from tabletop_server.service.games.bang.actions import to_act
@@ -59,12 +61,32 @@ def role_goal(state: State, role: str) -> str:
 
 def view(state: State, seat: int | None) -> bang_pb2.BangView:
     """The game as ``seat`` (None: a spectator) may see it."""
+    public, private = _public(state)
+    if seat is not None:
+        _show_own(state, seat, public, private)
+    return public
+
+
+def views(state: State, seats: Iterable[int | None]) -> list[bang_pb2.BangView]:
+    """``view(state, seat)`` for each of ``seats``, the part every viewer sees built once (a step seen by
+    every seat and a spectator, as the golden corpus checks it, costs one public view and a copy per seat)."""
+    public, private = _public(state)
+    out = []
+    for seat in seats:
+        copy = bang_pb2.BangView()
+        copy.CopyFrom(public)
+        if seat is not None:
+            _show_own(state, seat, copy, private)
+        out.append(copy)
+    return out
+
+
+def _public(state: State) -> tuple[bang_pb2.BangView, list[tuple[int, RequestEntry]]]:
+    """The spectator's view, and the pending requests (index in ``pending``, entry) whose offered cards
+    only their own seat sees."""
     out = bang_pb2.BangView(turn_seat=state["turn"], phase=PHASES[state["phase"]], turn_number=state["turn_no"],
                             deck_count=len(state["deck"]), discard_count=len(state["discard"]),
                             winners=state["winners"], bangs_played=state["bangs"], to_act=to_act(state))
-    if seat is not None:
-        out.viewer_seat = seat
-        out.hand.extend(card_pb(c) for c in state["p"][seat]["hand"])
     if state["discard"]:
         out.discard_top.CopyFrom(card_pb(state["discard"][-1]))
     if "supply" in state:  # Armed & Dangerous: every cube is public
@@ -82,13 +104,30 @@ def view(state: State, seat: int | None) -> bang_pb2.BangView:
                 player.card_cubes.add(card_id=c, cubes=cubes)
         if p.get("cubes"):
             player.cubes = p["cubes"]
-        if role_visible(state, i, seat):
+        if role_visible(state, i, None):
             player.role = role_pb(p["role"])
             player.role_goal = role_goal(state, p["role"])
+    private = []
     for req in state["pending"]:
         if req["seat"] is not None:
-            out.pending.append(_request_pb(req, seat))
-    return out
+            out.pending.append(_request_pb(req, None))  # first: an unknown kind raises there (fail closed)
+            if REQUESTS[req["kind"]].private_offer:
+                private.append((len(out.pending) - 1, req))
+    return out, private
+
+
+def _show_own(state: State, seat: int, out: bang_pb2.BangView,
+              private: list[tuple[int, RequestEntry]]) -> None:
+    """Add to a spectator's view what ``seat`` alone sees: his hand, his role, the cards offered to him."""
+    out.viewer_seat = seat
+    out.hand.extend(card_pb(c) for c in state["p"][seat]["hand"])
+    p = state["p"][seat]
+    if not role_visible(state, seat, None):  # his own role is always his to see
+        out.players[seat].role = role_pb(p["role"])
+        out.players[seat].role_goal = role_goal(state, p["role"])
+    for index, req in private:
+        if req["seat"] == seat:
+            out.pending[index].CopyFrom(_request_pb(req, seat))
 
 
 def project(event: Event, seat: int | None) -> Event | None:

@@ -18,6 +18,8 @@ from tabletop_server.service.games import bang
 # Each table replays in PARTS tests side by side (games part, part + PARTS, ...): one table is minutes of CPU.
 PARTS = 4
 DIGESTS = 1_000  # games per table kept as digests
+# The stored games read by the views test: up to the first with Kit Carlson's three cards offered.
+GAMES_WITH_AN_OFFER = {"base": 8, "dc": 8, "ad": 13, "both": 7}
 
 
 @pytest.mark.slow
@@ -129,3 +131,21 @@ def test_the_last_digest_is_checked() -> None:
     game = first("base")
     game["last"] = "00" * 32
     assert corpus.replay_game(game) == f"game 0 ({game['seats']} seats): the last digest differs"
+
+
+
+@pytest.mark.parametrize("table", sorted(corpus.TABLES))
+def test_the_views_of_a_step_are_each_seats_own_view(table: str) -> None:
+    """``bang.views`` (one public part, a copy per viewer: what the corpus checks) gives each viewer the bytes
+    ``bang.view`` gives him alone, at every step of stored games, Kit Carlson's private offer included."""
+    offers = 0
+    for _, game in zip(range(GAMES_WITH_AN_OFFER[table]), corpus.stored(table)):
+        state = copy.deepcopy(game["state"])
+        viewers = [*range(game["seats"]), None]
+        for step in range(len(game["actions"]) + 1):
+            if step:
+                bang.apply(state, *game["actions"][step - 1])
+            assert [seen.SerializeToString(deterministic=True) for seen in bang.views(state, viewers)] == [
+                bang.view(state, v).SerializeToString(deterministic=True) for v in viewers], f"step {step}"
+            offers += any(r["kind"] == "kit_carlson" for r in state["pending"])
+    assert offers, "no private offer seen: the test reads too few games"
