@@ -9,6 +9,8 @@ from bang_helpers import act, equip, give, play, stack_deck, table
 from tabletop.v1 import bang_pb2
 
 from tabletop_server.service.games import bang
+from tabletop_server.service.games.bang.pending import REQUESTS
+from tabletop_server.service.games.bang.view import _WIRE_KINDS, wire_kind
 
 
 def chars(n: int, **at: str) -> list[str]:
@@ -96,3 +98,30 @@ def test_kit_carlson_offer_is_his_alone() -> None:
     for viewer in (None, 0, 2, 3):
         (req,) = pending(st, viewer)
         assert (req.kind, req.hidden_card_count, list(req.cards)) == (bang_pb2.BANG_REQUEST_KIND_KIT_CARLSON, 3, [])
+
+
+@pytest.mark.rule("BANG-094")
+def test_an_offer_under_another_request_is_shown_only_in_its_own_entry() -> None:
+    """Each seat sees his own offered cards in his entry of the stack, wherever it sits in it, and only a count
+    in the other's, whether the view is built alone (``bang.view``) or with the others (``bang.views``)."""
+    st = table(4, chars=chars(4, s1="kit_carlson", s2="kit_carlson"))
+    three = stack_deck(st, ["bang", "beer", "missed"])
+    act(st, 0, {"type": "end_turn"})
+    (offer,) = st["pending"]
+    other = st["deck"][:3]  # any three cards: the view shows what the entry holds
+    st["pending"].insert(0, {**offer, "seat": 2, "source": 2, "args": {**offer["args"], "cards": other}})
+    for seen in ([bang.view(st, v) for v in (1, 2, None)], bang.views(st, [1, 2, None])):
+        mine, his, spectator = ([(list(r.cards), r.hidden_card_count) for r in v.pending] for v in seen)
+        assert [[c.id for c in cards] for cards, _ in mine] == [[], three] and mine[0][1] == 3
+        assert [[c.id for c in cards] for cards, _ in his] == [other, []] and his[1][1] == 3
+        assert spectator == [([], 3), ([], 3)]
+
+
+def test_each_request_kind_has_its_wire_kind() -> None:
+    """The wire kind of each request kind, looked up afresh (not from the cache ``bang.view`` keeps): its own
+    name, or the one its handler shows it as (``RequestKind.shown_as``)."""
+    shown_as = {"doc_holyday": "COST", "preacher": "DRAW_FOR_CUBES", "vera_custer": "COPY_CHARACTER"}
+    for kind in REQUESTS:
+        expected = bang_pb2.BangRequestKind.Value(f"BANG_REQUEST_KIND_{shown_as.get(kind, kind.upper())}")
+        _WIRE_KINDS.pop(kind, None)
+        assert (wire_kind(kind), _WIRE_KINDS[kind]) == (expected, expected), kind
