@@ -4,6 +4,7 @@ worded and as a spectator may see them (replayed by WatchGame from a few version
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from tabletop.v1 import game_service_pb2 as svc
@@ -22,6 +23,9 @@ def test_a_late_spectator_sees_the_recent_moves(browser: Any, web_url: str, stub
         page.goto(f"{web_url}/#/games/{game.name.removeprefix('games/')}")
         page.locator(f"#app[data-version='{version}']").wait_for(timeout=VERSION_WAIT_MS)
         lines = page.get_by_test_id("feed").locator("li")
+        # The stream replays the recent versions one message at a time, so the page's version (from GetGame)
+        # comes before the feed's newest line: wait for that line, then read the feed (a race under load).
+        lines.filter(has_text=re.compile(rf"^{version}: ")).first.wait_for(timeout=VERSION_WAIT_MS)
         lines.nth(2).wait_for(timeout=VERSION_WAIT_MS)
         texts = lines.all_inner_texts()
         assert 3 <= len(texts) <= 12, texts
