@@ -1,25 +1,15 @@
-"""Metrics and structured logs: what operators see of a running service (issue 5).
+"""Per-call telemetry: what operators see of each GameService call (issue 5).
 
-``Metrics`` holds the Prometheus series in a registry of its own (one per server, so
-tests can run several servers in one process); ``serve_metrics`` exposes it on the
-separate metrics port. ``TelemetryInterceptor`` times every GameService call, counts
-actions and writes one log line per call. Log lines carry only an allowlist of fields
-(request id, game, seat, version, ruleset, method, code, reason, duration): never a
-hand, a role, a ticket or a token, because those are never put on a record and the
-JSON formatter drops every other attribute and scrubs anything shaped like a token.
+``TelemetryInterceptor`` times every GameService call, counts actions and writes one
+access-log line per call; ``HostObserver`` is the hook ``GameHost`` and ``GameStore`` call to
+fill in the current call (game, seat, version), count compare-and-set conflicts and replays and
+time Redis. Both keep what they learn in ``CURRENT``, the ``Call`` being served, which spans
+(``tracing.py``) read too. The series they count are declared in ``metrics.py``; the access
+log's fields are an allowlist that ``log_format.py`` enforces when it writes them.
 
-Series (``/metrics`` on ``TABLETOP_METRICS_PORT``): ``tabletop_actions_total{ruleset,
-result=applied|replayed|rejected|failed, reason}``, ``tabletop_action_duration_seconds``,
-``tabletop_rpcs_total{method,code}``, ``tabletop_cas_conflicts_total``,
-``tabletop_doc_copies_total{result=used|missing|refused}``, ``tabletop_idempotent_replays_total``, ``tabletop_watch_streams_open``,
-``tabletop_rate_limited_total{scope}``, ``tabletop_redis_duration_seconds{op}``, and for
-the REST facade ``tabletop_http_requests_total{route,method,status}``,
-``tabletop_http_request_duration_seconds{route}``, ``tabletop_http_requests_in_flight``,
-``tabletop_http_connections_open``, ``tabletop_watches_open{transport=sse|connect|grpc}`` and
-``tabletop_http_refusals_total{reason}`` (issue 11: idle load the CPU autoscaler cannot see), and
-for Connect and gRPC-Web on the HTTP port ``tabletop_connect_requests_total{method,protocol,code}``
-and ``tabletop_connect_request_duration_seconds{method}`` (issue 13).
-All counts are per process; Prometheus sums the replicas.
+``Metrics``, ``serve_metrics``, ``configure_logging``, ``JsonFormatter`` and ``LOG_FIELDS`` are
+imported here too, as they were before those modules existed (``cli.py``, ``server.py``,
+``rest_metrics.py`` and tests import them from this module).
 """
 
 from __future__ import annotations
@@ -28,8 +18,6 @@ import asyncio
 import contextvars
 import logging
 import os
-import re
-import sys
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -37,19 +25,19 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-import orjson
 from google.rpc import error_details_pb2
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
 from tabletop_server.service.api import tracing
 from tabletop_server.service.api.errors import CODES, ServiceError, to_status
 from tabletop_server.service.api.interceptors import Context, MethodInterceptor
+from tabletop_server.service.api.log_format import LOG_FIELDS, JsonFormatter, configure_logging
+from tabletop_server.service.api.metrics import Metrics, serve_metrics
 from tabletop_server.service.engine.errors import RuleError
 
-LOG_FIELDS = ("request_id", "method", "code", "reason", "game", "seat", "version", "ruleset", "duration_ms",
-              "replayed", "peer")
-# A player token is ``<game id>.<seat>.<secret>``; defence in depth if one ever reaches a message.
-TOKEN_SHAPE = re.compile(r"\b[0-9a-f]{8,64}\.\d{1,3}\.[A-Za-z0-9_-]{16,}")
+__all__ = [
+    "CURRENT", "LOG_FIELDS", "Call", "HostObserver", "JsonFormatter", "Metrics", "TelemetryInterceptor",
+    "access_log", "configure_logging", "describe", "serve_metrics",
+]
 access_log = logging.getLogger("tabletop.access")
 
 
@@ -68,85 +56,6 @@ class Call:
 
 
 CURRENT: contextvars.ContextVar[Call | None] = contextvars.ContextVar("tabletop_call", default=None)
-
-
-class Metrics:
-    """The service's Prometheus series, in their own registry."""
-
-    def __init__(self) -> None:
-        self.registry = CollectorRegistry(auto_describe=True)
-        r = self.registry
-        self.actions = Counter("tabletop_actions", "SubmitAction calls by ruleset, result and reason",
-                               ("ruleset", "result", "reason"), registry=r)
-        self.action_seconds = Histogram("tabletop_action_duration_seconds", "SubmitAction latency", ("ruleset",),
-                                        buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5),
-                                        registry=r)
-        self.rpcs = Counter("tabletop_rpcs", "GameService calls by method and status code", ("method", "code"),
-                            registry=r)
-        self.cas_conflicts = Counter("tabletop_cas_conflicts", "Compare-and-set writes lost to a concurrent change",
-                                     registry=r)
-        self.replays = Counter("tabletop_idempotent_replays", "Requests answered from a remembered request id",
-                               registry=r)
-        self.doc_copies = Counter("tabletop_doc_copies", "Changes decided on this process's copy of the game (used), "
-                                  "read first for want of one (missing), or read again after failing on it (refused); "
-                                  "stale copies show as tabletop_cas_conflicts_total", ("result",), registry=r)
-        self.redis_unsafe = Gauge("tabletop_redis_unsafe", "1 while Redis runs with settings that can lose games "
-                                  "(eviction policy, no persistence; see the log), else 0", registry=r)
-        self.watch_streams = Gauge("tabletop_watch_streams_open", "WatchGame streams open now", registry=r)
-        self.rate_limited = Counter("tabletop_rate_limited", "Calls refused by a rate limit", ("scope",),
-                                    registry=r)
-        self.redis_seconds = Histogram("tabletop_redis_duration_seconds", "Redis round-trip latency by operation",
-                                       ("op",), buckets=(.0002, .0005, .001, .0025, .005, .01, .025, .05, .1, .5, 1),
-                                       registry=r)
-        # The REST facade's own series (``tabletop rest`` / ``serve``), by route template so cardinality stays low.
-        self.http_requests = Counter("tabletop_http_requests", "REST requests by route, method and status",
-                                     ("route", "method", "status"), registry=r)
-        self.http_seconds = Histogram("tabletop_http_request_duration_seconds", "REST request latency by route",
-                                      ("route",), registry=r)
-        self.http_in_flight = Gauge("tabletop_http_requests_in_flight", "REST requests being answered now",
-                                    registry=r)
-        # The contract over Connect and gRPC-Web on the HTTP port (rest.connect; issue 13), by method.
-        self.connect_requests = Counter("tabletop_connect_requests", "Connect and gRPC-Web calls by method, protocol "
-                                        "(connect, connect-stream, grpc-web) and Connect code",
-                                        ("method", "protocol", "code"), registry=r)
-        self.connect_seconds = Histogram("tabletop_connect_request_duration_seconds",
-                                         "Connect and gRPC-Web call latency by method", ("method",), registry=r)
-        # The HTTP server's load (issue 11): idle streams cost no CPU, so autoscale on these too.
-        self.http_connections = Gauge("tabletop_http_connections_open", "HTTP connections open now", registry=r)
-        self.watches = Gauge("tabletop_watches_open", "Watches open now by transport (sse: REST watchers held by "
-                             "this facade; connect: its Connect and gRPC-Web WatchGame streams; grpc: WatchGame streams "
-                             "of this service)", ("transport",), registry=r)
-        self.http_refusals = Counter("tabletop_http_refusals", "HTTP connections and watches refused or cut, by reason",
-                                     ("reason",), registry=r)
-        # Bot seats and turn timers (timers.py; issue 16).
-        self.bot_moves = Counter("tabletop_bot_moves", "Decisions made by bots, by cause (bot_seat, timeout)",
-                                 ("cause",), registry=r)
-        self.timer_lag = Histogram("tabletop_timer_lag_seconds", "From a decision's due time to its bot move",
-                                   buckets=(.01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30), registry=r)
-        self.timers_due = Gauge("tabletop_timers_scheduled", "Games with a timed decision in the deadline index "
-                                "(all replicas; as this replica saw it at its last sweep)", registry=r)
-        self.timer_sweep_errors = Counter("tabletop_timer_sweep_errors", "Sweeps that failed (Redis away); their "
-                                          "claims run out and are taken again", registry=r)
-        # Quick play (matcher.py; issue 28).
-        self.match_wait = Histogram("tabletop_match_wait_seconds", "From a table's oldest ticket to its seating",
-                                    buckets=(.1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300), registry=r)
-        self.match_tickets = Counter("tabletop_match_tickets_seated", "Tickets seated by this replica's matcher", registry=r)
-        self.match_bots = Counter("tabletop_match_bot_seats", "Seats the matcher filled with bots", registry=r)
-        self.match_waiting = Gauge("tabletop_match_tickets_waiting", "Tickets waiting in a queue after this "
-                                   "replica's last look at it (a queue is a ruleset with its options)",
-                                   ("ruleset", "queue"), registry=r)
-        # The players' index (indexer.py; issue 27).
-        self.index_lag = Histogram("tabletop_player_index_lag_seconds", "From a write's mark to its players' index "
-                                   "entries (the staleness of ListMyGames)",
-                                   buckets=(.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10), registry=r)
-        self.index_errors = Counter("tabletop_player_index_errors", "Drain steps that failed (Redis away); their "
-                                    "marks are taken again", registry=r)
-
-    def tickets_seated(self, tickets: int, bots: int, waited: float) -> None:
-        """One table seated by the matcher."""
-        self.match_tickets.inc(tickets)
-        self.match_bots.inc(bots)
-        self.match_wait.observe(waited)
 
 
 class HostObserver:
@@ -322,53 +231,6 @@ def describe(exc: BaseException | None) -> tuple[str, str | None]:
     return "INTERNAL", "INTERNAL"
 
 
-def serve_metrics(metrics: Metrics, port: int, addr: str = "0.0.0.0") -> tuple[Any, int]:
-    """Serve ``/metrics`` (Prometheus text) on ``port`` (0 picks one); returns (server, bound port)."""
-    server, _thread = start_http_server(port, addr, registry=metrics.registry)
-    return server, int(server.server_port)
-
-
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line with only allowlisted fields, token-shaped strings scrubbed.
-
-    Only the message, the client-chosen request id and tracebacks are scrubbed: every
-    other field is produced by the service itself (ids, codes, numbers).
-    """
-
-    _second: tuple[int, str] = (-1, "")
-
-    def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {"ts": self._timestamp(record), "level": record.levelname, "logger": record.name,
-                               "msg": _scrub(record.getMessage())}
-        for name in LOG_FIELDS:
-            value = record.__dict__.get(name)
-            if value is not None:
-                out[name] = value
-        if "request_id" in out:
-            out["request_id"] = _scrub(str(out["request_id"]))
-        if record.exc_info:
-            out["error"] = _scrub(self.formatException(record.exc_info))
-        return orjson.dumps(out, default=str).decode()
-
-    def _timestamp(self, record: logging.LogRecord) -> str:
-        second = int(record.created)
-        if self._second[0] != second:  # strftime once per second, not per line
-            self._second = (second, time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(second)))
-        return f"{self._second[1]}.{int(record.msecs):03d}Z"
-
-
-def configure_logging(level: str, fmt: str, stream: Any = None) -> None:
-    """Root logging: ``json`` (one object per line) or ``text``."""
-    handler = logging.StreamHandler(stream or sys.stderr)
-    if fmt == "json":
-        handler.setFormatter(JsonFormatter())
-    else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(level.upper())
-
-
 # Helpers
 
 def _begin(method: str, request: Any, context: Context) -> Call:
@@ -390,10 +252,6 @@ def _learn(call: Call, response: Any) -> None:
         call.ruleset = game.ruleset or call.ruleset
     elif isinstance(getattr(response, "version", None), int):
         call.version = response.version
-
-
-def _scrub(text: str) -> str:
-    return TOKEN_SHAPE.sub("[redacted]", text)
 
 
 async def _steps(responses: AsyncIterator[Any], call: Call, span: Any) -> AsyncIterator[Any]:

@@ -1,4 +1,4 @@
-"""The webhooks' Prometheus series, in the server's registry (``observability.Metrics.registry``).
+"""The webhooks' Prometheus series, in the server's registry (``service/api/metrics.py``: ``Metrics.registry``).
 
 - ``tabletop_webhooks_sent_total{endpoint}``: deliveries answered 2xx (each counted once, even when a
   replica that took over a claim delivered it again);
