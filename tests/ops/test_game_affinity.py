@@ -143,8 +143,6 @@ def _recorded_games(count: int) -> list[Script]:
 
 def _play(target: str, scripts: list[Script], keep_header: bool) -> None:
     """Every recorded game created and played through the Python client, ``THREADS`` games at a time."""
-    failures: list[BaseException] = []
-
     def player(mine: list[Script]) -> None:
         channel = grpc.insecure_channel(target)
         if not keep_header:
@@ -156,41 +154,41 @@ def _play(target: str, scripts: list[Script], keep_header: bool) -> None:
                     seats = client.for_seats(created.credentials)
                     for seat, action in steps:
                         seats[seat].submit_action(created.game.name, action)
-        except BaseException as error:  # noqa: BLE001 - reported by the main thread
-            failures.append(error)
         finally:
             channel.close()
-
-    threads = [threading.Thread(target=player, args=(scripts[i::THREADS],)) for i in range(THREADS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(300)
-    assert not failures, failures
+    _in_threads(player, scripts)
 
 
 def _play_rest(base: str, scripts: list[Script]) -> None:
     """The recorded games over REST (``POST /v1/games``, ``POST /v1/games/<id>:act``), ``THREADS`` at a time."""
+    def player(mine: list[Script]) -> None:
+        with requests.Session() as http:
+            for seed, steps in mine:
+                created = http.post(f"{base}/v1/games", json={"ruleset": "ttr-europe", "seatCount": 3, "seed": seed,
+                                                              "displayNames": ["a", "b", "c"]}, timeout=30)
+                created.raise_for_status()
+                game = created.json()
+                tokens = {c.get("seat", 0): c["playerToken"] for c in game["credentials"]}
+                for seat, action in steps:
+                    acted = http.post(f"{base}/v1/{game['game']['name']}:act", timeout=30,
+                                      json={"action": json_format.MessageToDict(action), "readMask": "events"},
+                                      headers={"authorization": f"Bearer {tokens[seat]}"})
+                    acted.raise_for_status()
+    _in_threads(player, scripts)
+
+
+def _in_threads(player: Callable[[list[Script]], None], scripts: list[Script]) -> None:
+    """``player`` on every ``THREADS``-th script, in ``THREADS`` threads at once (the players keeping step);
+    an error in any thread fails the test."""
     failures: list[BaseException] = []
 
-    def player(mine: list[Script]) -> None:
+    def run(mine: list[Script]) -> None:
         try:
-            with requests.Session() as http:
-                for seed, steps in mine:
-                    created = http.post(f"{base}/v1/games", json={"ruleset": "ttr-europe", "seatCount": 3, "seed": seed,
-                                                                  "displayNames": ["a", "b", "c"]}, timeout=30)
-                    created.raise_for_status()
-                    game = created.json()
-                    tokens = {c.get("seat", 0): c["playerToken"] for c in game["credentials"]}
-                    for seat, action in steps:
-                        acted = http.post(f"{base}/v1/{game['game']['name']}:act", timeout=30,
-                                          json={"action": json_format.MessageToDict(action), "readMask": "events"},
-                                          headers={"authorization": f"Bearer {tokens[seat]}"})
-                        acted.raise_for_status()
+            player(mine)
         except BaseException as error:  # noqa: BLE001 - reported by the main thread
             failures.append(error)
 
-    threads = [threading.Thread(target=player, args=(scripts[i::THREADS],)) for i in range(THREADS)]
+    threads = [threading.Thread(target=run, args=(scripts[i::THREADS],)) for i in range(THREADS)]
     for thread in threads:
         thread.start()
     for thread in threads:

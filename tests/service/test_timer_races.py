@@ -18,8 +18,8 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any, TypeVar
 
 import pytest
 from tabletop.v1 import game_pb2, matchmaking_pb2
@@ -35,6 +35,8 @@ from tabletop_server.service.store import keys
 from tabletop_server.service.store.redis_store import GameStore, connect
 from tabletop_server.service.store.tickets import Tickets
 from tests.service.webhook_kit import private_redis_server
+
+T = TypeVar("T")
 
 
 @pytest.fixture
@@ -56,24 +58,26 @@ class LateStore(GameStore):
         return await super().write(game_id, expected, *args, **kwargs)
 
 
-async def _sweeping(host: GameHost, recheck: float, looks: list[str],
+async def _sweeping(index: Any, work: Callable[[str], Awaitable[float | None]], recheck: float, looks: list[str],
                     looked: asyncio.Event) -> asyncio.Future[None]:
-    async def play_due(game_id: str) -> float | None:
-        looks.append(game_id)
+    """A sweeper of ``index`` running ``work``: each look noted in ``looks``, and ``looked`` set after it."""
+    async def look(key: str) -> float | None:
+        looks.append(key)
         try:
-            return await host.play_due(game_id)
+            return await work(key)
         finally:
             looked.set()
-    sweeper = timers.Sweeper(host.deadlines, play_due, poll=0.01, lease=5, batch=10, recheck=recheck)
+    sweeper = timers.Sweeper(index, look, poll=0.01, lease=5, batch=10, recheck=recheck)
     return asyncio.ensure_future(sweeper.run())
 
 
-async def _version(host: GameHost, name: str, at_least: int, seconds: float) -> int:
+async def _until(read: Callable[[], Awaitable[T]], done: Callable[[T], bool], seconds: float) -> T:
+    """Read every 20 ms until ``done`` holds or ``seconds`` have passed; the last value read."""
     deadline = time.monotonic() + seconds
     while True:
-        version = (await host.get(name, None)).game.version
-        if version >= at_least or time.monotonic() > deadline:
-            return version
+        value = await read()
+        if done(value) or time.monotonic() > deadline:
+            return value
         await asyncio.sleep(0.02)
 
 
@@ -82,12 +86,15 @@ def test_a_game_written_after_the_sweepers_first_look_is_played_at_the_second(ow
     async def scenario() -> tuple[int, list[str]]:
         looked, looks = asyncio.Event(), []
         host = GameHost(LateStore(connect(own_redis), looked), Config(bot_delay_seconds=0.0, player_index=False))
-        sweeper = await _sweeping(host, recheck, looks, looked)
+        sweeper = await _sweeping(host.deadlines, host.play_due, recheck, looks, looked)
         try:
             created = await host.create(svc.CreateGameRequest(
                 ruleset="ttr-europe", seat_count=2, seed=11,
                 bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(2)]))
-            return await _version(host, created.game.name, 2, 3.0), looks
+
+            async def game_version() -> int:
+                return (await host.get(created.game.name, None)).game.version
+            return await _until(game_version, lambda v: v >= 2, 3.0), looks
         finally:
             sweeper.cancel()
     version, looks = asyncio.run(scenario())
@@ -106,7 +113,7 @@ def test_a_game_still_missing_at_the_second_look_leaves_the_index(own_redis: str
         host = GameHost(GameStore(client), Config(bot_delay_seconds=0.0, player_index=False))
         game_id = secrets.token_hex(8)
         await host.deadlines.schedule(game_id, time.time())
-        sweeper = await _sweeping(host, 0.2, looks, looked)
+        sweeper = await _sweeping(host.deadlines, host.play_due, 0.2, looks, looked)
         try:
             await asyncio.sleep(1.0)  # two looks (0 s and 0.2 s), then nothing for the rest of the second
         finally:
@@ -149,26 +156,16 @@ def test_a_ticket_written_after_the_matchers_first_look_is_still_seated(own_redi
         play.tickets = LateTickets(client, looked)
         matcher = Matcher(GameHost(GameStore(client), Config(player_index=False, bot_delay_seconds=3600)),
                           Tickets(client, 3600))
-
-        async def match(queue_id: str) -> float | None:
-            looks.append(queue_id)
-            try:
-                return await matcher.match(queue_id)
-            finally:
-                looked.set()
-        sweeper = asyncio.ensure_future(timers.Sweeper(quickplay.queues(client), match, poll=0.01, lease=5,
-                                                       batch=10, recheck=recheck).run())
+        sweeper = await _sweeping(quickplay.queues(client), matcher.match, recheck, looks, looked)
         ann = Player("ann-1", "ann", "test")
         try:
             ticket = (await play.find(ann, matchmaking_pb2.FindGameRequest(
                 ruleset="ttr-europe", min_seats=2, max_seats=2, bots_after_seconds=1))).ticket
-            deadline = time.monotonic() + 4
-            while time.monotonic() < deadline:
-                state = (await play.get(ann, ticket.name)).ticket.state
-                if state != matchmaking_pb2.TicketState.TICKET_STATE_WAITING:
-                    return state
-                await asyncio.sleep(0.05)
-            return state
+
+            async def ticket_state() -> int:
+                return (await play.get(ann, ticket.name)).ticket.state
+            waiting = matchmaking_pb2.TicketState.TICKET_STATE_WAITING
+            return await _until(ticket_state, lambda state: state != waiting, 4.0)
         finally:
             sweeper.cancel()
     state = asyncio.run(scenario())
