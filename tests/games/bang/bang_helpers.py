@@ -35,6 +35,7 @@ from tabletop_server.service.games.bang.state import all_cards
 from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, ROLE_POOLS, deck_and_characters
 
 SUIT_LETTER = {"h": "hearts", "d": "diamonds", "c": "clubs", "s": "spades"}
+PASS: Action = {"type": "pass"}
 
 
 def table(n: int = 4, chars: list[str] | None = None, roles: list[str] | None = None, turn: int = 0,
@@ -132,6 +133,19 @@ def orange(state: State, seat: int, name: str, count: int = 3) -> str:
     card = equip(state, seat, [name])[0]
     set_cubes(state, seat, card, count)
     return card
+
+
+def with_weapon(state: State, weapon: str, count: int = 3, card: str = "bang:4d") -> tuple[str, str]:
+    """Seat 0 with the orange ``weapon`` in play (``count`` cubes on it) and a BANG! card in hand (the 4 of
+    diamonds unless ``card`` says otherwise: a diamond, so the Double Barrel may be used); returns both ids."""
+    return orange(state, 0, weapon, count), give(state, 0, [card])[0]
+
+
+def shoot(state: State, card: str, target: int, weapon: str) -> list[Event]:
+    """Seat 0 plays the BANG! ``card`` at ``target`` and uses ``weapon`` when asked (AD-019); returns the
+    events of the weapon's use."""
+    play(state, 0, card, target=target)
+    return act(state, 0, {"type": "use", "card": weapon})
 
 
 def card_id(state: State, name: str, free_only: bool = True) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from bang_helpers import (
+    PASS,
     act,
     ad_table,
     cubes_on,
@@ -28,7 +29,6 @@ from tabletop_server.service.games import bang
 
 pytestmark = pytest.mark.usefixtures("armed")
 
-PASS: Action = {"type": "pass"}
 UPGRADE: Action = {"type": "upgrade"}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from bang_helpers import (
+    PASS,
     act,
     ad_table,
     chars,
@@ -20,8 +21,10 @@ from bang_helpers import (
     recharge,
     refused,
     set_cubes,
+    shoot,
     stack_deck,
     table_keys,
+    with_weapon,
 )
 from tabletop.v1 import bang_pb2
 
@@ -30,8 +33,6 @@ from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang.state import weapon
 
 pytestmark = pytest.mark.usefixtures("armed")
-
-PASS: Action = {"type": "pass"}
 
 
 def targets(st: State, seat: int, card: str) -> list[int]:
@@ -80,8 +81,7 @@ def test_an_orange_weapon_replaces_another_orange_weapon() -> None:
 @pytest.mark.rule("AD-019", "AD-053")
 def test_the_weapon_option_is_asked_before_the_target_and_is_too_late_after() -> None:
     st = ad_table(4)
-    buntline = orange(st, 0, "buntline_special")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    buntline, bang_card = with_weapon(st, "buntline_special")
     missed, _ = give(st, 1, ["missed", "beer"])
     play(st, 0, bang_card, target=1)
     assert pending_kind(st) == "weapon" and bang.to_act(st) == [0]
@@ -158,8 +158,7 @@ def test_big_fifty_paying_its_last_cube_is_discarded_and_the_range_falls_back_to
     bandolier = orange(st, 0, "bandolier")
     first, second = give(st, 0, ["bang:4d", "bang:5d"])
     assert targets(st, 0, first) == [1, 2, 3]
-    play(st, 0, first, target=2)
-    events = act(st, 0, use(fifty))
+    events = shoot(st, first, 2, fifty)
     assert {"kind": "use", "seat": 0, "cards": [fifty], "reason": "weapon", "other": 2} in events
     assert fifty in st["discard"] and table_keys(st, 0) == ["bandolier"] and weapon(st, 0) is None
     assert st["p"][2]["life"] == 3  # hand empty: the hit is taken at once
@@ -288,12 +287,10 @@ def test_jourdonnais_failing_the_draw_against_a_flintlock_takes_the_hit() -> Non
 @pytest.mark.rule("AD-042", "AD-053")
 def test_jourdonnais_dodging_a_buntline_shot_discards_a_card_of_his_choice() -> None:
     st = ad_table(4, chars=chars(4, s1="jourdonnais"))
-    buntline = orange(st, 0, "buntline_special")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    buntline, bang_card = with_weapon(st, "buntline_special")
     hand = give(st, 1, ["beer", "stagecoach", "panic"])
     stack_deck(st, ["any:2h"])
-    play(st, 0, bang_card, target=1)
-    act(st, 0, use(buntline))
+    shoot(st, bang_card, 1, buntline)
     act(st, 1, {"type": "barrel"})
     assert pending_kind(st) == "discard_one" and bang.to_act(st) == [1]
     assert bang.legal_actions(st, 1) == [{"type": "discard", "card": c} for c in hand]
@@ -315,13 +312,11 @@ def test_buntline_shot_cancelled_by_a_barrel_card_or_a_missed_costs_a_card() -> 
     equip(st, 1, ["barrel"])
     missed, beer = give(st, 1, ["missed", "beer"])
     stack_deck(st, ["any:Qh"])
-    play(st, 0, first, target=1)
-    act(st, 0, use(buntline))
+    shoot(st, first, 1, buntline)
     act(st, 1, {"type": "barrel", "card": st["p"][1]["table"][0]})
     assert pending_kind(st) == "discard_one"
     act(st, 1, {"type": "discard", "card": beer})
-    play(st, 0, second, target=1)
-    act(st, 0, use(buntline))
+    shoot(st, second, 1, buntline)
     act(st, 1, {"type": "respond", "card": missed})
     # The Missed! was his last card: nothing left to discard, and nothing more happens.
     assert st["pending"] == [] and st["p"][1]["hand"] == [] and st["p"][1]["life"] == 4
@@ -331,11 +326,9 @@ def test_buntline_shot_cancelled_by_a_barrel_card_or_a_missed_costs_a_card() -> 
 @pytest.mark.rule("AD-053")
 def test_buntline_shot_that_hits_costs_no_card() -> None:
     st = ad_table(4)
-    buntline = orange(st, 0, "buntline_special")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    buntline, bang_card = with_weapon(st, "buntline_special")
     give(st, 1, ["beer"])
-    play(st, 0, bang_card, target=1)
-    act(st, 0, use(buntline))
+    shoot(st, bang_card, 1, buntline)
     act(st, 1, PASS)
     assert st["pending"] == [] and st["p"][1]["life"] == 3 and hand_keys(st, 1) == ["beer"]
 
@@ -343,8 +336,7 @@ def test_buntline_shot_that_hits_costs_no_card() -> None:
 @pytest.mark.rule("AD-053")
 def test_buntline_not_paid_costs_no_card_when_cancelled() -> None:
     st = ad_table(4)
-    orange(st, 0, "buntline_special")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    _, bang_card = with_weapon(st, "buntline_special")
     missed, _ = give(st, 1, ["missed", "beer"])
     play(st, 0, bang_card, target=1)
     act(st, 0, PASS)
@@ -357,13 +349,11 @@ def test_buntline_not_paid_costs_no_card_when_cancelled() -> None:
 @pytest.mark.rule("AD-047")
 def test_big_fifty_leaves_jourdonnais_only_his_missed_cards() -> None:
     st = ad_table(4, chars=chars(4, s1="jourdonnais"))
-    fifty = orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    fifty, bang_card = with_weapon(st, "big_fifty")
     equip(st, 1, ["barrel"])
     crate = orange(st, 1, "crate")
     missed, _ = give(st, 1, ["missed", "beer"])
-    play(st, 0, bang_card, target=1)
-    act(st, 0, use(fifty))
+    shoot(st, bang_card, 1, fifty)
     assert bang.legal_actions(st, 1) == [PASS, {"type": "respond", "card": missed}]
     refused(st, 1, {"type": "barrel"}, "NO_BARREL")
     refused(st, 1, use(crate), "CARD_SILENCED")
@@ -374,8 +364,7 @@ def test_big_fifty_leaves_jourdonnais_only_his_missed_cards() -> None:
 @pytest.mark.rule("AD-047")
 def test_without_big_fifty_jourdonnais_has_his_barrels_and_crate() -> None:
     st = ad_table(4, chars=chars(4, s1="jourdonnais"))
-    orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    _, bang_card = with_weapon(st, "big_fifty")
     barrel = equip(st, 1, ["barrel"])[0]
     crate = orange(st, 1, "crate")
     missed, _ = give(st, 1, ["missed", "beer"])
@@ -393,14 +382,12 @@ def test_big_fifty_ignores_calamity_janets_bang_as_missed_and_elenas_any_card() 
     orange(st, 0, "bandolier")
     janet_bang = give(st, 1, ["bang:6d"])[0]
     elena_beer = give(st, 3, ["beer"])[0]
-    play(st, 0, first, target=1)
-    act(st, 0, use(fifty))
+    shoot(st, first, 1, fifty)
     assert bang.legal_actions(st, 1) == [PASS]
     refused(st, 1, {"type": "respond", "card": janet_bang}, "WRONG_ANSWER")
     act(st, 1, PASS)
     assert st["p"][1]["life"] == 3
-    play(st, 0, second, target=3)
-    act(st, 0, use(fifty))
+    shoot(st, second, 3, fifty)
     assert bang.legal_actions(st, 3) == [PASS]
     refused(st, 3, {"type": "respond", "card": elena_beer}, "WRONG_ANSWER")
 
@@ -408,8 +395,7 @@ def test_big_fifty_ignores_calamity_janets_bang_as_missed_and_elenas_any_card() 
 @pytest.mark.rule("AD-047")
 def test_without_big_fifty_calamity_janet_answers_with_a_bang() -> None:
     st = ad_table(4, chars=chars(4, s1="calamity_janet"))
-    orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    _, bang_card = with_weapon(st, "big_fifty")
     janet_bang = give(st, 1, ["bang:6d"])[0]
     play(st, 0, bang_card, target=1)
     act(st, 0, PASS)
@@ -422,11 +408,9 @@ def test_big_fifty_hit_gives_bart_cassidy_no_card_and_el_gringo_no_steal() -> No
     fifty = orange(st, 0, "big_fifty")
     first, second, keep = give(st, 0, ["bang:4d", "bang:5d", "beer"])
     orange(st, 0, "bandolier")
-    play(st, 0, first, target=1)
-    act(st, 0, use(fifty))
+    shoot(st, first, 1, fifty)
     assert st["pending"] == [] and st["p"][1]["life"] == 3 and st["p"][1]["hand"] == []
-    play(st, 0, second, target=3)
-    act(st, 0, use(fifty))
+    shoot(st, second, 3, fifty)
     assert st["pending"] == [] and st["p"][3]["life"] == 2 and st["p"][3]["hand"] == []  # El Gringo: 3 life
     assert st["p"][0]["hand"] == [keep]
 
@@ -434,8 +418,7 @@ def test_big_fifty_hit_gives_bart_cassidy_no_card_and_el_gringo_no_steal() -> No
 @pytest.mark.rule("AD-047")
 def test_without_big_fifty_bart_cassidy_draws_when_hit() -> None:
     st = ad_table(4, chars=chars(4, s1="bart_cassidy"))
-    orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    _, bang_card = with_weapon(st, "big_fifty")
     play(st, 0, bang_card, target=1)
     act(st, 0, PASS)
     assert st["p"][1]["life"] == 3 and len(st["p"][1]["hand"]) == 1
@@ -446,8 +429,7 @@ def test_without_big_fifty_bart_cassidy_draws_when_hit() -> None:
 @pytest.mark.rule("AD-054")
 def test_double_barrel_diamond_bang_cannot_be_cancelled_at_all() -> None:
     st = ad_table(4)
-    barrel = orange(st, 0, "double_barrel")
-    bang_card = give(st, 0, ["bang:7d"])[0]
+    barrel, bang_card = with_weapon(st, "double_barrel", card="bang:7d")
     equip(st, 1, ["barrel"])
     crate = orange(st, 1, "crate")
     missed, _ = give(st, 1, ["missed", "beer"])
@@ -465,8 +447,7 @@ def test_double_barrel_diamond_bang_cannot_be_cancelled_at_all() -> None:
 @pytest.mark.rule("AD-054")
 def test_double_barrel_is_not_offered_for_a_club_bang() -> None:
     st = ad_table(4)
-    barrel = orange(st, 0, "double_barrel")
-    bang_card = give(st, 0, ["bang:7c"])[0]
+    barrel, bang_card = with_weapon(st, "double_barrel", card="bang:7c")
     missed, _ = give(st, 1, ["missed", "beer"])
     play(st, 0, bang_card, target=1)
     assert pending_kind(st) == "bang" and bang.to_act(st) == [1]
@@ -478,8 +459,7 @@ def test_double_barrel_is_not_offered_for_a_club_bang() -> None:
 @pytest.mark.rule("AD-054")
 def test_double_barrel_diamond_bang_not_paid_can_be_cancelled() -> None:
     st = ad_table(4)
-    orange(st, 0, "double_barrel")
-    bang_card = give(st, 0, ["bang:7d"])[0]
+    _, bang_card = with_weapon(st, "double_barrel", card="bang:7d")
     missed, _ = give(st, 1, ["missed", "beer"])
     play(st, 0, bang_card, target=1)
     act(st, 0, PASS)
@@ -492,11 +472,9 @@ def test_double_barrel_diamond_bang_not_paid_can_be_cancelled() -> None:
 @pytest.mark.rule("AD-066")
 def test_thunderer_takes_the_bang_back_before_the_target_answers_and_it_still_counts() -> None:
     st = ad_table(4)
-    thunderer = orange(st, 0, "thunderer")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    thunderer, bang_card = with_weapon(st, "thunderer")
     missed, _ = give(st, 1, ["missed", "beer"])
-    play(st, 0, bang_card, target=1)
-    events = act(st, 0, use(thunderer))
+    events = shoot(st, bang_card, 1, thunderer)
     assert {"kind": "take", "seat": 0, "cards": [bang_card], "reason": "thunderer"} in events
     assert pending_kind(st) == "bang" and st["p"][0]["hand"] == [bang_card]  # before the answer
     assert bang_card not in st["discard"] and cubes_on(st, 0, thunderer) == 2
@@ -508,18 +486,15 @@ def test_thunderer_takes_the_bang_back_before_the_target_answers_and_it_still_co
 @pytest.mark.rule("AD-066")
 def test_thunderer_takes_the_bang_back_when_the_shot_hits() -> None:
     st = ad_table(4)
-    thunderer = orange(st, 0, "thunderer")
-    bang_card = give(st, 0, ["bang:4d"])[0]
-    play(st, 0, bang_card, target=1)
-    act(st, 0, use(thunderer))
+    thunderer, bang_card = with_weapon(st, "thunderer")
+    shoot(st, bang_card, 1, thunderer)
     assert st["p"][1]["life"] == 3 and st["p"][0]["hand"] == [bang_card]
 
 
 @pytest.mark.rule("AD-066")
 def test_thunderer_not_paid_leaves_the_bang_in_the_discard_pile() -> None:
     st = ad_table(4)
-    orange(st, 0, "thunderer")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    _, bang_card = with_weapon(st, "thunderer")
     play(st, 0, bang_card, target=1)
     act(st, 0, PASS)
     assert st["p"][0]["hand"] == [] and st["discard"][-1] == bang_card
@@ -530,8 +505,7 @@ def test_thunderer_not_paid_leaves_the_bang_in_the_discard_pile() -> None:
 @pytest.mark.rule("AD-019")
 def test_the_weapon_request_is_in_every_seats_view() -> None:
     st = ad_table(4)
-    thunderer = orange(st, 0, "thunderer")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    thunderer, bang_card = with_weapon(st, "thunderer")
     play(st, 0, bang_card, target=1)
     for seat in (0, 1, 2, None):
         reqs = list(bang.view(st, seat).pending)
@@ -561,8 +535,7 @@ def test_big_fifty_reaches_a_target_whose_mustang_hideout_and_paul_regret_put_hi
 @pytest.mark.rule("AD-047")
 def test_big_fifty_is_still_optional_for_a_target_in_plain_reach() -> None:
     st = ad_table(8, chars=chars(8, s4="paul_regret"), expansions=["dodge_city"])
-    fifty = orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    fifty, bang_card = with_weapon(st, "big_fifty")
     equip(st, 4, ["mustang"])  # 4 + 1 + 1 = 6: in reach
     play(st, 0, bang_card, target=4)
     assert bang.legal_actions(st, 0) == [use(fifty), PASS]
@@ -572,8 +545,7 @@ def test_big_fifty_is_still_optional_for_a_target_in_plain_reach() -> None:
 def test_big_fifty_shot_hits_apache_kid_with_a_diamond_bang() -> None:
     """NOTES (c) Big Fifty: Apache Kid's ability is ignored too, so a BANG! of diamonds affects him."""
     st = ad_table(4, chars=chars(4, s1="apache_kid"), expansions=["dodge_city"])
-    fifty = orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    fifty, bang_card = with_weapon(st, "big_fifty")
     play(st, 0, bang_card, target=1)  # his hand is empty: hit at once
     assert cubes_on(st, 0, fifty) == 2 and st["p"][1]["life"] == 2  # Apache Kid: 3 life
 
@@ -581,8 +553,7 @@ def test_big_fifty_shot_hits_apache_kid_with_a_diamond_bang() -> None:
 @pytest.mark.rule("AD-047")
 def test_without_big_fifty_a_diamond_bang_at_apache_kid_is_refused() -> None:
     st = ad_table(4, chars=chars(4, s1="apache_kid"), expansions=["dodge_city"])
-    orange(st, 0, "thunderer")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    _, bang_card = with_weapon(st, "thunderer")
     refused(st, 0, {"type": "play", "card": bang_card, "target": 1}, "TARGET_UNAFFECTED")
 
 
@@ -594,8 +565,7 @@ def test_big_fifty_hit_on_julie_cutter_draws_nothing() -> None:
     orange(st, 0, "bandolier")
     stack_deck(st, ["any:6h"])
     deck = list(st["deck"])
-    play(st, 0, first, target=1)
-    events = act(st, 0, use(fifty))
+    events = shoot(st, first, 1, fifty)
     assert "check" not in kinds(events) and st["deck"] == deck and st["pending"] == []
     assert st["p"][1]["life"] == 3
     # Without the Big Fifty, her draw! follows the hit (6♥: a BANG! effect back at the shooter).
@@ -610,8 +580,7 @@ def test_big_fifty_overrides_ms_abigail() -> None:
     fifty = orange(st, 0, "big_fifty")
     first, second = give(st, 0, ["bang:Kd", "bang:Ad"])
     orange(st, 0, "bandolier")
-    play(st, 0, first, target=1)
-    act(st, 0, use(fifty))
+    shoot(st, first, 1, fifty)
     assert st["pending"] == [] and st["p"][1]["life"] == 3
     play(st, 0, second, target=1)
     act(st, 0, PASS)
@@ -621,12 +590,10 @@ def test_big_fifty_overrides_ms_abigail() -> None:
 @pytest.mark.rule("AD-047")
 def test_big_fifty_ignores_a_green_missed_card_in_play() -> None:
     st = ad_table(4, expansions=["dodge_city"])
-    fifty = orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    fifty, bang_card = with_weapon(st, "big_fifty")
     sombrero = equip(st, 1, ["sombrero"])[0]
     give(st, 1, ["beer"])
-    play(st, 0, bang_card, target=1)
-    act(st, 0, use(fifty))
+    shoot(st, bang_card, 1, fifty)
     assert bang.legal_actions(st, 1) == [PASS]
     refused(st, 1, use(sombrero), "CARD_SILENCED")
 
@@ -634,24 +601,20 @@ def test_big_fifty_ignores_a_green_missed_card_in_play() -> None:
 @pytest.mark.rule("AD-021", "AD-047")
 def test_big_fifty_emptied_by_its_shot_still_ignores_the_targets_barrel() -> None:
     st = ad_table(4)
-    fifty = orange(st, 0, "big_fifty", 1)
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    fifty, bang_card = with_weapon(st, "big_fifty", 1)
     equip(st, 1, ["barrel"])
     give(st, 1, ["beer"])
-    play(st, 0, bang_card, target=1)
-    act(st, 0, use(fifty))
+    shoot(st, bang_card, 1, fifty)
     assert fifty in st["discard"] and bang.legal_actions(st, 1) == [PASS]
 
 
 @pytest.mark.rule("AD-053", "AD-025")
 def test_buntline_shot_cancelled_by_a_crate_costs_a_card() -> None:
     st = ad_table(4)
-    buntline = orange(st, 0, "buntline_special")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    buntline, bang_card = with_weapon(st, "buntline_special")
     crate = orange(st, 1, "crate")
     beer = give(st, 1, ["beer"])[0]
-    play(st, 0, bang_card, target=1)
-    act(st, 0, use(buntline))
+    shoot(st, bang_card, 1, buntline)
     act(st, 1, use(crate))
     # One card in hand: it is discarded without asking.
     assert st["pending"] == [] and st["p"][1]["hand"] == [] and st["discard"][-1] == beer
@@ -678,14 +641,12 @@ def test_double_barrel_shot_refuses_every_answer_when_the_target_is_asked() -> N
     """Sid Ketchum (hurt, two cards) may use his ability in any window, so the sure shot waits for him:
     every cancelling answer is refused, only the hit (or his ability) remains."""
     st = ad_table(4, chars=chars(4, s1="sid_ketchum"))
-    barrel = orange(st, 0, "double_barrel")
-    bang_card = give(st, 0, ["bang:7d"])[0]
+    barrel, bang_card = with_weapon(st, "double_barrel", card="bang:7d")
     equip(st, 1, ["barrel"])
     crate = orange(st, 1, "crate")
     missed, beer = give(st, 1, ["missed", "beer"])
     st["p"][1]["life"] = 3
-    play(st, 0, bang_card, target=1)
-    act(st, 0, use(barrel))
+    shoot(st, bang_card, 1, barrel)
     assert pending_kind(st) == "bang" and bang.to_act(st) == [1]
     assert bang.legal_actions(st, 1) == [PASS, {"type": "ability", "cards": [missed, beer]}]
     refused(st, 1, {"type": "respond", "card": missed}, "SHOT_UNCANCELLABLE")
@@ -725,8 +686,7 @@ def test_big_fifty_shot_answered_by_molly_stark_draws_her_nothing() -> None:
     first, second = give(st, 0, ["bang:4d", "bang:5d"])
     orange(st, 0, "bandolier")
     missed, other, beer = give(st, 1, ["missed", "missed", "beer"])
-    play(st, 0, first, target=1)
-    act(st, 0, use(fifty))
+    shoot(st, first, 1, fifty)
     events = act(st, 1, {"type": "respond", "card": missed})
     assert kinds(events) == ["respond"] and st["p"][1]["hand"] == [other, beer]
     # Without the Big Fifty, her ability draws her a card for the Missed! (DC).

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 import pytest
 from bang_helpers import (
+    PASS,
     act,
     ad_table,
     chars,
@@ -18,8 +19,10 @@ from bang_helpers import (
     pending_kind,
     play,
     refusal,
+    shoot,
     stack_deck,
     table,
+    with_weapon,
 )
 from tabletop.v1 import bang_pb2
 
@@ -141,12 +144,10 @@ def test_a_big_fifty_hit_at_the_last_life_saved_by_a_beer_closes_a_dying_window_
     check of the second one would read past the stack)."""
     st = ad_table(4, chars=chars(4, s1="bart_cassidy"))
     st["p"][1]["life"] = 1
-    fifty = orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    fifty, bang_card = with_weapon(st, "big_fifty")
     beer = give(st, 1, ["beer"])[0]
-    play(st, 0, bang_card, target=1)
-    act(st, 0, {"type": "use", "card": fifty})
-    act(st, 1, {"type": "pass"})
+    shoot(st, bang_card, 1, fifty)
+    act(st, 1, PASS)
     assert [entry["kind"] for entry in st["pending"]] == ["dying"]
     events = act(st, 1, {"type": "respond", "card": beer})
     assert st["pending"] == [] and st["p"][1]["life"] == 1 and st["p"][1]["alive"]
@@ -180,7 +181,7 @@ def test_the_refusal_of_a_shot_answered_with_no_missed_effect_says_why() -> None
     err = refusal(st, 1, {"type": "respond", "card": beer})
     assert (err.reason, err.message, err.details) == ("WRONG_ANSWER", "Only a Missed! effect cancels a BANG!",
                                                       {"card": beer})
-    events = act(st, 1, {"type": "pass"})
+    events = act(st, 1, PASS)
     assert events[:2] == [{"kind": "pass", "seat": 1, "reason": "bang"},
                           {"kind": "damage", "seat": 1, "amount": 1, "life": 3, "other": 0}]
 
@@ -188,12 +189,10 @@ def test_the_refusal_of_a_shot_answered_with_no_missed_effect_says_why() -> None
 @pytest.mark.rule("AD-047")
 def test_the_refusal_of_a_card_in_play_answering_a_big_fifty_shot_says_why() -> None:
     st = ad_table(4, expansions=["dodge_city"])
-    fifty = orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    fifty, bang_card = with_weapon(st, "big_fifty")
     sombrero = equip(st, 1, ["sombrero"])[0]
     give(st, 1, ["beer"])
-    play(st, 0, bang_card, target=1)
-    act(st, 0, {"type": "use", "card": fifty})
+    shoot(st, bang_card, 1, fifty)
     err = refusal(st, 1, {"type": "use", "card": sombrero})
     assert (err.reason, err.message, err.details) == ("CARD_SILENCED", "This shot ignores your cards in play",
                                                       {"card": sombrero})
@@ -220,9 +219,7 @@ def test_the_refusals_of_a_barrel_not_there_or_already_drawn_for_say_why() -> No
 def test_a_big_fifty_shot_at_an_empty_hand_behind_a_barrel_is_taken_without_asking() -> None:
     """Nothing can answer it (his Barrel is ignored and he holds no card): the hit follows at once."""
     st = ad_table(4)
-    fifty = orange(st, 0, "big_fifty")
-    bang_card = give(st, 0, ["bang:4d"])[0]
+    fifty, bang_card = with_weapon(st, "big_fifty")
     equip(st, 1, ["barrel"])
-    play(st, 0, bang_card, target=1)
-    act(st, 0, {"type": "use", "card": fifty})
+    shoot(st, bang_card, 1, fifty)
     assert st["pending"] == [] and st["p"][1]["life"] == 3 and st["p"][1]["hand"] == []
