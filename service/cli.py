@@ -81,7 +81,7 @@ def _run(args: argparse.Namespace, cfg: Config) -> int:
     closers: list[Callable[[], object]] = []
     deadline = 0.0  # set when the shutdown starts; the closers read it then
     from tabletop_server.service.api import tracing
-    from tabletop_server.service.api.observability import Metrics, serve_metrics
+    from tabletop_server.service.api.metrics import Metrics, serve_metrics
     tracing.setup_from_env(service_name=f"tabletop-{args.command}")
     metrics = Metrics()
     if args.command in ("serve", "grpc"):
@@ -353,7 +353,7 @@ def _drain_rest(http: Any, in_flight: Any, grace: float) -> None:
 
 
 def _logging(cfg: Config) -> None:
-    from tabletop_server.service.api.observability import configure_logging
+    from tabletop_server.service.api.log_format import configure_logging
     configure_logging(cfg.log_level, cfg.log_format, sys.stderr)
 
 

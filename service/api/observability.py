@@ -6,10 +6,6 @@ fill in the current call (game, seat, version), count compare-and-set conflicts 
 time Redis. Both keep what they learn in ``CURRENT``, the ``Call`` being served, which spans
 (``tracing.py``) read too. The series they count are declared in ``metrics.py``; the access
 log's fields are an allowlist that ``log_format.py`` enforces when it writes them.
-
-``Metrics``, ``serve_metrics``, ``configure_logging``, ``JsonFormatter`` and ``LOG_FIELDS`` are
-imported here too, as they were before those modules existed (``cli.py``, ``server.py``,
-``rest_metrics.py`` and tests import them from this module).
 """
 
 from __future__ import annotations
@@ -30,14 +26,9 @@ from google.rpc import error_details_pb2
 from tabletop_server.service.api import tracing
 from tabletop_server.service.api.errors import CODES, ServiceError, to_status
 from tabletop_server.service.api.interceptors import Context, MethodInterceptor
-from tabletop_server.service.api.log_format import LOG_FIELDS, JsonFormatter, configure_logging
-from tabletop_server.service.api.metrics import Metrics, serve_metrics
+from tabletop_server.service.api.metrics import Metrics
 from tabletop_server.service.engine.errors import RuleError
 
-__all__ = [
-    "CURRENT", "LOG_FIELDS", "Call", "HostObserver", "JsonFormatter", "Metrics", "TelemetryInterceptor",
-    "access_log", "configure_logging", "describe", "serve_metrics",
-]
 access_log = logging.getLogger("tabletop.access")
 
 

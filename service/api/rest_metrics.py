@@ -16,7 +16,7 @@ from typing import Any
 from prometheus_client import Gauge
 
 from tabletop_server.service.api import tracing
-from tabletop_server.service.api.observability import Metrics
+from tabletop_server.service.api.metrics import Metrics
 
 
 class InFlight:

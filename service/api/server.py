@@ -33,7 +33,8 @@ from tabletop_server.service.api.indexer import Indexer, tell_near
 from tabletop_server.service.api.interceptors import ErrorInterceptor, MethodInterceptor
 from tabletop_server.service.api.limits import LimitsInterceptor
 from tabletop_server.service.api.matcher import Matcher
-from tabletop_server.service.api.observability import HostObserver, Metrics, TelemetryInterceptor
+from tabletop_server.service.api.metrics import Metrics
+from tabletop_server.service.api.observability import HostObserver, TelemetryInterceptor
 from tabletop_server.service.api.players import IdentityInterceptor
 from tabletop_server.service.api.servicer import AUTHENTICATED, GameServicer
 from tabletop_server.service.api.sessions import Sessions

@@ -13,7 +13,7 @@ import pytest
 from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc
 
-from tabletop_server.service.api.observability import LOG_FIELDS, JsonFormatter
+from tabletop_server.service.api.log_format import LOG_FIELDS, JsonFormatter
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, create_game, deciding_seat, play
 

@@ -18,7 +18,8 @@ from tabletop.v1 import game_service_pb2 as svc
 from tabletop.v1 import game_service_pb2_grpc, matchmaking_pb2, player_pb2
 
 from tabletop_server.service.api.host import GameHost
-from tabletop_server.service.api.observability import HostObserver, Metrics, serve_metrics
+from tabletop_server.service.api.metrics import Metrics, serve_metrics
+from tabletop_server.service.api.observability import HostObserver
 from tabletop_server.service.store.redis_store import GameStore, connect
 from tests.conftest import GrpcServer, start_grpc
 from tests.helpers import bearer, create_game, deciding_seat, play

@@ -22,7 +22,7 @@ from tabletop.v1 import game_service_pb2_grpc
 from tabletop_server.rest.app import create_app
 from tabletop_server.rest.connect import CODES
 from tabletop_server.rest.server import HttpServer
-from tabletop_server.service.api.observability import Metrics
+from tabletop_server.service.api.metrics import Metrics
 from tests.rest.conftest import SHAPES, serve_shape
 from tests.rest.connect_wire import PROTOCOLS, ConnectWire, frame
 
