@@ -52,6 +52,8 @@ FIELDS: dict[str, frozenset[str]] = {
     "pass": frozenset(), "choose": frozenset({"card", "pick", "target"}), "draw": frozenset({"source", "target"}),
     "discard": frozenset({"card"}), "ability": frozenset({"cards", "target"}), "end_turn": frozenset(),
     "use": frozenset({"card", "target", "pick"}), "upgrade": frozenset({"target"})}
+# The same with "type": one subset test per action finds a well-formed one, without building the set of extras.
+WITH_TYPE: dict[str, frozenset[str]] = {kind: fields | {"type"} for kind, fields in FIELDS.items()}
 ACTION_TYPES = frozenset(FIELDS)
 CARD_FIELDS = {"play": True, "respond": True, "choose": True, "discard": True, "use": True}
 FREE_PLAY = frozenset({"play", "use", "ability", "end_turn"})
@@ -237,8 +239,8 @@ def _check_shape(state: State, action: Action) -> str:
     kind = action.get("type") if isinstance(action, dict) else None
     if not isinstance(kind, str) or kind not in ACTION_TYPES:
         raise MalformedAction(Reason.UNKNOWN_ACTION, f"Unknown action type {kind!r}", field="type")
-    extra = set(action) - FIELDS[kind] - {"type"}
-    if extra:
+    if not WITH_TYPE[kind].issuperset(action):
+        extra = set(action) - WITH_TYPE[kind]
         raise MalformedAction(Reason.UNEXPECTED_FIELD, f"{kind} takes no {', '.join(sorted(extra))}",
                               field=min(extra))
     if kind in ("choose", "upgrade") and "target" in action:
