@@ -41,7 +41,7 @@ from tabletop_server.service.games.bang.play import (
     use_from_play,
 )
 from tabletop_server.service.games.bang.reasons import Reason
-from tabletop_server.service.games.bang.state import player, top_entry, top_request
+from tabletop_server.service.games.bang.state import player, top_request
 from tabletop_server.service.games.bang.tables import CARDS, CHARACTERS, TYPE_OF
 from tabletop_server.service.games.bang.targeting import candidate_targets
 from tabletop_server.service.games.bang.turn import end_turn, next_turn
@@ -146,26 +146,28 @@ def advance(state: State, events: list[Event]) -> None:
             state["pending"].clear()
             return
         _empty_hands(state, events)
-        req = top_entry(state)
-        if req is None:
-            if state["phase"] == "play" and player(state, state["turn"])["alive"]:
+        pending = state["pending"]  # its top entry, and ``player`` below, read inline: every engine step asks
+        if not pending:
+            if state["phase"] == "play" and state["p"][state["turn"]]["alive"]:
                 return
             next_turn(state, events)
             continue
+        req = pending[-1]
         if req["seat"] is None:
-            state["pending"].pop()
+            pending.pop()
             STEPS[req["kind"]].run(state, req, events)
             continue
-        if not player(state, req["seat"])["alive"]:
-            state["pending"].pop()
+        if not state["p"][req["seat"]]["alive"]:
+            pending.pop()
             continue
-        if REQUESTS[req["kind"]].settled(state, req):
-            state["pending"].pop()
+        handler = REQUESTS[req["kind"]]
+        if handler.settled(state, req):
+            pending.pop()
             continue
-        only = REQUESTS[req["kind"]].auto(state, req)
+        only = handler.auto(state, req)
         if only is None:
             return
-        REQUESTS[req["kind"]].resolve(state, req, only, events)
+        handler.resolve(state, req, only, events)
     raise RuleError(Reason.CHAIN_LIMIT, f"More than {MAX_CHAIN} engine steps for one action")
 
 

@@ -229,11 +229,6 @@ def top_request(state: State) -> Request | None:
     return pending[-1] if pending else None  # type: ignore[return-value]
 
 
-def top_entry(state: State) -> PendingEntry | None:
-    """The entry on top of the pending stack: a request or an engine step."""
-    return state["pending"][-1] if state["pending"] else None
-
-
 def any_args(entry: PendingEntry) -> RequestArgs:
     """The arguments of an entry of any kind, for a reader that takes every kind by the keys it finds (the
     view, the game's end). A handler reads its own kind's (``layout.BangRequest``...) instead."""
