@@ -90,12 +90,17 @@ class Ability:
 
 
 ABILITIES: Registry[Ability] = Registry("ability")
+# The abilities that implement ``on_empty_hand`` (Suzy Lafayette's): the engine asks after every step whether a
+# hand is empty, and a hand that is empty is common, so it calls none of the others to do nothing.
+EMPTY_HAND_ABILITIES: set[str] = set()
 
 
 def ability(name: str) -> Callable[[A], A]:
     """Register an ability handler class under ``name``."""
     def deco(cls: A) -> A:
         ABILITIES.add(name, cls())
+        if cls.on_empty_hand is not Ability.on_empty_hand:
+            EMPTY_HAND_ABILITIES.add(name)
         return cls
     return deco
 

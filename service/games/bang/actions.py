@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from tabletop_server.service.engine.errors import EngineReason, MalformedAction, RuleError
 from tabletop_server.service.games.bang import versions
-from tabletop_server.service.games.bang.abilities import ability_of
+from tabletop_server.service.games.bang.abilities import EMPTY_HAND_ABILITIES, ability_of
 from tabletop_server.service.games.bang.effects import EFFECTS
 from tabletop_server.service.games.bang.layout import Action, Event, State
 from tabletop_server.service.games.bang.pending import REQUESTS, STEPS
@@ -320,10 +320,10 @@ def _empty_hands(state: State, events: list[Event]) -> None:
     like Bart Cassidy's draw (RULINGS BANG-085) it comes after the dying window, so it
     can never supply the Beer that saves her from a lost Duel at her last life.
     """
-    for p in state["p"]:
-        if p["alive"] and not p["hand"]:
+    for p in state["p"]:  # ``ability_of``, inlined: asked after every engine step, for every empty hand
+        if p["alive"] and not p["hand"] and CHARACTERS[p.get("as") or p["char"]].ability in EMPTY_HAND_ABILITIES:
             break
-    else:  # the common case, asked after every engine step: no empty hand, no pending entry read
+    else:  # the common case: no empty hand of an ability that reacts to one, no pending entry read
         return
     if any(r["seat"] is not None and REQUESTS[r["kind"]].holds_empty_hands for r in state["pending"]):
         return
