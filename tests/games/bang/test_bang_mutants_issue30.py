@@ -28,8 +28,14 @@ from tabletop.v1 import bang_pb2
 
 from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import modifiers
-from tabletop_server.service.games.bang.abilities import ABILITIES, Ability, ability, ability_name
-from tabletop_server.service.games.bang.layout import State
+from tabletop_server.service.games.bang.abilities import (
+    ABILITIES,
+    EMPTY_HAND_ABILITIES,
+    Ability,
+    ability,
+    ability_name,
+)
+from tabletop_server.service.games.bang.layout import Event, State
 from tabletop_server.service.games.bang.modifiers import MODIFIERS, Modifier, modifier
 
 ABILITY = {"type": "ability", "cards": []}
@@ -43,6 +49,43 @@ def test_the_ability_decorator_registers_an_instance_of_its_class() -> None:
         assert type(ABILITIES["made_up_ability"]) is MadeUp
     finally:
         ABILITIES.pop("made_up_ability", None)
+
+
+def test_the_ability_decorator_lists_the_abilities_that_implement_on_empty_hand() -> None:
+    """``actions._empty_hands`` calls ``on_empty_hand`` only for these; the default does nothing."""
+    class Reacts(Ability):
+        def on_empty_hand(self, state: State, seat: int, events: list[Event]) -> None:
+            pass
+
+    class Keeps(Ability):
+        pass
+    try:
+        ability("made_up_reacts")(Reacts)
+        ability("made_up_keeps")(Keeps)
+        assert "made_up_reacts" in EMPTY_HAND_ABILITIES and "made_up_keeps" not in EMPTY_HAND_ABILITIES
+        assert "suzy_lafayette" in EMPTY_HAND_ABILITIES and "bart_cassidy" not in EMPTY_HAND_ABILITIES
+    finally:
+        for name in ("made_up_reacts", "made_up_keeps"):
+            ABILITIES.pop(name, None)
+            EMPTY_HAND_ABILITIES.discard(name)
+
+
+@pytest.mark.rule("BANG-101")
+@pytest.mark.rule("DC-038")
+def test_a_character_copying_suzy_lafayette_draws_when_her_hand_empties_and_suzy_herself_need_not() -> None:
+    """The empty-hand check reads the acting character: a copy of Suzy's ability draws, the printed Suzy whose
+    copy (Vera Custer's ``as``) is another's does not."""
+    st = table(4, chars=chars(4, s1="suzy_lafayette"))
+    st["p"][0]["as"] = "suzy_lafayette"
+    st["p"][1]["as"] = "bart_cassidy"
+    beer = give(st, 0, ["beer"])[0]
+    st["p"][0]["life"] = 3
+    top = stack_deck(st, ["bang"])
+    play(st, 0, beer)
+    assert st["p"][0]["hand"] == top
+    last = give(st, 1, ["missed"])[0]
+    play(st, 0, give(st, 0, ["panic"])[0], target=1, pick="hand")
+    assert last in st["p"][0]["hand"] and st["p"][1]["hand"] == []
 
 
 def test_the_modifier_decorator_registers_by_name_and_state_key_and_refuses_a_key_taken_or_none() -> None:
