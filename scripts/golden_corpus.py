@@ -110,11 +110,18 @@ def step_payloads(state: State, events: list[Event], seen: Seen | None = None) -
     yield orjson.dumps(state)
     yield orjson.dumps(events)
     views, legal = seen or seen_in(state)
+    encoded: dict[bytes, bytes] = {}  # an event's wire bytes by its JSON: most viewers are shown the same event
     for viewer, shown_view in zip([*range(len(legal)), None], views):
         yield shown_view.SerializeToString(deterministic=True)
         for event in events:
             shown = bang.project(event, viewer)
-            yield b"-" if shown is None else bang.encode_event(shown).SerializeToString(deterministic=True)
+            if shown is None:
+                yield b"-"
+                continue
+            key = orjson.dumps(shown)
+            if key not in encoded:
+                encoded[key] = bang.encode_event(shown).SerializeToString(deterministic=True)
+            yield encoded[key]
         if viewer is not None:
             yield orjson.dumps(legal[viewer])
 
