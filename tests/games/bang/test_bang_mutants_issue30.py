@@ -26,6 +26,7 @@ from bang_helpers import (
 )
 from tabletop.v1 import bang_pb2
 
+from tabletop_server.service.engine.errors import MalformedAction
 from tabletop_server.service.games import bang
 from tabletop_server.service.games.bang import modifiers
 from tabletop_server.service.games.bang.abilities import (
@@ -74,18 +75,25 @@ def test_the_ability_decorator_lists_the_abilities_that_implement_on_empty_hand(
 @pytest.mark.rule("DC-038")
 def test_a_character_copying_suzy_lafayette_draws_when_her_hand_empties_and_suzy_herself_need_not() -> None:
     """The empty-hand check reads the acting character: a copy of Suzy's ability draws, the printed Suzy whose
-    copy (Vera Custer's ``as``) is another's does not."""
-    st = table(4, chars=chars(4, s1="suzy_lafayette"))
+    copy (Vera Custer's ``as``) is another's does not. Every other player holds a card, so the copy's is
+    the only empty hand (the check's fast path must see her, not a printed Suzy or another empty hand)."""
+    st = table(4)
     st["p"][0]["as"] = "suzy_lafayette"
-    st["p"][1]["as"] = "bart_cassidy"
-    beer = give(st, 0, ["beer"])[0]
+    for seat in (1, 2, 3):
+        give(st, seat, ["missed"])
     st["p"][0]["life"] = 3
+    beer = give(st, 0, ["beer"])[0]
     top = stack_deck(st, ["bang"])
     play(st, 0, beer)
-    assert st["p"][0]["hand"] == top
+    assert st["p"][0]["life"] == 4 and st["p"][0]["hand"] == top
+    st = table(4, chars=chars(4, s1="suzy_lafayette"))
+    st["p"][1]["as"] = "bart_cassidy"
+    for seat in (2, 3):
+        give(st, seat, ["missed"])
     last = give(st, 1, ["missed"])[0]
-    play(st, 0, give(st, 0, ["panic"])[0], target=1, pick="hand")
-    assert last in st["p"][0]["hand"] and st["p"][1]["hand"] == []
+    top = stack_deck(st, ["bang"])
+    play(st, 0, give(st, 0, ["panic", "bang"])[0], target=1, pick="hand")
+    assert last in st["p"][0]["hand"] and st["p"][1]["hand"] == [] and st["deck"][-1] == top[0]
 
 
 def test_the_modifier_decorator_registers_by_name_and_state_key_and_refuses_a_key_taken_or_none() -> None:
@@ -266,3 +274,31 @@ def test_a_big_fifty_shot_at_an_empty_hand_behind_a_barrel_is_taken_without_aski
     equip(st, 1, ["barrel"])
     shoot(st, bang_card, 1, fifty)
     assert st["pending"] == [] and st["p"][1]["life"] == 3 and st["p"][1]["hand"] == []
+
+
+def _shape(state: State, action: Mapping[str, object]) -> tuple[str, str, str]:
+    err = refusal(state, 0, dict(action))  # type: ignore[arg-type]  # malformed on purpose
+    assert isinstance(err, MalformedAction)
+    return err.reason, err.message, err.field
+
+
+def test_the_shape_check_refuses_a_seat_not_at_the_table_in_an_upgrade_or_a_choose() -> None:
+    """``actions._check_shape`` (rewritten for speed): a ``target`` of an ``upgrade`` or a ``choose`` is a seat
+    number of this table (not a bool, not the seat count), and a ``choose`` by target takes nothing else."""
+    st = table(4)
+    for kind in ("upgrade", "choose"):
+        for target in (4, True):
+            assert _shape(st, {"type": kind, "target": target}) == (
+                "BAD_TARGET", f"No seat {target!r} at this table", "target")
+    assert _shape(st, {"type": "choose", "target": 1, "pick": "hand"}) == (
+        "UNEXPECTED_FIELD", "choose takes a target alone, without a card or pick", "target")
+    assert _shape(st, {"type": "play", "card": st["deck"][0], "bogus": 1, "also": 2}) == (
+        "UNEXPECTED_FIELD", "play takes no also, bogus", "also")
+
+
+def test_the_shape_check_takes_a_choose_pick_of_hand_or_character_and_names_the_others() -> None:
+    st = table(4)
+    for pick in ("hand", "character"):
+        assert refusal(st, 0, {"type": "choose", "pick": pick}).reason == "WRONG_ANSWER"  # well formed
+    assert _shape(st, {"type": "choose", "pick": "nowhere"}) == (
+        "BAD_TARGET", "pick must be 'hand', 'character', a card id in play or a character key", "pick")
