@@ -6,7 +6,8 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -51,6 +52,21 @@ def _trace_of(spans: tuple[ReadableSpan, ...], root: ReadableSpan) -> list[Reada
     return [s for s in spans if s.context.trace_id == root.context.trace_id]
 
 
+def _first(exporter: InMemorySpanExporter, found: Callable[[ReadableSpan], bool],
+           seconds: float = 30.0) -> tuple[ReadableSpan, tuple[ReadableSpan, ...]]:
+    """The first finished span ``found`` accepts, and every span finished by then, waiting for it: a server span
+    ends after its response is on its way, so on a loaded machine the client can read the exporter before the
+    span of the call that answered it has ended (seen once in a stress run: no REST span yet)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        spans = exporter.get_finished_spans()
+        span = next((s for s in spans if found(s)), None)
+        if span is not None:
+            return span, spans
+        assert time.monotonic() < deadline, f"no such span after {seconds} s: {[s.name for s in spans]}"
+        time.sleep(0.01)
+
+
 def test_one_trace_from_rest_through_grpc_to_redis(traced: tuple[str, InMemorySpanExporter]) -> None:
     url, exporter = traced
     created = requests.post(f"{url}/v1/games", json={"ruleset": "ttr-europe", "seatCount": 2,
@@ -63,10 +79,10 @@ def test_one_trace_from_rest_through_grpc_to_redis(traced: tuple[str, InMemorySp
     reply = requests.post(f"{url}/v1/{name}:act", json={"action": actions[0]}, timeout=10,
                           headers={"Authorization": f"Bearer {token}", "X-Request-Id": "trace-me-1"})
     assert reply.status_code == 200, reply.text
-    spans = exporter.get_finished_spans()
-    rest = next(s for s in spans if s.kind == SpanKind.SERVER and s.attributes.get("http.request.method") == "POST")
+    rest, _ = _first(exporter, lambda s: s.kind == SpanKind.SERVER and s.attributes.get("http.request.method") == "POST")
+    rpc, spans = _first(exporter, lambda s: s.name == "tabletop.v1.GameService/SubmitAction"
+                        and s.context.trace_id == rest.context.trace_id)
     trace = _trace_of(spans, rest)
-    rpc = next(s for s in trace if s.name == "tabletop.v1.GameService/SubmitAction")
     assert rpc.parent is not None and rpc.parent.span_id == rest.context.span_id
     game_id = name.removeprefix("games/")
     assert rpc.attributes["tabletop.game_id"] == game_id
@@ -87,7 +103,7 @@ def test_a_failed_call_marks_its_span_as_an_error(traced: tuple[str, InMemorySpa
     url, exporter = traced
     exporter.clear()
     assert requests.get(f"{url}/v1/games/0000000000000000", timeout=10).status_code == 404
-    rpc = next(s for s in exporter.get_finished_spans() if s.name == "tabletop.v1.GameService/GetGame")
+    rpc, _ = _first(exporter, lambda s: s.name == "tabletop.v1.GameService/GetGame")
     assert not rpc.status.is_ok
 
 
@@ -181,6 +197,6 @@ def test_create_game_span_names_the_new_game(traced: tuple[str, InMemorySpanExpo
     url, exporter = traced
     exporter.clear()
     created = requests.post(f"{url}/v1/games", json={"ruleset": "ttr-europe", "seatCount": 2}, timeout=10).json()
-    rpc = next(s for s in exporter.get_finished_spans() if s.name == "tabletop.v1.GameService/CreateGame")
+    rpc, _ = _first(exporter, lambda s: s.name == "tabletop.v1.GameService/CreateGame")
     assert rpc.attributes["tabletop.game_id"] == created["game"]["name"].removeprefix("games/")
     assert rpc.attributes["tabletop.version"] == 1
