@@ -61,22 +61,39 @@ async function createForm(rulesets: Ruleset[]): Promise<HTMLElement> {
     const keep = allowed.includes(previous) ? previous : allowed.find((n) => n >= previous) ?? allowed.at(-1);
     seats.replaceChildren(...allowed.map((n) => h("option", { value: n, selected: n === keep }, String(n))));
   };
+  const create = h("button", { type: "submit", "data-testid": "create" }, t("lobby.create"));
+  // While a picked ruleset's catalog is on its way the form still holds the previous ruleset's options and seat
+  // counts: nothing can be chosen or sent until they are redrawn (a quick Create sent BANG! with Ticket to Ride's
+  // options, and the server refused the game).
   const pick = async (): Promise<void> => {
-    ruleset = rulesets.find((r) => r.id === select.value) ?? rulesets[0];
-    if (ruleset === undefined) {
+    const picked = rulesets.find((r) => r.id === select.value) ?? rulesets[0];
+    if (picked === undefined) {
       return;
     }
-    const inputs = optionInputs(ruleset, await catalog(ruleset.id), fillSeats);
-    options.replaceChildren(inputs.element);
-    read = inputs.read;
-    chosen = inputs.chosen;
-    seats.value = "";
-    fillSeats();
+    create.disabled = seats.disabled = true;
+    try {
+      const inputs = optionInputs(picked, await catalog(picked.id), fillSeats);
+      if (picked.id !== (rulesets.find((r) => r.id === select.value) ?? rulesets[0])?.id) {
+        return;  // picked again meanwhile: that pick draws the form
+      }
+      ruleset = picked;
+      options.replaceChildren(inputs.element);
+      read = inputs.read;
+      chosen = inputs.chosen;
+      seats.value = "";
+      fillSeats();
+      create.disabled = seats.disabled = false;
+    } catch (err) {
+      message.replaceChildren(refusal(err, "create-refusal"));  // Create stays off: pick the ruleset again
+    }
   };
   select.addEventListener("change", () => void pick());
   await pick();
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
+    if (create.disabled) {
+      return;  // the picked ruleset's catalog has not come yet (see pick)
+    }
     message.replaceChildren();
     try {
       const invited = invite.value.split(",").map((id) => id.trim()).filter((id) => id !== "");
@@ -100,7 +117,7 @@ async function createForm(rulesets: Ruleset[]): Promise<HTMLElement> {
     h("label", {}, `${t("lobby.yourName")} `, player),
     options, h("label", {}, open, ` ${t("lobby.listed")}`),
     signedIn() === undefined ? null : h("label", {}, `${t("players.invite")} `, invite),
-    h("button", { type: "submit", "data-testid": "create" }, t("lobby.create")), message);
+    create, message);
 }
 
 async function listGames(section: HTMLElement, rulesets: Ruleset[]): Promise<void> {
