@@ -22,6 +22,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import coverage
 import grpc
@@ -159,9 +160,11 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[object]:
 
 
 @pytest.fixture(scope="session")
-def redis_url() -> str:
+def redis_url(request: pytest.FixtureRequest) -> str:
     url = os.environ.get("TABLETOP_TEST_REDIS_URL")
     if url:
+        url = worker_database(url, getattr(request.config, "workerinput", {}).get("workerid", ""))
+        _forget_creators(url)
         return url
     from tabletop_server.service.store import embedded
     return embedded.start(tempfile.mkdtemp(prefix="tabletop-redis-"))
@@ -216,11 +219,16 @@ def stub(channel: grpc.Channel) -> game_service_pb2_grpc.GameServiceStub:
     return game_service_pb2_grpc.GameServiceStub(channel)
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """Once per run, in the process that starts the workers (pytest-xdist's controller, or the only one)."""
-    url = os.environ.get("TABLETOP_TEST_REDIS_URL")
-    if url and not hasattr(session.config, "workerinput"):
-        _forget_creators(url)
+def worker_database(url: str, worker: str) -> str:
+    """The shared test Redis's database for one pytest-xdist worker (``gw0`` -> 1, ``gw1`` -> 2, ...), as each
+    worker has a Redis of its own when the suite embeds one: every server shares its Redis's background work
+    (due timers, the player index's marks, deliveries), and a server another worker stops while it holds a claim
+    leaves it to run out its lease (5 s for an index mark; seen: a game's "my games" entry 5 s late in the
+    issue-size model, 2 runs in 6 of tests/service on one Redis). A URL that names a database keeps it."""
+    parts = urlsplit(url)
+    if not worker.startswith("gw") or parts.path.strip("/") or "db=" in parts.query or parts.scheme == "unix":
+        return url
+    return urlunsplit(parts._replace(path=f"/{1 + int(worker[2:]) % 15}"))
 
 
 # The creators every test shares: this machine's own address, as a gRPC peer and as forwarded by a facade.
