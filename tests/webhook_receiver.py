@@ -43,6 +43,7 @@ class Receiver:
     seed: int = 1
     deliveries: list[Delivery] = field(default_factory=list)
     in_flight: int = 0
+    in_flight_accepted: int = 0  # of those, the ones that will be answered 204 (when held: on release)
     incomplete: int = 0  # requests cut off before their body ended (a sender killed mid-send)
     max_in_flight: int = 0
     port: int = 0
@@ -101,6 +102,8 @@ class Receiver:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             refuse = self.rng.random() < self.refuse_share or len(self.deliveries) + self.in_flight <= self.refuse_first
+            accepting = not (refuse or not verified or self.redirect_to)
+            self.in_flight_accepted += accepting
         status = 0  # not answered (the sender went away first)
         try:
             if self.delay:
@@ -117,6 +120,7 @@ class Receiver:
         finally:
             with self.lock:
                 self.in_flight -= 1
+                self.in_flight_accepted -= accepting
                 self.deliveries.append(Delivery(headers.get("webhook-id", ""), body, status, verified, arrived,
                                                 headers))
 
