@@ -67,12 +67,20 @@ class Quickplay:
         await self.queues.schedule(queue_id, now)
         old = await self.tickets.add(queue_id, ticket_id, ticket, int(now * 1000))
         if old:
-            ticket = await self.tickets.get(queue_id, old) or ticket
+            ticket = await self._shown(queue_id, await self.tickets.get(queue_id, old) or ticket)
         return matchmaking_pb2.FindGameResponse(ticket=_message(ticket, ruleset, options))
 
     async def get(self, caller: Any, name: str) -> matchmaking_pb2.GetTicketResponse:
         queue_id, ticket = await self._own(caller, name)
-        return matchmaking_pb2.GetTicketResponse(ticket=await self._out(queue_id, ticket))
+        return matchmaking_pb2.GetTicketResponse(ticket=await self._out(queue_id, await self._shown(queue_id, ticket)))
+
+    async def _shown(self, queue_id: str, ticket: dict[str, Any]) -> dict[str, Any]:
+        """The ticket as its player may act on it: seated only once its game exists. The matcher seats the tickets,
+        then creates the game (``matcher.py``); a client polling in between was told a game that GetGame did not
+        find (NOT_FOUND, seen under load), so until then the ticket still reads WAITING."""
+        if ticket.get("state") == "SEATED" and await self.tickets.is_unmade(queue_id, ticket["game"]):
+            return {**ticket, "state": "WAITING", "game": "", "seat": 0}
+        return ticket
 
     async def cancel(self, caller: Any, name: str) -> matchmaking_pb2.CancelTicketResponse:
         queue_id, ticket = await self._own(caller, name)

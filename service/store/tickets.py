@@ -147,6 +147,10 @@ class Tickets:
         pairs = flat.items() if isinstance(flat, dict) else zip(flat[::2], flat[1::2], strict=True)
         return [(_text(g), orjson.loads(s)) for g, s in pairs]
 
+    async def is_unmade(self, queue_id: str, game_id: str) -> bool:
+        """Whether ``game_id`` was seated but is not yet known to be created."""
+        return bool(await self.client.execute("HEXISTS", keys.queue(queue_id, "games"), game_id))
+
     async def made(self, queue_id: str, game_id: str) -> None:
         await self.client.execute("HDEL", keys.queue(queue_id, "games"), game_id)
 

@@ -174,15 +174,19 @@ def test_a_seating_whose_matcher_died_is_created_by_the_next(own_redis: str) -> 
                                    {"id": second, "player": "d1", "name": "d1", "seat": 0}]}
             assert await play.tickets.seat(queue, "deadbeef00000001", seating, 1)  # then the matcher died
             assert not await play.tickets.seat(queue, "deadbeef00000002", seating, 2)  # nobody seats them again
+            before = (await play.get(Player("d0", "d0", "test"), names[0])).ticket  # no game to open yet
             config = Config(redis_url=own_redis, player_index=False)
             await Matcher(GameHost(GameStore(client), config), play.tickets).match(queue)
+            after = (await play.get(Player("d0", "d0", "test"), names[0])).ticket
             doc = orjson.loads(await client.execute("HGET", keys.game("deadbeef00000001"), "doc"))
-            return doc, await play.tickets.unmade(queue)
+            return doc, await play.tickets.unmade(queue), before, after
         finally:
             await client.close()
 
-    doc, unmade = asyncio.run(go())
+    doc, unmade, before, after = asyncio.run(go())
     assert [s["player"] for s in doc["seats"]] == ["d1", "d0"] and unmade == []
+    assert (before.state, before.game) == (STATE.TICKET_STATE_WAITING, "")  # seated, but GetGame would not find it
+    assert (after.state, after.game, after.seat) == (STATE.TICKET_STATE_SEATED, "games/deadbeef00000001", 1)
 
 
 @pytest.fixture(scope="module")
