@@ -224,7 +224,7 @@ def worker_database(url: str, worker: str) -> str:
     worker has a Redis of its own when the suite embeds one: every server shares its Redis's background work
     (due timers, the player index's marks, deliveries), and a server another worker stops while it holds a claim
     leaves it to run out its lease (5 s for an index mark; seen: a game's "my games" entry 5 s late in the
-    issue-size model, 2 runs in 6 of tests/service on one Redis). A URL that names a database keeps it."""
+    issue-size model, 3 runs in 8 of tests/service on one Redis). A URL that names a database keeps it."""
     parts = urlsplit(url)
     if not worker.startswith("gw") or parts.path.strip("/") or "db=" in parts.query or parts.scheme == "unix":
         return url

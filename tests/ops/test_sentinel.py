@@ -197,20 +197,20 @@ def _created(stub: game_service_pb2_grpc.GameServiceStub, seed: int, deadline: f
     """A new game, created again while the write is not confirmed in time: WAIT's 300 ms can pass on a loaded
     machine before the replica acknowledges even while it keeps up (REPLICATION_TIMEOUT, seen in an idle run of
     the whole suite at load 6); CreateGame takes no request id, so the unconfirmed game is left unused."""
-    while True:
-        try:
-            return create_game(stub, seats=2, seed=seed)
-        except grpc.RpcError as err:
-            if err.code() not in RETRYABLE or time.time() > deadline:
-                raise
-            time.sleep(0.1)
+    return _acknowledged(lambda: create_game(stub, seats=2, seed=seed), deadline)
 
 
 def _retried(stub: game_service_pb2_grpc.GameServiceStub, request: svc.SubmitActionRequest, token: str,
              deadline: float) -> int:
+    return _acknowledged(lambda: int(stub.SubmitAction(request, metadata=bearer(token), timeout=5).game.version),
+                         deadline)
+
+
+def _acknowledged(call, deadline: float):  # type: ignore[no-untyped-def]
+    """``call()``, again after each retryable refusal until ``deadline``."""
     while True:
         try:
-            return int(stub.SubmitAction(request, metadata=bearer(token), timeout=5).game.version)
+            return call()
         except grpc.RpcError as err:
             if err.code() not in RETRYABLE or time.time() > deadline:
                 raise

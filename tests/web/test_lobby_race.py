@@ -15,17 +15,9 @@ from tests.web.seats import Seat
 
 def test_create_waits_for_the_picked_rulesets_catalog(browser: Any, web_url: str, stub: Any) -> None:
     seat = Seat(browser, web_url)
-    held: list[Any] = []
-
-    def get_ruleset(route: Any) -> None:
-        if b"rulesets/bang" in (route.request.post_data_buffer or b"") and not held:
-            held.append(route)  # BANG!'s catalog waits until the user has pressed Create
-        else:
-            route.continue_()
-
     try:
         page = seat.page
-        seat.context.route("**/tabletop.v1.GameService/GetRuleset", get_ruleset)
+        held = _hold_bang_catalog(seat)
         page.goto(f"{web_url}/")
         page.get_by_test_id("ruleset").select_option("bang")
         page.get_by_test_id("display-name").fill("ann")
@@ -48,18 +40,11 @@ def test_create_waits_for_the_picked_rulesets_catalog(browser: Any, web_url: str
 def test_create_before_the_catalog_is_not_sent_with_the_previous_rulesets_options(browser: Any, web_url: str) -> None:
     """The click itself, at once: Playwright's click would wait for the button, so the form is sent by script."""
     seat = Seat(browser, web_url)
-    held: list[Any] = []
     created: list[Any] = []
-
-    def get_ruleset(route: Any) -> None:
-        if b"rulesets/bang" in (route.request.post_data_buffer or b"") and not held:
-            held.append(route)
-        else:
-            route.continue_()
 
     try:
         page = seat.page
-        seat.context.route("**/tabletop.v1.GameService/GetRuleset", get_ruleset)
+        held = _hold_bang_catalog(seat)
         seat.context.on("request", lambda r: created.append(r) if r.url.endswith("/CreateGame") else None)
         page.goto(f"{web_url}/")
         page.get_by_test_id("ruleset").select_option("bang")
@@ -71,3 +56,17 @@ def test_create_before_the_catalog_is_not_sent_with_the_previous_rulesets_option
         held[0].continue_()
     finally:
         seat.close()
+
+
+def _hold_bang_catalog(seat: Seat) -> list[Any]:
+    """The seat's first request for BANG!'s catalog, held (continue it to answer); every other GetRuleset goes on."""
+    held: list[Any] = []
+
+    def get_ruleset(route: Any) -> None:
+        if b"rulesets/bang" in (route.request.post_data_buffer or b"") and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    seat.context.route("**/tabletop.v1.GameService/GetRuleset", get_ruleset)
+    return held

@@ -65,15 +65,16 @@ async function createForm(rulesets: Ruleset[]): Promise<HTMLElement> {
   // While a picked ruleset's catalog is on its way the form still holds the previous ruleset's options and seat
   // counts: nothing can be chosen or sent until they are redrawn (a quick Create sent BANG! with Ticket to Ride's
   // options, and the server refused the game).
+  const selected = (): Ruleset | undefined => rulesets.find((r) => r.id === select.value) ?? rulesets[0];
   const pick = async (): Promise<void> => {
-    const picked = rulesets.find((r) => r.id === select.value) ?? rulesets[0];
+    const picked = selected();
     if (picked === undefined) {
       return;
     }
     create.disabled = seats.disabled = true;
     try {
       const inputs = optionInputs(picked, await catalog(picked.id), fillSeats);
-      if (picked.id !== (rulesets.find((r) => r.id === select.value) ?? rulesets[0])?.id) {
+      if (picked !== selected()) {
         return;  // picked again meanwhile: that pick draws the form
       }
       ruleset = picked;
