@@ -353,7 +353,7 @@ class GameHost:
 
         for made in range(MAX_BOT_MOVES):
             try:
-                await self.writes.transact(game_id, None, "", decide)
+                await self.writes.transact(game_id, None, "", decide, claimed=True)  # the sweeper indexes what follows
                 if moved and self.observer is not None:
                     self.observer.bot_played(*moved[-1])
                 moved.clear()

@@ -52,8 +52,14 @@ class Writes:
 
     async def transact(self, game_id: str, token: players.Credential | None, request_id: str,
                        decide: Callable[[Game, int | None], Decision], want_response: bool = False,
-                       fingerprint: bytes = b"") -> Any:
+                       fingerprint: bytes = b"", claimed: bool = False) -> Any:
         """Decide and compare-and-set, up to ``cas_retries`` times; in the steady state one round trip.
+
+        ``claimed``: the caller holds the game's claim in the deadline index (the sweeper's ``play_due``),
+        so the next due time is indexed by the sweeper when it lets the claim go, not by this write. Indexed
+        now, it would let another replica's sweeper claim the game while this one is still playing it: both
+        then decided the same bot moves and lost compare-and-sets to each other (``CONFLICT``). A crash
+        meanwhile loses nothing: the claim runs out and is taken again (``store/deadlines.py``).
 
         The first guess is this process's copy of the game (``store.cached``): the write checks its
         version and stamp, and a lost race brings the current document back for the next try. A
@@ -73,7 +79,7 @@ class Writes:
             game, seat, (actor, action, events, respond) = decided
             now = self.clock()
             game.doc["updated"] = now
-            await self.schedule(game_id, game.doc, game.ruleset, actor, now)
+            await self.schedule(game_id, game.doc, game.ruleset, actor, now, index=not claimed)
             new = Game(game_id, game.version + 1, game.doc, game.ruleset)
             outbox = self.outbox(game_id, game.doc, game.ruleset, new.version)
             response = respond(new) if want_response else b""
@@ -128,10 +134,11 @@ class Writes:
         return response
 
     async def schedule(self, game_id: str, doc: dict[str, Any], ruleset: Ruleset, actor: int | None,
-                        now: float) -> None:
-        """Update the waiting seats' due times; index the earliest *before* the write (``deadlines.py``)."""
+                       now: float, index: bool = True) -> None:
+        """Update the waiting seats' due times; index the earliest *before* the write (``deadlines.py``)
+        unless the caller holds the game's claim (``index`` False, see ``transact``)."""
         due = timers.plan(doc, ruleset, actor, now, self.config.bot_delay_seconds)
-        if due is not None:
+        if due is not None and index:
             await self.deadlines.schedule(game_id, due)
 
     def outbox(self, game_id: str, doc: dict[str, Any], ruleset: Ruleset, version: int) -> dict[str, Any]:

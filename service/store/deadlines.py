@@ -5,7 +5,9 @@ when to look at a game. It is written *before* the game's compare-and-set that s
 time (``writes.Writes.transact``), so a crash between the two leaves at worst an entry for a
 write that never happened: the sweeper finds nothing due in the game and drops it. Entries
 only ever move earlier (``ZADD LT``): a racing writer's entry can make the sweeper look
-early (it then schedules the real due time), never late.
+early (it then schedules the real due time), never late. The one writer that does not index is the
+replica holding the game's claim, playing its due bot moves: it indexes what follows when it lets the
+claim go (``writes.Writes.transact``'s ``claimed``), so no other replica claims the game meanwhile.
 
 The same order means the sweeper can take an entry *before* the write it was made for lands
 (a game created with a bot to play at once, under load): it then finds the game missing, or

@@ -25,6 +25,7 @@ import pytest
 from tabletop.v1 import game_pb2, matchmaking_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
+from tabletop_server.service.api import host as host_module
 from tabletop_server.service.api import quickplay, timers
 from tabletop_server.service.api.host import GameHost
 from tabletop_server.service.api.identity import Player
@@ -32,6 +33,7 @@ from tabletop_server.service.api.matcher import Matcher
 from tabletop_server.service.api.quickplay import Quickplay
 from tabletop_server.service.config import Config
 from tabletop_server.service.store import keys
+from tabletop_server.service.store.deadlines import Deadlines
 from tabletop_server.service.store.redis_store import GameStore, connect
 from tabletop_server.service.store.tickets import Tickets
 from tests.service.webhook_kit import private_redis_server
@@ -171,3 +173,47 @@ def test_a_ticket_written_after_the_matchers_first_look_is_still_seated(own_redi
     state = asyncio.run(scenario())
     seated = matchmaking_pb2.TicketState.TICKET_STATE_SEATED
     assert state == seated if recheck else state == matchmaking_pb2.TicketState.TICKET_STATE_WAITING
+
+
+class PeekingStore(GameStore):
+    """A store that, after each bot move it writes, lets ``peek`` look at Redis (another replica's sweep)."""
+
+    def __init__(self, client: Any, peek: Callable[[], Awaitable[None]]) -> None:
+        super().__init__(client)
+        self.peek = peek
+
+    async def write(self, game_id: str, expected: int, *args: Any, **kwargs: Any) -> tuple[bool, int]:
+        written = await super().write(game_id, expected, *args, **kwargs)
+        if expected >= 1:  # a move (version 1 is the game as created)
+            await self.peek()
+        return written
+
+
+def test_a_game_whose_bots_one_replica_is_playing_is_not_claimed_by_another(own_redis: str) -> None:
+    """Bots due one after another are played by the replica that holds the game's claim, in one sweep: each
+    of its moves must not index the game due again meanwhile, or another replica's sweeper claims it too, and
+    the two decide the same moves and lose compare-and-sets to each other (``CONFLICT``: seen at bot delay 0,
+    the suite's setting, with the claim then held for its whole lease)."""
+    async def scenario() -> tuple[int, list[list[str]], Any, Any]:
+        client = connect(own_redis)
+        other = Deadlines(client)  # the other replica's sweeper
+        taken: list[list[str]] = []
+
+        async def other_replica_sweeps() -> None:
+            now = time.time()
+            taken.append([claim.member for claim in await other.claim(now + 1, now + 15, 10)])
+
+        host = GameHost(PeekingStore(client, other_replica_sweeps), Config(bot_delay_seconds=0.0, player_index=False))
+        created = await host.create(svc.CreateGameRequest(
+            ruleset="ttr-europe", seat_count=2, seed=11, bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(2)]))
+        game_id = created.game.name.removeprefix("games/")
+        sweeper = timers.Sweeper(host.deadlines, host.play_due, poll=0.01, lease=15, batch=10)
+        await sweeper.sweep()  # this replica: claims the game and plays its bots (MAX_BOT_MOVES of them)
+        version = (await host.get(created.game.name, None)).game.version
+        due = await client.execute("ZSCORE", keys.deadlines_due(), game_id)
+        claimed = await client.execute("ZSCORE", keys.deadlines_claimed(), game_id)
+        return version, taken, due, claimed
+    version, taken, due, claimed = asyncio.run(scenario())
+    assert version == 1 + host_module.MAX_BOT_MOVES and len(taken) == host_module.MAX_BOT_MOVES
+    assert taken == [[]] * len(taken), "another replica claimed the game while its bots were being played"
+    assert due is not None and claimed is None, "the sweep indexed what follows and let its claim go"
