@@ -69,7 +69,7 @@ def test_a_killed_draining_replica_and_a_failover_lose_no_update(cluster: RedisC
         with grpc.insecure_channel(server.target) as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
             grpc.channel_ready_future(grpc.insecure_channel(f"127.0.0.1:{other[1]}")).result(timeout=60)
-            time.sleep(1.0)  # its drain's reads are blocked on every stream now
+            _reading_every_shard(cluster, other[0].pid)  # its drain's reads are blocked on every stream now
             tokens = {s.player_id: s.access_token for s in (_retry(lambda: stub.CreateGuestSession(
                 player_pb2.CreateGuestSessionRequest(display_name="c"), timeout=10)).session for _ in range(8))}
             rng = random.Random(3)
@@ -215,6 +215,46 @@ def _move(stub: Stub, tokens: dict[str, str], name: str, seats: dict[int, str], 
                                               request_id=f"r{rng.randrange(2**62)}")  # a retry applies once
             _retry(lambda p=player, r=request: stub.SubmitAction(r, metadata=bearer(tokens[p]), timeout=10))
             return
+
+
+def _reading_every_shard(cluster: RedisCluster3, pid: int, seconds: float = 60.0) -> None:
+    """Wait until the replica ``pid`` has a blocked read (``XREADGROUP``) on each of the 8 mark streams. (A
+    fixed second was too short for a replica starting on a loaded machine: frozen before its reads were
+    sent, it held no mark. Redis lists a group's consumer only once it was handed an entry, so the reads are
+    found in ``CLIENT LIST`` by the process's own connections.)"""
+    end = time.monotonic() + seconds
+    nodes = [redis.Redis(host="127.0.0.1", port=port) for port in cluster.ports]
+    try:
+        while True:
+            ports = _local_ports(pid)
+            reading = sum(1 for node in nodes for client in node.client_list()
+                          if client["cmd"] == "xreadgroup" and int(client["addr"].rsplit(":", 1)[1]) in ports)
+            if reading >= 8:
+                return
+            assert time.monotonic() < end, f"the other replica has {reading} of 8 reads blocked after {seconds} s"
+            time.sleep(0.1)
+    finally:
+        for node in nodes:
+            node.close()
+
+
+def _local_ports(pid: int) -> set[int]:
+    """The local TCP ports of the sockets process ``pid`` holds (its fds' inodes in /proc/net/tcp)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:  # closed meanwhile
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[9] in inodes:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
 
 
 def _pending_of_others(cluster: RedisCluster3) -> int:
