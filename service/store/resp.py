@@ -289,6 +289,7 @@ class Redis:
             if self._shared is not None and self._shared.loop.is_closed():
                 self._shared.close()  # left behind by an event loop that has ended
             self._connecting = asyncio.ensure_future(self._connect())
+            self._connecting.add_done_callback(_retrieved)
         connecting = self._connecting
         try:
             conn = await asyncio.shield(connecting)
@@ -329,6 +330,17 @@ class Redis:
                 raise exceptions.AuthenticationError(f"Redis refused the connection's handshake: {exc}") from exc
             raise
         return conn
+
+
+def _retrieved(connecting: asyncio.Future[_Connection]) -> None:
+    """Mark a shared connect's failure as seen. Its callers wait through ``asyncio.shield``; if every one of
+    them was cancelled (a server stopping while Redis refuses it), nobody reads the failure. asyncio then
+    logs "Task exception was never retrieved" from the task's finalizer, wherever the garbage collector
+    runs it. Under CPython 3.11 that was once inside another test's ``compile()`` of an AST, where the
+    logging's switch of threads broke the compile with ``SystemError: AST constructor recursion depth
+    mismatch``."""
+    if not connecting.cancelled():
+        connecting.exception()
 
 
 def pack(args: tuple[Any, ...]) -> bytes:

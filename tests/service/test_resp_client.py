@@ -12,6 +12,7 @@ event loops. Every key lives under a unique hash-tagged prefix and is deleted af
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import socket
 import ssl
@@ -239,6 +240,31 @@ def test_nothing_listening_raises_connection_error_quickly() -> None:
     start = time.monotonic()
     asyncio.run(scenario())
     assert time.monotonic() - start < 1.0
+
+
+def test_a_shared_connect_that_fails_after_its_callers_were_cancelled_logs_nothing(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """A server stopping while Redis does not answer cancels every caller waiting for the shared connect;
+    its failure must not be left for the garbage collector to log ("Task exception was never retrieved")."""
+    with socket.socket() as silent:  # accepts (the backlog), never answers: the handshake (AUTH) times out
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+
+        async def scenario() -> None:
+            client = resp.Redis(f"redis://:secret@127.0.0.1:{port}", timeout=0.3)
+            caller = asyncio.ensure_future(client.execute("PING"))
+            await asyncio.sleep(0.05)
+            caller.cancel()
+            connecting = client._connecting
+            assert connecting is not None
+            await asyncio.wait([connecting])  # it fails after its only caller was cancelled (nothing here reads
+            assert connecting.done() and not connecting.cancelled()  # its exception: that would hide the bug)
+
+        with caplog.at_level("ERROR", logger="asyncio"):
+            asyncio.run(scenario())
+            gc.collect()
+    assert not [r for r in caplog.records if "never retrieved" in r.getMessage()]
 
 
 # URLs
