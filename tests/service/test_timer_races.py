@@ -25,9 +25,8 @@ import pytest
 from tabletop.v1 import game_pb2, matchmaking_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from tabletop_server.service.api import host as host_module
 from tabletop_server.service.api import quickplay, timers
-from tabletop_server.service.api.host import GameHost
+from tabletop_server.service.api.host import MAX_BOT_MOVES, GameHost
 from tabletop_server.service.api.identity import Player
 from tabletop_server.service.api.matcher import Matcher
 from tabletop_server.service.api.quickplay import Quickplay
@@ -214,6 +213,6 @@ def test_a_game_whose_bots_one_replica_is_playing_is_not_claimed_by_another(own_
         claimed = await client.execute("ZSCORE", keys.deadlines_claimed(), game_id)
         return version, taken, due, claimed
     version, taken, due, claimed = asyncio.run(scenario())
-    assert version == 1 + host_module.MAX_BOT_MOVES and len(taken) == host_module.MAX_BOT_MOVES
+    assert version == 1 + MAX_BOT_MOVES and len(taken) == MAX_BOT_MOVES
     assert taken == [[]] * len(taken), "another replica claimed the game while its bots were being played"
     assert due is not None and claimed is None, "the sweep indexed what follows and let its claim go"
