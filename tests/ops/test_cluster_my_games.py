@@ -75,9 +75,12 @@ def test_a_killed_draining_replica_and_a_failover_lose_no_update(cluster: RedisC
             rng = random.Random(3)
             other[0].send_signal(signal.SIGSTOP)  # frozen: Redis still hands marks to its blocked reads
             games = [_deal(stub, tokens, rng.sample(list(tokens), 2)) for _ in range(8)]
-            held = 0  # the most marks the frozen replica held, looked at after each move: this replica takes
-            for _ in range(3):  # them over once they are LEASE old, so on a loaded machine a look after
-                for name, seats in games:  # all 24 moves found none (stress run 3 on 87d7ee8)
+            # The most marks the frozen replica held, looked at after each move: this replica takes them over
+            # once they are LEASE old, so on a loaded machine one look after all 24 moves found none (stress
+            # run 3 on 87d7ee8).
+            held = 0
+            for _ in range(3):
+                for name, seats in games:
                     _move(stub, tokens, name, seats, rng)
                     held = max(held, _pending_of_others(cluster))
             other[0].send_signal(signal.SIGKILL)
