@@ -37,7 +37,7 @@ STATE = {"WAITING": matchmaking_pb2.TICKET_STATE_WAITING, "SEATED": matchmaking_
 
 def queues(client: Any) -> Deadlines:
     """The index of queues the matcher looks at (``timers.Sweeper`` claims them under a lease)."""
-    return Deadlines(client, keys.queues_due(), keys.queues_claimed())
+    return Deadlines(client, keys.queues_due(), keys.queues_claimed(), keys.queues_held())
 
 
 class Quickplay:

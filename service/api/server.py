@@ -196,7 +196,7 @@ async def _start(config: Config, bind: tuple[str, int | None, bool, bool], clien
         if config.player_index:
             running.indexer = asyncio.ensure_future(indexer.run())  # players' games and inboxes (indexer.py)
         if config.player_index and config.deadline_near_share > 0:
-            near = timers.Sweeper(Deadlines(store.client, keys.near_due(), keys.near_claimed()),
+            near = timers.Sweeper(Deadlines(store.client, keys.near_due(), keys.near_claimed(), keys.near_held()),
                                   functools.partial(tell_near, game_host.index, config=config), config.timer_poll_seconds,
                                   config.timer_lease_seconds, config.timer_batch, on_error=metrics.index_errors.inc)
             running.near = asyncio.ensure_future(near.run())

@@ -14,13 +14,17 @@ The same order means the sweeper can take an entry *before* the write it was mad
 nothing due in the document as it was. So a first look that decides nothing does not drop the
 entry: it keeps its claim a little longer (:meth:`Deadlines.hold`), and the claim, run out, is
 taken again for a second look (``Claim.again``), which decides for good (``timers.Sweeper``).
-Two sorted sets under one hash tag:
+A claim being worked on is never taken by another replica before its lease ends: a due entry
+written meanwhile (a person's move on another replica during the bots' turn) stays due until the
+claim is let go. A claim only held for a second look is taken over by such an entry: that look is
+the second look, made at once. Three sorted sets under one hash tag:
 
 - ``{t}:due``: game id -> epoch ms of its earliest due decision;
 - ``{t}:claimed``: game id -> end of the lease of the replica working on it. A replica that
   dies holding a claim loses it when the lease ends, and another replica claims it again.
   Acting twice is impossible anyway: a bot acts only for a decision the document, read and
-  written under the game's compare-and-set, still shows as due.
+  written under the game's compare-and-set, still shows as due;
+- ``{t}:held``: the claims of ``{t}:claimed`` only held for a second look, with the same score.
 """
 
 from __future__ import annotations
@@ -32,9 +36,10 @@ from tabletop_server.service.store import keys, resp
 
 CLAIM = resp.Script((Path(__file__).with_name("deadlines.lua")).read_text())
 HOLD = resp.Script("if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == tonumber(ARGV[2]) then "
-                   "redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end\nreturn 1")
-RELEASE = resp.Script("if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end\n"
-                      "return 1")
+                   "redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end\n"
+                   "return 1")
+RELEASE = resp.Script("if tonumber(redis.call('ZSCORE', KEYS[1], ARGV[1])) == tonumber(ARGV[2]) then "
+                      "redis.call('ZREM', KEYS[1], ARGV[1]) redis.call('ZREM', KEYS[2], ARGV[1]) end\nreturn 1")
 
 
 class Claim(NamedTuple):
@@ -49,10 +54,11 @@ class Claim(NamedTuple):
 class Deadlines:
     """The index over a store client (``redis_store.connect``)."""
 
-    def __init__(self, client: Any, due_key: str = "", claimed_key: str = "") -> None:
+    def __init__(self, client: Any, due_key: str = "", claimed_key: str = "", held_key: str = "") -> None:
         self.client = client
-        self.due_key = due_key or keys.deadlines_due()  # another pair of keys: another index (player_index's near)
+        self.due_key = due_key or keys.deadlines_due()  # other keys: another index (player_index's near)
         self.claimed_key = claimed_key or keys.deadlines_claimed()
+        self.held_key = held_key or keys.deadlines_held()
 
     async def schedule(self, game_id: str, due: float) -> None:
         """Look at ``game_id`` at ``due`` (epoch seconds) at the latest."""
@@ -61,17 +67,18 @@ class Deadlines:
     async def claim(self, now: float, lease_end: float, limit: int) -> list[Claim]:
         """Claims whose lease ended, then due games, for this replica (each list up to ``limit``)."""
         lease = _ms(lease_end)
-        again, fresh = await self.client.evalsha(CLAIM, [self.due_key, self.claimed_key], [_ms(now), lease, limit])
+        again, fresh = await self.client.evalsha(CLAIM, [self.due_key, self.claimed_key, self.held_key],
+                                                [_ms(now), lease, limit])
         return ([Claim(_text(m), lease, True) for m in again]
                 + [Claim(_text(m), lease, False) for m in fresh])
 
     async def hold(self, game_id: str, lease: int, until: float) -> None:
         """Keep this claim until ``until`` (epoch seconds), when it runs out and is taken again: a second look."""
-        await self.client.evalsha(HOLD, [self.claimed_key], [game_id, lease, _ms(until)])
+        await self.client.evalsha(HOLD, [self.claimed_key, self.held_key], [game_id, lease, _ms(until)])
 
     async def release(self, game_id: str, lease: int) -> None:
         """Done with a claim (only this claim: a later claim by another replica stays)."""
-        await self.client.evalsha(RELEASE, [self.claimed_key], [game_id, lease])
+        await self.client.evalsha(RELEASE, [self.claimed_key, self.held_key], [game_id, lease])
 
     async def due(self) -> int:
         """How many games have a decision scheduled (the gauge)."""

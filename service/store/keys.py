@@ -41,6 +41,12 @@ def deadlines_claimed() -> str:
     return "{t}:claimed"
 
 
+def deadlines_held() -> str:
+    """Sorted set: the claims that are only held for a second look (``Deadlines.hold``), by the same score as
+    in ``deadlines_claimed``; a new due entry may take such a claim over, never one being worked on."""
+    return "{t}:held"
+
+
 def fence(game_id: str) -> str:
     """Set of the player-index marks given up on (``player_index.py``): a write that carries one is refused."""
     return f"{{g:{game_id}}}:fence"
@@ -68,6 +74,11 @@ def near_claimed() -> str:
     return "{pn}:claimed"
 
 
+def near_held() -> str:
+    """Sorted set: the DEADLINE_NEAR claims only held for a second look (as ``deadlines_held``)."""
+    return "{pn}:held"
+
+
 def rated(game_id: str) -> str:
     """The rating update of a finished game (JSON, ``store/ratings.py``), under the game's hash tag."""
     return f"{{g:{game_id}}}:rated"
@@ -92,3 +103,8 @@ def queues_due() -> str:
 def queues_claimed() -> str:
     """Sorted set: the queues a replica's matcher claimed, by the end of its lease."""
     return "{mm}:claimed"
+
+
+def queues_held() -> str:
+    """Sorted set: the queue claims only held for a second look (as ``deadlines_held``)."""
+    return "{mm}:held"

@@ -188,11 +188,15 @@ class PeekingStore(GameStore):
         return written
 
 
-def test_a_game_whose_bots_one_replica_is_playing_is_not_claimed_by_another(own_redis: str) -> None:
+@pytest.mark.parametrize("indexed_elsewhere", [False, True])
+def test_a_game_whose_bots_one_replica_is_playing_is_not_claimed_by_another(own_redis: str,
+                                                                            indexed_elsewhere: bool) -> None:
     """Bots due one after another are played by the replica that holds the game's claim, in one sweep: each
     of its moves must not index the game due again meanwhile, or another replica's sweeper claims it too, and
     the two decide the same moves and lose compare-and-sets to each other (``CONFLICT``: seen at bot delay 0,
-    the suite's setting, with the claim then held for its whole lease)."""
+    the suite's setting, with the claim then held for its whole lease). ``indexed_elsewhere``: the game is
+    indexed due meanwhile by another replica's write (a person's move there indexes the bots' turn) before
+    each sweep of the other replica; the claim script leaves that entry for after the claim is let go."""
     async def scenario() -> tuple[int, list[list[str]], Any, Any]:
         client = connect(own_redis)
         other = Deadlines(client)  # the other replica's sweeper
@@ -200,6 +204,8 @@ def test_a_game_whose_bots_one_replica_is_playing_is_not_claimed_by_another(own_
 
         async def other_replica_sweeps() -> None:
             now = time.time()
+            if indexed_elsewhere:
+                await other.schedule(game_id, now)
             taken.append([claim.member for claim in await other.claim(now + 1, now + 15, 10)])
 
         host = GameHost(PeekingStore(client, other_replica_sweeps), Config(bot_delay_seconds=0.0, player_index=False))
