@@ -111,7 +111,7 @@ class ServiceReason(StrEnum):
     STORE_READ_ONLY = "STORE_READ_ONLY"  # reached a replica (READONLY), e.g. during a failover
     STORE_LOADING = "STORE_LOADING"  # Redis is loading its data set after a restart (LOADING)
     STORE_MASTER_DOWN = "STORE_MASTER_DOWN"  # a replica that lost its primary (MASTERDOWN)
-    REPLICATION_TIMEOUT = "REPLICATION_TIMEOUT"  # written on the primary, too few replicas acknowledged: retry with the same request_id; a call without one (CreateGame, JoinGame) may have made its change, so check before repeating it
+    REPLICATION_TIMEOUT = "REPLICATION_TIMEOUT"  # written on the primary, too few replicas acknowledged: retry with the same request_id; a call without one may have made its change, so check before repeating it
     SHUTTING_DOWN = "SHUTTING_DOWN"  # this replica is draining
     JWKS_UNAVAILABLE = "JWKS_UNAVAILABLE"  # an issuer's JWKS URL cannot be fetched and no copy is cached
     # INTERNAL.
@@ -231,7 +231,7 @@ STORE_REASONS: tuple[tuple[type[BaseException], ServiceReason, str], ...] = (
      "The game store has lost its primary; retry shortly."),
     (ReplicasBehind, ServiceReason.REPLICATION_TIMEOUT,
      ("The change was written but not yet copied to enough replicas. Retry a call that has a request_id with "
-     "the same one to confirm it; a call without one (CreateGame, JoinGame) may have made its change, so "
+     "the same one to confirm it; a call without one may have made its change, so "
      "check before repeating it.")),
     (BaseException, ServiceReason.STORE_UNAVAILABLE, "The game store is unreachable; retry shortly."),
 )

@@ -12,7 +12,6 @@ projections and conversions between them are plain synchronous functions.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable
@@ -25,6 +24,7 @@ from tabletop_server.service.api import (
     auth,
     convert,
     feeds,
+    idempotency,
     lobby,
     log_pages,
     players,
@@ -53,7 +53,7 @@ from tabletop_server.service.engine.replay import new_game
 from tabletop_server.service.engine.ruleset import Ruleset
 from tabletop_server.service.store import player_index
 from tabletop_server.service.store.deadlines import Deadlines
-from tabletop_server.service.store.redis_store import GameStore, Loaded
+from tabletop_server.service.store.redis_store import GameStore, Loaded, Remembered
 
 MAX_BOT_MOVES = 64  # due decisions one sweep makes in one game before it looks at the others
 
@@ -100,8 +100,14 @@ class GameHost:
         max_actions = _max_actions(req, info.max_actions)
         state, opening = new_game(ruleset, options, req.seat_count, seed)
         now = self.clock()
-        for _ in range(5):
+        once = idempotency.CreationOnce.of(req, api_key, caller, self.config.request_id_ttl_seconds)
+        for attempt in range(5):
             game_id = secrets.token_hex(8)
+            if once is not None:  # the game id the request id names (idempotency.py): a retry's is the first's
+                named = await once.game_id(self.store.client, game_id, replace=attempt > 0)
+                if named != game_id and (found := await once.answer(self.store, named)) is not None:
+                    return found  # made by an earlier try: answered before anything is written for it
+                game_id = named
             seats, creds = players.build_seats(game_id, req.seat_count, names, seat_bots, creator,
                                                req.invited_player_ids)
             status = "ACTIVE" if table.all_seated({"seats": seats}) else "WAITING"
@@ -117,11 +123,25 @@ class GameHost:
             if req.public:
                 await lobby.add(self.store.client, game_id, info.id, now, self.config.game_ttl_seconds)
             outbox = self.writes.outbox(game_id, doc, ruleset, 1)
-            ok, _ = await self.store.write(game_id, 0, dumps(doc), dumps(entry(None, None, events, now)),
-                                     self.writes.ttl(doc), **outbox)
+            response = svc.CreateGameResponse(game=convert.game(doc, 1, ruleset), credentials=creds)
+            try:
+                ok, _ = await self.store.write(game_id, 0, dumps(doc), dumps(entry(None, None, events, now)),
+                                               self.writes.ttl(doc), **(once.remember(response) if once else {}),
+                                               **outbox)
+            except Remembered as earlier:  # only with a request id: its game gone, its answer not yet
+                assert once is not None
+                return once.replayed(earlier)
             if ok:
-                return svc.CreateGameResponse(game=convert.game(doc, 1, ruleset), credentials=creds)
+                return response
+            if once is not None and (found := await once.answer(self.store, game_id)) is not None:
+                return found  # the game this request's first try made
         raise Aborted(ServiceReason.ID_COLLISION, "Could not allocate a game id; retry.")
+
+    async def created_before(self, req: svc.CreateGameRequest, api_key: str,
+                             caller: players.Caller) -> svc.CreateGameResponse | None:
+        """The answer to an earlier try of this CreateGame (same request id and caller), or None: a retry at
+        the creator's limits is answered, not refused (``limits.py``)."""
+        return await idempotency.created(self.store, req, api_key, caller) if req.request_id else None
 
     async def create_seated(self, game_id: str, ruleset: Ruleset, options: dict[str, Any],
                             seated: list[tuple[str, str] | None], bot: str) -> bool:
@@ -151,8 +171,9 @@ class GameHost:
         """One page of public games, newest first (``lobby.py``)."""
         return await lobby.page(self.store.client, req)
 
-    async def join(self, req: svc.JoinGameRequest, caller: players.Caller = None) -> svc.JoinGameResponse:
-        """Take an open seat (bound to a signed-in caller); the game starts when the last seat is taken."""
+    async def join(self, req: svc.JoinGameRequest, caller: players.Caller = None) -> bytes:
+        """Take an open seat (bound to a signed-in caller); the game starts when the last seat is taken.
+        The serialized ``JoinGameResponse``, remembered for a request id as SubmitAction's is."""
         game_id = _game_id(req.name)
         name = req.display_name.strip()
         player = caller if isinstance(caller, Player) else None
@@ -176,11 +197,13 @@ class GameHost:
                 game.doc.setdefault("bots", {})[str(seat)] = timers.offered_bot(game.ruleset, req.bot, "bot")
                 events.append(["l", {"kind": "SEAT_TAKEN_OVER", "seat": seat, "bot": req.bot}])
             events += table.start_if_seated(game.doc)
-            return seat, None, events, lambda g: b""
+            return seat, None, events, lambda new: svc.JoinGameResponse(
+                game=convert.game(new.doc, new.version, new.ruleset), credential=credential[0]).SerializeToString()
 
-        game = await self.writes.transact(game_id, None, "", decide)
-        return svc.JoinGameResponse(game=convert.game(game.doc, game.version, game.ruleset),
-                                    credential=credential[0])
+        fingerprint = idempotency.fingerprint("JoinGame", req, idempotency.player_of(caller)) if req.request_id else b""
+        response: bytes = await self.writes.transact(game_id, None, req.request_id, decide, want_response=True,
+                                                     fingerprint=fingerprint)
+        return response
 
     async def get(self, name: str, token: players.Caller, at_version: int | None = None) -> svc.GetGameResponse:
         """The caller's view (a spectator's without a token); with ``at_version``, the spectator's view
@@ -217,7 +240,7 @@ class GameHost:
         game_id = _game_id(req.name)
         parsed = players.parse(_required(token))
         expected = req.expected_version if req.HasField("expected_version") else None
-        fingerprint = _fingerprint("SubmitAction", req) if req.request_id else b""
+        fingerprint = idempotency.fingerprint("SubmitAction", req) if req.request_id else b""
         wanted = read_mask.selection(req)  # a bad mask is refused before anything is read or written
 
         def decide(game: Game, seat: int | None) -> Decision:
@@ -268,7 +291,7 @@ class GameHost:
         """Concede the caller's seat (``table.concede``), exactly once per request id; the serialized
         ``ConcedeGameResponse``, remembered for the request id as SubmitAction's is."""
         parsed = players.parse(_required(token))
-        fingerprint = _fingerprint("ConcedeGame", req) if req.request_id else b""
+        fingerprint = idempotency.fingerprint("ConcedeGame", req) if req.request_id else b""
 
         def decide(game: Game, seat: int | None) -> Decision:
             assert seat is not None
@@ -469,13 +492,3 @@ def _count_action(doc: dict[str, Any], over: bool, ruleset_limit: int, events: l
     events.append(["l", {"kind": "FINISHED"}])
 
 
-def _fingerprint(method: str, request: Any) -> bytes:
-    """SHA-256 of the method and the request's deterministic bytes, without its request id.
-
-    Equal for a retry of the same request over gRPC or REST; different for any other
-    action, game, or expected version sent under the same request id.
-    """
-    canonical = type(request)()
-    canonical.CopyFrom(request)
-    canonical.ClearField("request_id")
-    return hashlib.sha256(method.encode() + b"\0" + canonical.SerializeToString(deterministic=True)).digest()

@@ -32,11 +32,11 @@ import ipaddress
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from tabletop_server.service.api import auth, players
-from tabletop_server.service.api.creation import CreationLimits
+from tabletop_server.service.api.creation import CreationLimits, CreationRefused
 from tabletop_server.service.api.errors import (
     PermissionDenied,
     RateLimited,
@@ -129,8 +129,10 @@ class LimitsInterceptor(MethodInterceptor):
     """Admission for GameService calls: draining, API keys, rate limits, the stream cap."""
 
     def __init__(self, config: Config, stopping: threading.Event, on_limited: Callable[[str], None] | None = None,
-                 clock: Callable[[], float] = time.monotonic, redis: Any = None) -> None:
+                 clock: Callable[[], float] = time.monotonic, redis: Any = None,
+                 created_before: Callable[..., Awaitable[Any]] | None = None) -> None:
         super().__init__()
+        self.created_before = created_before  # the host's: an earlier try's answer to a CreateGame's request id
         self.stopping = stopping
         self.api_keys = config.api_key_set
         self.per_token = RateLimiter(config.rate_limit_per_token, clock) if config.rate_limit_per_token > 0 else None
@@ -183,7 +185,13 @@ class LimitsInterceptor(MethodInterceptor):
                                             player.id if player is not None else "")
             if creator is None:
                 return await fn(request, context)
-            reservation = await self.creation.admit(creator)
+            try:
+                reservation = await self.creation.admit(creator)
+            except CreationRefused:  # a retry of a creation that was made is answered, not refused
+                earlier = await self._created_before(request, metadata, player)
+                if earlier is None:
+                    raise
+                return earlier
             try:
                 response = await fn(request, context)
             except BaseException:
@@ -201,6 +209,12 @@ class LimitsInterceptor(MethodInterceptor):
         if method == "CreateGuestSession" and self.creation is not None:
             return guest
         return create if method == "CreateGame" and self.creation is not None else wrapper
+
+    async def _created_before(self, request: Any, metadata: Any, player: Any) -> Any:
+        if self.created_before is None or not request.request_id:
+            return None
+        api_key = next((str(v) for k, v in metadata if k == "x-api-key"), "")  # as the servicer reads it
+        return await self.created_before(request, api_key, player)
 
     def stream(self, method: str, fn: Callable[[Any, Any], AsyncIterator[Any]]) -> Callable[[Any, Any], AsyncIterator[Any]]:
         async def wrapper(request: Any, context: Context) -> AsyncIterator[Any]:

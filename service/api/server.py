@@ -157,11 +157,11 @@ async def _start(config: Config, bind: tuple[str, int | None, bool, bool], clien
         verifier = identity.Verifier(identity.parse_issuers(config.jwt_issuers), config.jwt_clock_skew_seconds,
                                      config.jwks_refresh_seconds, config.jwks_min_refresh_seconds)
         sessions = Sessions(client, config, verifier)  # adds Tabletop's own issuer when sessions are on
+        game_host = GameHost(store, config, observer=observer)
         layers = [ErrorInterceptor(config.max_request_bytes), TelemetryInterceptor(metrics, tracer),
                   IdentityInterceptor(verifier), LimitsInterceptor(config, stopping, lambda scope: metrics.rate_limited.labels(scope).inc(),
-                                    redis=client), RulesInterceptor(AUTHENTICATED)]
+                                    redis=client, created_before=game_host.created_before), RulesInterceptor(AUTHENTICATED)]
         generic: Any = _GenericOnly(server, {SERVICE_NAME: layers})  # stands in for the server (see the class)
-        game_host = GameHost(store, config, observer=observer)
         game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(game_host, sessions), generic)
         health_servicer = health.aio.HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(health_servicer, generic)

@@ -47,8 +47,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def ListGames(self, request: svc.ListGamesRequest, context: Context) -> svc.ListGamesResponse:
         return await self.host.list_games(request)
 
-    async def JoinGame(self, request: svc.JoinGameRequest, context: Context) -> svc.JoinGameResponse:
-        return await self.host.join(request, players.caller(context))
+    async def JoinGame(self, request: svc.JoinGameRequest,  # type: ignore[override]
+                       context: Context) -> bytes:
+        return await self.host.join(request, players.caller(context))  # already serialized, as SubmitAction's
 
     async def LeaveGame(self, request: svc.LeaveGameRequest, context: Context) -> svc.LeaveGameResponse:
         return await self.host.leave(request, _token(context))

@@ -113,7 +113,7 @@ class Writes:
     async def _load_for_write(self, game_id: str, token: players.Credential | None,
                               request_id: str) -> tuple[Loaded, Game, int | None]:
         """The stored game, the caller's seat and (with a request id) its remembered response, read."""
-        hint = players.seat_hint(token, game_id)
+        hint = players.seat_hint(token, game_id) if token else NO_SEAT if request_id else None
         loaded = await self.store.load(game_id, hint, request_id)
         game = loaded_game(game_id, loaded)
         seat = players.verify(token, game_id, game.doc["seats"]) if token else None
@@ -157,6 +157,9 @@ class Writes:
 
     def ttl(self, doc: dict[str, Any]) -> int:
         return self.config.finished_game_ttl_seconds if doc["status"] == "FINISHED" else self.config.game_ttl_seconds
+
+
+NO_SEAT = -1  # the request ids of calls made without a seat (JoinGame's: ``idempotency.py``)
 
 
 def loaded_game(game_id: str, loaded: Loaded) -> Game:

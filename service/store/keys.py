@@ -47,6 +47,12 @@ def deadlines_held() -> str:
     return "{t}:held"
 
 
+def created(digest: str) -> str:
+    """The game id a CreateGame's request id named (``api/idempotency.py``); ``digest`` hashes the caller's
+    scope and the request id. Its own hash tag: written before the game exists."""
+    return f"{{cr:{digest}}}"
+
+
 def fence(game_id: str) -> str:
     """Set of the player-index marks given up on (``player_index.py``): a write that carries one is refused."""
     return f"{{g:{game_id}}}:fence"

@@ -95,6 +95,16 @@ def test_join_game_fills_open_seats_and_starts(client: TabletopClient) -> None:
     assert [s.display_name for s in third.game.seats] == ["Ada", "Chen", "Brian"]
 
 
+def test_create_and_join_retried_with_their_request_ids_answer_the_same(client: TabletopClient) -> None:
+    create_id = "create-" + uuid.uuid4().hex
+    created = client.create_game("ttr-europe", 3, ["Ada"], request_id=create_id)
+    assert client.create_game("ttr-europe", 3, ["Ada"], request_id=create_id) == created
+    join_id = "join-" + uuid.uuid4().hex
+    joined = client.join_game(created.game.name, "Brian", request_id=join_id)
+    assert client.join_game(created.game.name, "Brian", request_id=join_id) == joined
+    assert client.get_game(created.game.name).game.version == 2
+
+
 def test_join_taken_seat_raises_with_reason(client: TabletopClient) -> None:
     name = client.create_game("ttr-europe", 3, display_names=["Ada"]).game.name
     with pytest.raises(TabletopError) as raised:

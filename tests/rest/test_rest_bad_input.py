@@ -162,8 +162,8 @@ def test_bad_headers_and_query(api: Api, game: Any) -> None:
     )
     _error(bad_if_match, 400, "INVALID_ARGUMENT", "INVALID_HEADER")
     _error(api.get(f"/v1/{name}?view=full"), 400, "INVALID_ARGUMENT", "UNKNOWN_QUERY_PARAMETER")
-    key_on_create = api.post("/v1/games", json={"ruleset": "ttr-europe"}, headers={"Idempotency-Key": "k"})
-    _error(key_on_create, 400, "INVALID_ARGUMENT", "UNSUPPORTED_HEADER")
+    key_on_leave = api.post(f"/v1/{name}:leave", tokens[0], json={}, headers={"Idempotency-Key": "k"})
+    _error(key_on_leave, 400, "INVALID_ARGUMENT", "UNSUPPORTED_HEADER")  # LeaveGame takes no request_id
     assert api.version(name) == version
 
 

@@ -38,3 +38,23 @@ def test_a_key_reused_with_another_if_match_is_422(api: Api) -> None:
     assert first.status_code == 200, first.text
     reused = api.post(f"/v1/{name}:act", tokens[seat], json={"action": actions[0]}, headers={"Idempotency-Key": key})
     assert reused.status_code == 422 and reused.json()["error"]["reason"] == "IDEMPOTENCY_KEY_REUSED"
+
+
+def test_a_key_on_create_and_join_makes_one_game_and_takes_one_seat(api: Api) -> None:
+    """The lost answer of a mobile client's POST, retried: the same game and tokens, the same seat."""
+    body = {"ruleset": "ttr-europe", "seatCount": 3, "displayNames": ["ann"]}
+    key = {"Idempotency-Key": uuid.uuid4().hex}
+    first = api.post("/v1/games", json=body, headers=key)
+    again = api.post("/v1/games", json=body, headers=key)
+    assert first.status_code == again.status_code == 200, (first.text, again.text)
+    assert again.json() == first.json()
+    reused = api.post("/v1/games", json={**body, "displayNames": ["bob"]}, headers=key)
+    assert reused.status_code == 422 and reused.json()["error"]["reason"] == "IDEMPOTENCY_KEY_REUSED"
+    name = first.json()["game"]["name"]
+    join = {"Idempotency-Key": uuid.uuid4().hex}
+    joined = api.post(f"/v1/{name}:join", json={"displayName": "cy"}, headers=join)
+    rejoined = api.post(f"/v1/{name}:join", json={"displayName": "cy"}, headers=join)
+    assert joined.status_code == rejoined.status_code == 200, (joined.text, rejoined.text)
+    assert rejoined.json() == joined.json()
+    seats = api.get(f"/v1/{name}").json()["game"]["seats"]
+    assert [bool(s.get("occupied")) for s in seats] == [True, True, False]

@@ -340,6 +340,7 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
                                                     [[n] for n in DISPLAY_OK], [[n] for n in DISPLAY_BAD]),
     "tabletop.v1.CreateGameRequest.max_actions": (_create("max_actions"), str, [], []),
     "tabletop.v1.CreateGameRequest.bots": (_create("bots"), str, [], []),
+    "tabletop.v1.CreateGameRequest.request_id": (_create("request_id"), lambda n: "r" * n, [], []),
     "tabletop.v1.CreateGameRequest.seed_hex": (_create("seed_hex"), lambda n: "0" * n,
                                                ["", "0" * 64, "ab" * 32, "f" * 64],
                                                ["0" * 63, "0" * 65, "A" * 64, "g" * 64, "0" * 64 + "\n", " " + "0" * 63]),
@@ -410,6 +411,7 @@ PLACES: dict[str, tuple[Place, Callable[[int], str], list[Any], list[Any]]] = {
     "tabletop.v1.JoinGameRequest.display_name": (_join("display_name"), lambda n: "é" * n, DISPLAY_OK, DISPLAY_BAD),
     "tabletop.v1.JoinGameRequest.seat": (_join("seat"), str, [], []),
     "tabletop.v1.JoinGameRequest.bot": (_join("bot"), str, ["", *BOTS_OK], BOTS_BAD[1:]),
+    "tabletop.v1.JoinGameRequest.request_id": (_join("request_id"), lambda n: "r" * n, [], []),
     "tabletop.v1.ListGamesRequest.page_size": (_list("page_size"), str, [], []),
     "tabletop.v1.ListGamesRequest.page_token": (
         _list("page_token"), lambda n: lobby.encode_token(10**19) if n == 27 else "A" * n, [""], ["ab!c", "a=", "a b"]),

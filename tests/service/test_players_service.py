@@ -126,6 +126,23 @@ def test_a_player_creates_and_joins_and_plays_with_one_credential(stub: Any) -> 
     assert stub.SubmitAction(request, metadata=bearer(tokens[seat]), timeout=10) == first
 
 
+def test_request_ids_of_creations_and_joins_are_each_players_own(stub: Any) -> None:
+    """Two players who send one request id (a client library with a fixed one, say): each creation is its
+    player's own game; a join's id repeated by the same player is answered, by another refused."""
+    ann, bob, cy = (_session(stub, f"{who}-{secrets.token_hex(3)}", who) for who in ("Ann", "Bob", "Cy"))
+    anns = _create(stub, ann.access_token, request_id="one")
+    assert _create(stub, ann.access_token, request_id="one") == anns
+    bobs = _create(stub, bob.access_token, request_id="one")
+    assert bobs.game.name != anns.game.name and bobs.credentials[0].player_id == bob.player_id
+    with_key = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=2, request_id="one"),
+                               metadata=[("x-api-key", API_KEY)], timeout=10)
+    assert with_key.game.name not in {anns.game.name, bobs.game.name}  # the studio's key: a scope of its own
+    joined = _join(stub, anns.game.name, cy.access_token, "Cy", request_id="two")
+    assert _join(stub, anns.game.name, cy.access_token, "Cy", request_id="two") == joined
+    assert _refusal(_join, stub, anns.game.name, bob.access_token, "Cy", request_id="two") == (
+        grpc.StatusCode.INVALID_ARGUMENT, "IDEMPOTENCY_KEY_REUSED")
+
+
 def test_a_player_holds_at_most_one_seat_of_a_game(stub: Any) -> None:
     cy = _session(stub, "cy-1", "Cy")
     request = svc.CreateGameRequest(ruleset="ttr-europe", seat_count=3)

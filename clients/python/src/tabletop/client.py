@@ -193,21 +193,27 @@ class TabletopClient:
         return self._unary(self._stub.GetRuleset, game_service_pb2.GetRulesetRequest(name=name))
 
     def create_game(self, ruleset: str, seat_count: int, display_names: Iterable[str] = (),
-                    seed: int | None = None,
-                    options: OptionsLike | None = None) -> game_service_pb2.CreateGameResponse:
-        """Creates a game; its ``credentials`` hold one token per named seat (use ``with_token``)."""
+                    seed: int | None = None, options: OptionsLike | None = None,
+                    request_id: str = "") -> game_service_pb2.CreateGameResponse:
+        """Creates a game; its ``credentials`` hold one token per named seat (use ``with_token``).
+
+        With a ``request_id`` (a fresh UUID per game), calling again after a lost answer returns the
+        same game and tokens instead of making another.
+        """
         request = game_service_pb2.CreateGameRequest(ruleset=ruleset, seat_count=seat_count,
-                                                     display_names=list(display_names))
+                                                     display_names=list(display_names), request_id=request_id)
         if seed is not None:
             request.seed = seed
         if options is not None:
             request.options.CopyFrom(_wrap_options(options))
         return self._unary(self._stub.CreateGame, request)
 
-    def join_game(self, name: str, display_name: str,
-                  seat: int | None = None) -> game_service_pb2.JoinGameResponse:
-        """Takes an open seat (the lowest one when ``seat`` is None)."""
-        request = game_service_pb2.JoinGameRequest(name=game_name(name), display_name=display_name)
+    def join_game(self, name: str, display_name: str, seat: int | None = None,
+                  request_id: str = "") -> game_service_pb2.JoinGameResponse:
+        """Takes an open seat (the lowest one when ``seat`` is None); with a ``request_id``, calling again
+        after a lost answer returns the same seat and token instead of taking another."""
+        request = game_service_pb2.JoinGameRequest(name=game_name(name), display_name=display_name,
+                                                   request_id=request_id)
         if seat is not None:
             request.seat = seat
         return self._unary(self._stub.JoinGame, request)

@@ -166,6 +166,7 @@ class CreateGameRequest(_message.Message):
     PUBLIC_FIELD_NUMBER: _builtins.int
     INVITED_PLAYER_IDS_FIELD_NUMBER: _builtins.int
     SEED_HEX_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     ruleset: _builtins.str
     """Ruleset id, for example "ttr-europe" or "bang"."""
     seat_count: _builtins.int
@@ -186,6 +187,12 @@ class CreateGameRequest(_message.Message):
     """A chosen seed of 256 bits, 64 lowercase hex digits, as GetGameLogResponse.seed_hex reveals it: a
     finished game's deal dealt again (a tournament replaying a deal). Accepted as `seed` is (every seat
     held, or the deterministic-games scope); not with `seed` (INVALID_SEED).
+    """
+    request_id: _builtins.str
+    """A client-chosen id (Idempotency-Key over REST): a repeat of the same request returns the first
+    response, the same game and credentials, and creates nothing, for 24 hours. Scoped to the caller's
+    API key, else its signed-in player; an anonymous caller's id is its own secret, so use a random one
+    (a UUID). Sent with another request: INVALID_ARGUMENT, IDEMPOTENCY_KEY_REUSED.
     """
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
@@ -228,10 +235,11 @@ class CreateGameRequest(_message.Message):
         public: _builtins.bool = ...,
         invited_player_ids: _abc.Iterable[_builtins.str] | None = ...,
         seed_hex: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "max_actions", b"max_actions", "options", b"options", "seed", b"seed", "turn_timer", b"turn_timer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "bots", b"bots", "display_names", b"display_names", "invited_player_ids", b"invited_player_ids", "max_actions", b"max_actions", "options", b"options", "public", b"public", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed", "seed_hex", b"seed_hex", "turn_timer", b"turn_timer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions", "_seed", b"_seed", "bots", b"bots", "display_names", b"display_names", "invited_player_ids", b"invited_player_ids", "max_actions", b"max_actions", "options", b"options", "public", b"public", "request_id", b"request_id", "ruleset", b"ruleset", "seat_count", b"seat_count", "seed", b"seed", "seed_hex", b"seed_hex", "turn_timer", b"turn_timer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_actions: _TypeAlias = _typing.Literal["max_actions"]  # noqa: Y015
     _WhichOneofArgType__max_actions: _TypeAlias = _typing.Literal["_max_actions", b"_max_actions"]  # noqa: Y015
@@ -344,6 +352,7 @@ class JoinGameRequest(_message.Message):
     DISPLAY_NAME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """Resource name, "games/{game}"."""
     display_name: _builtins.str
@@ -354,6 +363,12 @@ class JoinGameRequest(_message.Message):
     """A bot that plays the seat (empty: the caller plays it). The credential still comes back: with it the
     seat can be taken back (SetSeatBot).
     """
+    request_id: _builtins.str
+    """A client-chosen id (Idempotency-Key over REST): a repeat of the same request returns the first
+    response, the same seat and credential, and takes no other seat, for 24 hours, even once the game
+    has started. A signed-in player's id is its own; an anonymous caller's id is its own secret, so use
+    a random one (a UUID). Sent with another request: INVALID_ARGUMENT, IDEMPOTENCY_KEY_REUSED.
+    """
     def __init__(
         self,
         *,
@@ -361,10 +376,11 @@ class JoinGameRequest(_message.Message):
         display_name: _builtins.str = ...,
         seat: _builtins.int | None = ...,
         bot: _builtins.str = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "display_name", b"display_name", "name", b"name", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "display_name", b"display_name", "name", b"name", "request_id", b"request_id", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
