@@ -58,6 +58,30 @@ def test_create_before_the_catalog_is_not_sent_with_the_previous_rulesets_option
         seat.close()
 
 
+def test_the_form_sent_twice_makes_one_game(browser: Any, web_url: str) -> None:
+    """A double click (or Enter twice) while the first answer is on its way: both sends carry one request id,
+    and the server answers the second with the first's game (CreateGame's request_id), not a second game."""
+    seat = Seat(browser, web_url)
+    answers: list[Any] = []
+    try:
+        page = seat.page
+        seat.context.on("response", lambda r: answers.append(r) if r.url.endswith("/CreateGame") else None)
+        page.goto(f"{web_url}/")
+        page.get_by_test_id("display-name").fill("ann")
+        page.wait_for_function("() => !document.querySelector('[data-testid=create]').disabled")
+        page.get_by_test_id("create-form").evaluate("(form) => { form.requestSubmit(); form.requestSubmit(); }")
+        page.get_by_test_id("seat").wait_for(timeout=30_000)
+        for _ in range(100):
+            if len(answers) == 2:
+                break
+            page.wait_for_timeout(50)
+        assert len(answers) == 2, "the form was sent twice"
+        assert answers[0].body() == answers[1].body(), "one game, answered twice"
+        assert page.get_by_test_id("create-error").count() == 0 and not seat.errors
+    finally:
+        seat.close()
+
+
 def _hold_bang_catalog(seat: Seat) -> list[Any]:
     """The seat's first request for BANG!'s catalog, held (continue it to answer); every other GetRuleset goes on."""
     held: list[Any] = []

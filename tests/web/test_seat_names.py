@@ -51,3 +51,29 @@ def test_a_name_typed_into_the_join_form_survives_another_seat_joining(browser: 
         assert not joiner.errors, joiner.errors
     finally:
         joiner.close()
+
+
+def test_the_join_form_sent_twice_takes_one_seat(browser: Any, web_url: str, stub: Any) -> None:
+    """Join pressed twice while the first answer is on its way: one request id, so the second send is answered
+    with the first's seat (JoinGame's request_id) instead of taking another seat or being refused."""
+    created = stub.CreateGame(svc.CreateGameRequest(ruleset="ttr-europe", seat_count=3, display_names=["ann"]))
+    joiner = Seat(browser, web_url)
+    answers: list[Any] = []
+    try:
+        page = joiner.page
+        joiner.context.on("response", lambda r: answers.append(r) if r.url.endswith("/JoinGame") else None)
+        page.goto(f"{web_url}/#/games/{created.game.name.removeprefix('games/')}")
+        page.locator(f"#app[data-version='{created.game.version}']").wait_for(timeout=VERSION_WAIT_MS)
+        page.get_by_test_id("join-name").fill("cleo")
+        page.locator("form.join").evaluate("(form) => { form.requestSubmit(); form.requestSubmit(); }")
+        page.get_by_test_id("seat").wait_for(timeout=VERSION_WAIT_MS)
+        for _ in range(100):
+            if len(answers) == 2:
+                break
+            page.wait_for_timeout(50)
+        assert len(answers) == 2 and answers[0].body() == answers[1].body()
+        game = stub.GetGame(svc.GetGameRequest(name=created.game.name)).game
+        assert [s.display_name for s in game.seats if s.occupied] == ["ann", "cleo"]
+        assert not joiner.errors, joiner.errors
+    finally:
+        joiner.close()

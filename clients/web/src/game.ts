@@ -59,6 +59,7 @@ class GamePage implements Page {
   // The name typed into the join form: the page is redrawn at every version (another seat joining), and a
   // redraw must not empty the field under the player's fingers.
   private joinName: string | undefined;
+  private joining: { displayName: string; requestId: string } | undefined;  // the last JoinGame sent (its request id)
   // The signed-in player's own rating in this game's ruleset (issue 28), asked once when the page opens as the
   // player's seat; other seats' ratings are not shown: a seat never says which player holds it.
   private rating: string | undefined;
@@ -274,7 +275,11 @@ class GamePage implements Page {
 
   private async join(displayName: string): Promise<void> {
     try {
-      const joined = await (playerClient() ?? anonymous).joinGame({ name: this.name, displayName });
+      if (this.joining?.displayName !== displayName) {  // sent again as it was: the same request, the same seat
+        this.joining = { displayName, requestId: crypto.randomUUID() };
+      }
+      const joined = await (playerClient() ?? anonymous).joinGame({ name: this.name, displayName,
+        requestId: this.joining.requestId });
       const own = joined.credential;
       if (own !== undefined) {
         const credential = credentialFrom(this.name, own);

@@ -90,6 +90,9 @@ async function createForm(rulesets: Ruleset[]): Promise<HTMLElement> {
   };
   select.addEventListener("change", () => void pick());
   await pick();
+  // The form sent again as it was (a double click, a retry after a lost answer) is the same request: the server
+  // answers it with the same game instead of making a second one (CreateGame's request_id).
+  let sent: { body: string; requestId: string } | undefined;
   const submit = async (event: Event): Promise<void> => {
     event.preventDefault();
     if (create.disabled) {
@@ -98,10 +101,15 @@ async function createForm(rulesets: Ruleset[]): Promise<HTMLElement> {
     message.replaceChildren();
     try {
       const invited = invite.value.split(",").map((id) => id.trim()).filter((id) => id !== "");
-      const created = await (playerClient() ?? anonymous).createGame({
+      const request = {
         ruleset: select.value, seatCount: Number(seats.value), displayNames: [player.value.trim()],
         options: read() as never, public: open.checked, invitedPlayerIds: invited,
-      });
+      };
+      const body = JSON.stringify(request, (_, value: unknown) => typeof value === "bigint" ? String(value) : value);
+      if (sent?.body !== body) {
+        sent = { body, requestId: crypto.randomUUID() };
+      }
+      const created = await (playerClient() ?? anonymous).createGame({ ...request, requestId: sent.requestId });
       const name = created.game?.name ?? "";
       const own = created.credentials[0];
       if (own !== undefined) {
