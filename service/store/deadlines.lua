@@ -19,8 +19,8 @@ local window = limit + redis.call('ZCARD', KEYS[2])
 local fresh = {}
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, window)) do
   if #fresh >= limit then break end
-  local lease = redis.call('ZSCORE', KEYS[2], m)
-  if not lease or lease == redis.call('ZSCORE', KEYS[3], m) then
+  local lease = redis.call('ZSCORE', KEYS[2], m)  -- a claim run out past the batch above is nobody's now
+  if not lease or tonumber(lease) <= tonumber(ARGV[1]) or lease == redis.call('ZSCORE', KEYS[3], m) then
     redis.call('ZREM', KEYS[1], m)
     redis.call('ZADD', KEYS[2], ARGV[2], m)
     redis.call('ZREM', KEYS[3], m)

@@ -128,3 +128,16 @@ def test_a_replica_does_not_claim_a_game_twice_in_one_sweep(own_redis: str) -> N
         return claimed, await client.execute("ZSCORE", keys.deadlines_due(), "g1")
     claimed, due = _run(own_redis, scenario)
     assert claimed == [("g1", True)] and due is not None
+
+
+def test_a_due_entry_of_a_claim_run_out_past_the_batch_is_claimed(own_redis: str) -> None:
+    """Claims run out (their replicas died) are taken again a batch at a time; one left past the batch whose
+    game is due again is nobody's: the sweep takes it from the due set instead of waiting a poll."""
+    async def scenario(this: Deadlines, other: Deadlines, client: Any) -> list[tuple[str, bool]]:
+        now = time.time()
+        for game in ("g1", "g2"):
+            await this.schedule(game, now - 5)
+        await this.claim(now - 5, now - 1, 10)  # both claimed by a replica that died: leases ran out
+        await this.schedule("g2", now - 1)
+        return [(c.member, c.again) for c in await _claim(other, limit=1)]
+    assert _run(own_redis, scenario) == [("g1", True), ("g2", False)]
