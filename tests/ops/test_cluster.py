@@ -55,7 +55,7 @@ def test_the_store_really_is_a_cluster(server: GrpcServer) -> None:
 
 
 def test_bot_seats_play_on_the_cluster_and_nothing_is_left_in_the_deadline_index(server: GrpcServer, stub) -> None:
-    """The sweeper's scripts (claim, hold, release) on a cluster: the deadline index's two sets share the
+    """The sweeper's scripts (claim, hold, release) on a cluster: the deadline index's three sets share the
     ``{t}`` slot, and the claim answers two lists (claimed again, claimed from the due set)."""
     created = stub.CreateGame(svc.CreateGameRequest(
         ruleset="ttr-europe", seat_count=2, seed=3, bots=[game_pb2.SeatBot(seat=i, bot="random") for i in range(2)]))
@@ -130,6 +130,18 @@ def test_same_request_id_applies_once(stub) -> None:
     again = stub.SubmitAction(request, metadata=bearer(tokens[0]))
     assert first.SerializeToString() == again.SerializeToString()
     assert stub.GetGame(svc.GetGameRequest(name=game.name)).game.version == 2
+
+
+def test_create_and_join_with_request_ids_answer_once(stub) -> None:
+    """A creation's request id names its game under a hash tag of its own ({cr:...}), then the game's write
+    remembers the answer under the game's: two slots, never in one script."""
+    request = svc.CreateGameRequest(ruleset="ttr-europe", seat_count=3, display_names=["ann"], request_id="c-once")
+    created = stub.CreateGame(request)
+    assert stub.CreateGame(request).SerializeToString() == created.SerializeToString()
+    join = svc.JoinGameRequest(name=created.game.name, display_name="bob", request_id="j-once")
+    joined = stub.JoinGame(join)
+    assert stub.JoinGame(join).SerializeToString() == joined.SerializeToString()
+    assert stub.GetGame(svc.GetGameRequest(name=created.game.name)).game.version == 2
 
 
 def test_stale_expected_version_is_refused(stub) -> None:
