@@ -141,7 +141,8 @@ class GameHost:
                              caller: players.Caller) -> svc.CreateGameResponse | None:
         """The answer to an earlier try of this CreateGame (same request id and caller), or None: a retry at
         the creator's limits is answered, not refused (``limits.py``)."""
-        return await idempotency.created(self.store, req, api_key, caller) if req.request_id else None
+        once = idempotency.CreationOnce.of(req, api_key, caller, self.config.request_id_ttl_seconds)
+        return None if once is None else await once.earlier(self.store)
 
     async def create_seated(self, game_id: str, ruleset: Ruleset, options: dict[str, Any],
                             seated: list[tuple[str, str] | None], bot: str) -> bool:

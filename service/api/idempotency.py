@@ -98,10 +98,16 @@ class CreationOnce:
         return svc.CreateGameResponse.FromString(earlier.response or b"")
 
     async def answer(self, store: GameStore, game_id: str) -> svc.CreateGameResponse | None:
-        """The answer remembered in ``game_id``, which exists: this request's first try made it (else None:
-        another game that had the id)."""
+        """The answer remembered in ``game_id`` for this request, or None (the game not written yet, or
+        another game's id)."""
         found = await remembered(store, game_id, self.request_id, self.fingerprint)
         return None if found is None else svc.CreateGameResponse.FromString(found)
+
+    async def earlier(self, store: GameStore) -> svc.CreateGameResponse | None:
+        """The answer to an earlier try, or None (none named a game, or its game is not written yet)."""
+        named = await store.client.execute("GET", self.key)
+        return None if named is None else await self.answer(store, named.decode() if isinstance(named, bytes)
+                                                             else str(named))
 
 
 async def remembered(store: GameStore, game_id: str, request_id: str, made_by: bytes) -> bytes | None:
@@ -113,14 +119,3 @@ async def remembered(store: GameStore, game_id: str, request_id: str, made_by: b
     check_same_request(loaded.cached_fingerprint, made_by)
     await store.confirm(game_id)
     return loaded.cached_response
-
-
-async def created(store: GameStore, request: svc.CreateGameRequest, api_key: str,
-                  caller: players.Caller) -> svc.CreateGameResponse | None:
-    """The response to an earlier CreateGame with this request's id and scope, or None (none made yet)."""
-    named = await store.client.execute("GET", creation_key(api_key, caller, request.request_id))
-    if named is None:
-        return None
-    found = await remembered(store, named.decode() if isinstance(named, bytes) else str(named), request.request_id,
-                             fingerprint("CreateGame", request))
-    return None if found is None else svc.CreateGameResponse.FromString(found)
