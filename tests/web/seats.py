@@ -80,6 +80,14 @@ def join_by_link(seat: Seat, link: str, name: str) -> None:
     seat.page.get_by_test_id("seat").wait_for()
 
 
+def wait_for_count(seat: Seat, items: list[Any], count: int, timeout_ms: int = 5_000) -> None:
+    """Let the page run until ``items`` (filled by the page's event handlers) holds ``count`` entries."""
+    for _ in range(timeout_ms // 50):
+        if len(items) >= count:
+            return
+        seat.page.wait_for_timeout(50)
+
+
 def screenshot(seat: Seat, name: str) -> None:
     if SCREENSHOTS:
         Path(SCREENSHOTS).mkdir(parents=True, exist_ok=True)

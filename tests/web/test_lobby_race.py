@@ -10,7 +10,7 @@ from typing import Any
 
 from tabletop.v1 import game_service_pb2 as svc
 
-from tests.web.seats import Seat
+from tests.web.seats import Seat, wait_for_count
 
 
 def test_create_waits_for_the_picked_rulesets_catalog(browser: Any, web_url: str, stub: Any) -> None:
@@ -71,10 +71,7 @@ def test_the_form_sent_twice_makes_one_game(browser: Any, web_url: str) -> None:
         page.wait_for_function("() => !document.querySelector('[data-testid=create]').disabled")
         page.get_by_test_id("create-form").evaluate("(form) => { form.requestSubmit(); form.requestSubmit(); }")
         page.get_by_test_id("seat").wait_for(timeout=30_000)
-        for _ in range(100):
-            if len(answers) == 2:
-                break
-            page.wait_for_timeout(50)
+        wait_for_count(seat, answers, 2)
         assert len(answers) == 2, "the form was sent twice"
         assert answers[0].body() == answers[1].body(), "one game, answered twice"
         assert page.get_by_test_id("create-error").count() == 0 and not seat.errors

@@ -9,7 +9,7 @@ from typing import Any
 from tabletop.v1 import game_pb2
 from tabletop.v1 import game_service_pb2 as svc
 
-from tests.web.seats import VERSION_WAIT_MS, Seat
+from tests.web.seats import VERSION_WAIT_MS, Seat, wait_for_count
 
 
 def test_unnamed_bot_seats_are_numbered_per_bot_kind(browser: Any, web_url: str, stub: Any) -> None:
@@ -67,10 +67,7 @@ def test_the_join_form_sent_twice_takes_one_seat(browser: Any, web_url: str, stu
         page.get_by_test_id("join-name").fill("cleo")
         page.locator("form.join").evaluate("(form) => { form.requestSubmit(); form.requestSubmit(); }")
         page.get_by_test_id("seat").wait_for(timeout=VERSION_WAIT_MS)
-        for _ in range(100):
-            if len(answers) == 2:
-                break
-            page.wait_for_timeout(50)
+        wait_for_count(joiner, answers, 2)
         assert len(answers) == 2 and answers[0].body() == answers[1].body()
         game = stub.GetGame(svc.GetGameRequest(name=created.game.name)).game
         assert [s.display_name for s in game.seats if s.occupied] == ["ann", "cleo"]
