@@ -31,9 +31,9 @@ from tabletop.v1 import game_service_pb2 as svc
 
 from tabletop_server.service.api import players
 from tabletop_server.service.api.identity import Player
-from tabletop_server.service.api.writes import NO_SEAT, check_same_request
+from tabletop_server.service.api.writes import check_same_request
 from tabletop_server.service.store import keys, resp
-from tabletop_server.service.store.redis_store import GameStore, Remembered
+from tabletop_server.service.store.redis_store import NO_SEAT, GameStore, Remembered
 
 GAME_ID = resp.Script("local id = redis.call('GET', KEYS[1]) if id then return id end\n"
                       "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return ARGV[1]")

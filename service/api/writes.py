@@ -25,7 +25,7 @@ from tabletop_server.service.config import Config
 from tabletop_server.service.engine import registry
 from tabletop_server.service.engine.ruleset import Ruleset
 from tabletop_server.service.store import player_index
-from tabletop_server.service.store.redis_store import GameStore, Loaded, Remembered
+from tabletop_server.service.store.redis_store import NO_SEAT, GameStore, Loaded, Remembered
 
 
 @dataclass
@@ -157,9 +157,6 @@ class Writes:
 
     def ttl(self, doc: dict[str, Any]) -> int:
         return self.config.finished_game_ttl_seconds if doc["status"] == "FINISHED" else self.config.game_ttl_seconds
-
-
-NO_SEAT = -1  # the request ids of calls made without a seat (JoinGame's: ``idempotency.py``)
 
 
 def loaded_game(game_id: str, loaded: Loaded) -> Game:

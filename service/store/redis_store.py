@@ -35,6 +35,8 @@ from redis.backoff import ExponentialWithJitterBackoff
 from tabletop_server.service.store import keys, resp, sentinel
 from tabletop_server.service.store.doc_cache import DocCache
 
+NO_SEAT = -1  # the request ids of calls made without a seat (a bot's, JoinGame's, CreateGame's)
+
 CAS = resp.Script((Path(__file__).with_name("cas.lua")).read_text())
 # A write that changes nothing but is replicated (HINCRBY by 0 of the version): it moves this
 # connection's replication offset past every earlier write, so the WAIT after it covers them.
@@ -146,7 +148,7 @@ class GameStore:
         ``(most ids, now ms, ttl ms)`` of the seat's index of remembered request ids, which the script
         keeps to that bound (the oldest responses deleted first; ``on_forgotten`` counts them).
         """
-        seat_or_none = seat if seat is not None else -1
+        seat_or_none = seat if seat is not None else NO_SEAT
         req_key = keys.request(game_id, seat_or_none, request_id or "-")
         index = (*remember, request_id, keys.request(game_id, seat_or_none, "")) if remember and request_id else ()
         if request_id and len(fingerprint) != FINGERPRINT_BYTES:
